@@ -1,0 +1,54 @@
+# The same targets run locally and in CI. Every target installs what it needs first.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: setup lint format typecheck test test-unit bench demo serve sandbox-up sandbox-down clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip==25.3
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+lint: setup
+	$(BIN)/ruff check sstools tests
+	$(BIN)/ruff format --check sstools tests
+
+format: setup
+	$(BIN)/ruff check --fix sstools tests
+	$(BIN)/ruff format sstools tests
+
+typecheck: setup
+	$(BIN)/mypy
+
+# Lint, types, then every test: unit and integration (the fixture brings up the Superset sandbox).
+test: lint typecheck
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-unit: setup
+	$(BIN)/pytest -m 'not integration' $(PYTEST_ARGS)
+
+sandbox-up: setup
+	$(BIN)/sstools sandbox up
+
+sandbox-down: setup
+	$(BIN)/sstools sandbox down
+
+# Sandbox, demo users, then the app on http://127.0.0.1:8000 (Ctrl-C stops the app; `make sandbox-down` the sandbox).
+demo: setup
+	$(BIN)/sstools sandbox up
+	$(BIN)/sstools users add analyst --role analyst --password analyst-demo --upsert
+	$(BIN)/sstools users add engineer --role engineer --password engineer-demo --upsert
+	$(BIN)/sstools users add admin --role admin --password admin-demo --upsert
+	@echo "sstools: http://127.0.0.1:8000  (API docs: /docs)"
+	@echo "demo users: analyst / analyst-demo, engineer / engineer-demo, admin / admin-demo"
+	$(BIN)/sstools serve --host 127.0.0.1 --port 8000
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

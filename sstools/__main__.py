@@ -1,0 +1,3 @@
+from sstools.cli import app
+
+app()

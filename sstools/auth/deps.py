@@ -1,0 +1,73 @@
+"""Who is calling: a Bearer token, or the browser's session cookie plus an anti-CSRF header."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from sstools.auth.roles import Role
+from sstools.auth.tokens import InvalidToken, Principal, verify_token
+from sstools.deps import SettingsDep
+
+SESSION_COOKIE = "sstools_session"
+CSRF_COOKIE = "sstools_csrf"
+CSRF_HEADER = "X-CSRF-Token"
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+_bearer = HTTPBearer(auto_error=False, description="The access token from POST /api/auth/login")
+
+
+class RoleRequired(Exception):
+    """The caller is authenticated but their role is below what the operation needs (→ 403)."""
+
+    def __init__(self, required: Role, actual: Role, operation: str) -> None:
+        super().__init__(f"{operation} requires role {required.value} (you are {actual.value})")
+        self.required = required
+        self.actual = actual
+
+
+def _unauthorized(detail: str) -> HTTPException:
+    return HTTPException(401, detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def current_principal(
+    request: Request,
+    settings: SettingsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    if credentials is not None:
+        token = credentials.credentials
+    else:
+        token = request.cookies.get(SESSION_COOKIE, "")
+        # A cookie rides along on cross-site requests too; the header proves it is our own page.
+        if token and request.method not in _SAFE_METHODS:
+            expected = request.cookies.get(CSRF_COOKIE, "")
+            sent = request.headers.get(CSRF_HEADER, "")
+            if not expected or not secrets.compare_digest(expected, sent):
+                raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
+    if not token:
+        raise _unauthorized("not authenticated: send Authorization: Bearer <token>")
+    try:
+        return verify_token(settings, token)
+    except InvalidToken as exc:
+        raise _unauthorized(str(exc)) from exc
+
+
+CurrentUser = Annotated[Principal, Depends(current_principal)]
+
+
+def require_role(required: Role, operation: str = "this operation") -> Callable[..., Principal]:
+    def dependency(user: CurrentUser) -> Principal:
+        if not user.role.allows(required):
+            raise RoleRequired(required, user.role, operation)
+        return user
+
+    return dependency
+
+
+EngineerUser = Annotated[Principal, Depends(require_role(Role.engineer))]
+AdminUser = Annotated[Principal, Depends(require_role(Role.admin))]

@@ -1,0 +1,57 @@
+"""FastAPI dependencies shared by the routers, as named ``Annotated`` aliases."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Query, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sstools.config import Settings
+from sstools.environments import Environment
+from sstools.services import Services
+from sstools.superset import SupersetClient
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_settings(services: ServicesDep) -> Settings:
+    return services.settings
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+async def get_session(services: ServicesDep) -> AsyncIterator[AsyncSession]:
+    async with services.sessions() as session:
+        yield session
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+
+
+def get_environment(
+    services: ServicesDep,
+    env_id: Annotated[str, Query(description="Environment id, e.g. `ss-dev`", max_length=64)],
+) -> Environment:
+    if env_id not in services.environments:
+        known = ", ".join(services.environments)
+        raise HTTPException(404, f"unknown environment {env_id!r} (known: {known})")
+    return services.environments[env_id]
+
+
+EnvironmentDep = Annotated[Environment, Depends(get_environment)]
+
+
+def get_superset(services: ServicesDep, env: EnvironmentDep) -> SupersetClient:
+    return services.superset.client(env.id)
+
+
+SupersetDep = Annotated[SupersetClient, Depends(get_superset)]

@@ -1,0 +1,1 @@
+"""The read-side domain: environments, dashboards, datasets, databases, SQL, permissions audit."""

@@ -1,0 +1,44 @@
+"""``/api/dashboards``: search, details and health of one environment's dashboards."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from sstools.auth.deps import CurrentUser
+from sstools.deps import SettingsDep, SupersetDep
+from sstools.domain.health import DashboardHealth, dashboard_health
+from sstools.superset.models import DashboardDetail, DashboardSummary, Page
+
+router = APIRouter(prefix="/api/dashboards", tags=["dashboards"])
+
+DashboardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+
+
+@router.get("")
+async def search_dashboards(
+    superset: SupersetDep,
+    settings: SettingsDep,
+    user: CurrentUser,
+    q: Annotated[str | None, Query(max_length=200, description="Words in the title")] = None,
+    page: Annotated[int, Query(ge=0, le=10_000)] = 0,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> Page[DashboardSummary]:
+    return await superset.search_dashboards(
+        q, page=page, page_size=page_size, scan_limit=settings.search_scan_limit
+    )
+
+
+@router.get("/{dashboard_id}")
+async def get_dashboard(
+    dashboard_id: DashboardId, superset: SupersetDep, user: CurrentUser
+) -> DashboardDetail:
+    return await superset.get_dashboard(dashboard_id)
+
+
+@router.get("/{dashboard_id}/health")
+async def get_dashboard_health(
+    dashboard_id: DashboardId, superset: SupersetDep, user: CurrentUser
+) -> DashboardHealth:
+    return dashboard_health(superset.env.id, await superset.get_dashboard(dashboard_id))

@@ -1,0 +1,71 @@
+"""``/api/datasets``: search, details with dependencies, and our review verdict."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel
+
+from sstools.auth.deps import CurrentUser, EngineerUser
+from sstools.deps import SessionDep, SettingsDep, SupersetDep
+from sstools.domain.reviews import Review, ReviewStatus, get_review, set_review
+from sstools.storage import audit
+from sstools.superset.models import DatasetDetail, DatasetSummary, Page
+
+router = APIRouter(prefix="/api/datasets", tags=["datasets"])
+
+DatasetId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+
+
+class DatasetWithReview(DatasetDetail):
+    review: Review
+
+
+class ReviewRequest(BaseModel):
+    status: ReviewStatus
+
+
+@router.get("")
+async def search_datasets(
+    superset: SupersetDep,
+    settings: SettingsDep,
+    user: CurrentUser,
+    q: Annotated[str | None, Query(max_length=200, description="Words in the table name")] = None,
+    page: Annotated[int, Query(ge=0, le=10_000)] = 0,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> Page[DatasetSummary]:
+    return await superset.search_datasets(
+        q, page=page, page_size=page_size, scan_limit=settings.search_scan_limit
+    )
+
+
+@router.get("/{dataset_id}")
+async def get_dataset(
+    dataset_id: DatasetId, superset: SupersetDep, session: SessionDep, user: CurrentUser
+) -> DatasetWithReview:
+    dataset = await superset.get_dataset(dataset_id)
+    review = await get_review(session, superset.env.id, dataset_id)
+    return DatasetWithReview(**dataset.model_dump(by_alias=True), review=review)
+
+
+@router.put("/{dataset_id}/review")
+async def put_review(
+    dataset_id: DatasetId,
+    body: ReviewRequest,
+    superset: SupersetDep,
+    session: SessionDep,
+    user: EngineerUser,
+) -> Review:
+    await superset.get_dataset(dataset_id)  # 404 for a dataset that does not exist
+    review = await set_review(session, superset.env.id, dataset_id, body.status, user.username)
+    await audit.record(
+        session,
+        action="dataset_review",
+        outcome="ok",
+        username=user.username,
+        env_id=superset.env.id,
+        dataset_id=dataset_id,
+        status=body.status.value,
+    )
+    return review

@@ -1,0 +1,74 @@
+"""``/api/permissions/audit``: which Superset roles can reach an object, and how."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from sstools.auth.deps import CurrentUser
+from sstools.deps import SupersetDep
+from sstools.domain.permissions import (
+    AuditedObject,
+    PermissionAudit,
+    audit_dashboard,
+    audit_database,
+    audit_dataset,
+)
+from sstools.superset.models import DatasetRef
+
+router = APIRouter(prefix="/api/permissions", tags=["permissions"])
+
+
+@router.get("/audit")
+async def permissions_audit(
+    superset: SupersetDep,
+    user: CurrentUser,
+    object_type: AuditedObject,
+    object_id: Annotated[int, Query(ge=1, le=2**31 - 1)],
+) -> PermissionAudit:
+    roles = await superset.roles_with_permissions()
+    notes = ["Admin reaches everything in Superset regardless of grants."]
+    if object_type is AuditedObject.dataset:
+        dataset = await superset.get_dataset(object_id)
+        ref = DatasetRef(
+            id=dataset.id,
+            name=dataset.name,
+            schema=dataset.schema_,
+            database_id=dataset.database_id,
+            database_name=dataset.database_name,
+        )
+        name = dataset.name
+        access = [audit_dataset(role, ref) for role in roles]
+    elif object_type is AuditedObject.dashboard:
+        dashboard = await superset.get_dashboard(object_id)
+        datasets = await asyncio.gather(
+            *(superset.get_dataset(ref.id) for ref in dashboard.datasets)
+        )
+        refs = [
+            DatasetRef(
+                id=d.id,
+                name=d.name,
+                schema=d.schema_,
+                database_id=d.database_id,
+                database_name=d.database_name,
+            )
+            for d in datasets
+        ]
+        name = dashboard.title
+        if not dashboard.published:
+            notes.append("The dashboard is a draft: only its owners and admins see it listed.")
+        access = [audit_dashboard(role, refs, dashboard.roles) for role in roles]
+    else:
+        database = await superset.get_database(object_id)
+        name = database.name
+        access = [audit_database(role, database.id, database.name) for role in roles]
+    return PermissionAudit(
+        env_id=superset.env.id,
+        object_type=object_type,
+        object_id=object_id,
+        object_name=name,
+        roles=access,
+        notes=notes,
+    )

@@ -1,0 +1,112 @@
+"""``/api/sql``: format in the database's dialect; execute (reads: anyone, writes: engineers)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, Field
+
+from sstools.auth.deps import CurrentUser, RoleRequired
+from sstools.auth.roles import Role
+from sstools.deps import ServicesDep, SessionDep, SettingsDep, SupersetDep
+from sstools.domain.sql import (
+    SqlClassification,
+    SqlKind,
+    SqlSyntaxError,
+    classify,
+    dialect_for,
+    format_sql,
+)
+from sstools.storage import audit
+from sstools.superset.models import SqlResult
+
+router = APIRouter(prefix="/api/sql", tags=["sql"])
+
+SqlText = Annotated[str, Field(min_length=1, max_length=100_000)]
+
+
+class FormatRequest(BaseModel):
+    sql: SqlText
+    env_id: str | None = Field(default=None, max_length=64)
+    database_id: int | None = Field(default=None, ge=1)
+
+
+class FormatResponse(BaseModel):
+    sql: str
+    dialect: str | None
+
+
+class ExecuteRequest(BaseModel):
+    database_id: int = Field(ge=1)
+    sql: SqlText
+    schema_: str | None = Field(default=None, alias="schema", max_length=256)
+    limit: int | None = Field(default=None, ge=1)
+
+
+class ExecuteResponse(SqlResult):
+    classification: SqlClassification
+
+
+def _unprocessable(field: str, message: str) -> HTTPException:
+    return HTTPException(422, [{"loc": ["body", field], "msg": message, "type": "value_error"}])
+
+
+@router.post("/format")
+async def format_endpoint(
+    body: FormatRequest, services: ServicesDep, user: CurrentUser
+) -> FormatResponse:
+    dialect = None
+    if body.database_id is not None:
+        if body.env_id is None:
+            raise _unprocessable("env_id", "env_id is required with database_id")
+        if body.env_id not in services.environments:
+            raise HTTPException(404, f"unknown environment {body.env_id!r}")
+        database = await services.superset.client(body.env_id).get_database(body.database_id)
+        dialect = dialect_for(database.backend)
+    try:
+        return FormatResponse(sql=format_sql(body.sql, dialect), dialect=dialect)
+    except SqlSyntaxError as exc:
+        raise _unprocessable("sql", str(exc)) from exc
+
+
+@router.post("/execute")
+async def execute_endpoint(
+    body: ExecuteRequest,
+    superset: SupersetDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    user: CurrentUser,
+) -> ExecuteResponse:
+    env_id = superset.env.id
+    database = await superset.get_database(body.database_id)
+    try:
+        classification = classify(body.sql, dialect_for(database.backend))
+    except SqlSyntaxError as exc:
+        raise _unprocessable("sql", str(exc)) from exc
+    if classification.kind is SqlKind.write and not user.role.allows(Role.engineer):
+        await audit.record(
+            session,
+            action="sql_execute",
+            outcome="refused",
+            username=user.username,
+            env_id=env_id,
+            reason=classification.reason,
+            sql=body.sql[:500],
+        )
+        raise RoleRequired(Role.engineer, user.role, f"SQL that writes ({classification.reason})")
+    limit = min(body.limit or settings.sql_row_limit, settings.sql_row_limit)
+    result = await superset.execute_sql(
+        body.database_id, body.sql, schema=body.schema_, row_limit=limit
+    )
+    if classification.kind is SqlKind.write:
+        await audit.record(
+            session,
+            action="sql_execute",
+            outcome="ok",
+            username=user.username,
+            env_id=env_id,
+            reason=classification.reason,
+            sql=body.sql[:500],
+        )
+    return ExecuteResponse(**result.model_dump(), classification=classification)

@@ -1,0 +1,5 @@
+"""A local fleet of real Apache Superset instances (dev, staging, prod) with demo content."""
+
+from sstools.sandbox.fleet import InstanceStatus, Sandbox, SandboxError, SandboxSettings
+
+__all__ = ["InstanceStatus", "Sandbox", "SandboxError", "SandboxSettings"]

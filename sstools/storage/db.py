@@ -1,0 +1,54 @@
+"""The database: URL normalisation, the async engine and session factory, migrations on start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+_MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def _with_driver(url: str, *, asynchronous: bool) -> str:
+    """``sqlite:///x.db`` / ``postgresql://…`` → the driver each side of the app needs."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        driver = "aiosqlite" if asynchronous else "pysqlite"
+    elif backend == "postgresql":
+        driver = "psycopg"  # psycopg 3 serves both sync (Alembic) and async (the app)
+    else:
+        raise ValueError(f"SSTOOLS_DATABASE_URL: unsupported database {backend!r}")
+    return parsed.set(drivername=f"{backend}+{driver}").render_as_string(hide_password=False)
+
+
+def _ensure_sqlite_folder(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+
+
+def migrate(database_url: str) -> None:
+    """Bring the schema to the newest revision (idempotent)."""
+    _ensure_sqlite_folder(database_url)
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    config.attributes["database_url"] = _with_driver(database_url, asynchronous=False)
+    command.upgrade(config, "head")
+
+
+def create_engine(database_url: str) -> AsyncEngine:
+    _ensure_sqlite_folder(database_url)
+    return create_async_engine(_with_driver(database_url, asynchronous=True))
+
+
+def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False)
