@@ -1,4 +1,4 @@
-"""What the app holds for its lifetime: settings, storage, environments and their Superset clients."""
+"""What the app holds for its lifetime: settings, storage, environments, Superset clients."""
 
 from __future__ import annotations
 

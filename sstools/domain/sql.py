@@ -120,7 +120,7 @@ def dialect_for(backend: str | None) -> str | None:
     return _DIALECTS.get((backend or "").lower())
 
 
-def _parse(sql: str, dialect: str | None) -> list[exp.Expression]:
+def _parse(sql: str, dialect: str | None) -> list[exp.Expr]:
     if not sql.strip():
         raise SqlSyntaxError("SQL is empty")
     try:
@@ -132,7 +132,7 @@ def _parse(sql: str, dialect: str | None) -> list[exp.Expression]:
     return statements
 
 
-def _write_reason(statement: exp.Expression) -> str | None:
+def _write_reason(statement: exp.Expr) -> str | None:
     if isinstance(statement, exp.Command):
         return f"{statement.name.upper()} is not a statement sstools recognises as read-only"
     if not isinstance(statement, _READ_ROOTS):

@@ -1,1 +1,1 @@
-"""Storage: SQLAlchemy models, the async engine, Alembic migrations. SQLite by default, PostgreSQL by URL."""
+"""Storage: SQLAlchemy models, async engine, Alembic migrations; SQLite or PostgreSQL by URL."""

@@ -57,6 +57,18 @@ def _error_message(response: httpx.Response) -> str:
     return str(body)[:500]
 
 
+def _is_query_error(response: httpx.Response) -> bool:
+    """Superset answers a failing query with a 500 whose typed error blames the query."""
+    try:
+        errors = response.json().get("errors") or []
+    except (ValueError, AttributeError):
+        return False
+    types = [str(error.get("error_type", "")) for error in errors if isinstance(error, dict)]
+    return bool(types) and not any(
+        kind.startswith("CONNECTION_") or kind in ("GENERIC_BACKEND_ERROR", "") for kind in types
+    )
+
+
 def _owner(raw: Mapping[str, Any]) -> Owner:
     name = " ".join(part for part in (raw.get("first_name"), raw.get("last_name")) if part)
     return Owner(id=raw.get("id"), name=name or str(raw.get("username") or "?"))
@@ -116,6 +128,8 @@ class SupersetClient:
         if status == 404:
             raise SupersetNotFound(self.env.id, message)
         if status in (400, 409, 422):
+            raise SupersetBadRequest(self.env.id, message)
+        if status >= 500 and _is_query_error(response):
             raise SupersetBadRequest(self.env.id, message)
         if status >= 500:
             raise SupersetUnavailable(self.env.id, f"HTTP {status}: {message}")

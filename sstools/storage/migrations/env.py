@@ -1,4 +1,4 @@
-"""Alembic environment: runs migrations on the URL that :func:`sstools.storage.db.migrate` passes."""
+"""Alembic environment: migrates the URL that :func:`sstools.storage.db.migrate` passes in."""
 
 from alembic import context
 from sqlalchemy import create_engine, pool

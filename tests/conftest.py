@@ -1,0 +1,83 @@
+"""Shared fixtures: settings on a temporary database, an app client, tokens per role."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from sstools.app import create_app
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal, issue_token
+from sstools.auth.users import add_user
+from sstools.config import Settings
+from sstools.storage.db import create_engine, migrate, session_factory
+
+PASSWORDS = {role: f"{role.value}-test-password" for role in Role}
+
+
+def write_environments_file(
+    folder: Path, environments: list[dict[str, object]], secrets: dict[str, str] | None = None
+) -> Path:
+    document: dict[str, object] = {"environments": environments}
+    if secrets is not None:
+        (folder / "secrets.env").write_text(
+            "".join(f"{key}={value}\n" for key, value in secrets.items())
+        )
+        document["secrets_file"] = "secrets.env"
+    path = folder / "environments.yaml"
+    path.write_text(yaml.safe_dump(document, allow_unicode=True))
+    return path
+
+
+def make_settings(tmp_path: Path, environments_file: Path, **overrides: object) -> Settings:
+    return Settings(
+        _env_file=None,
+        database_url=f"sqlite:///{tmp_path / 'sstools.db'}",
+        environments_file=environments_file,
+        **overrides,  # type: ignore[arg-type]
+    )
+
+
+async def seed_users(settings: Settings) -> None:
+    migrate(settings.database_url)
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        for role in Role:
+            await add_user(session, role.value, role, PASSWORDS[role])
+    await engine.dispose()
+
+
+@pytest.fixture
+def token_for(settings: Settings) -> Callable[[Role], str]:
+    def make(role: Role) -> str:
+        return issue_token(settings, Principal(username=role.value, role=role))
+
+    return make
+
+
+@pytest.fixture
+def auth(token_for: Callable[[Role], str]) -> Callable[[Role], dict[str, str]]:
+    def make(role: Role) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token_for(role)}"}
+
+    return make
+
+
+async def app_client(
+    settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings, superset_transport=transport)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://sstools.test"
+        ) as client,
+    ):
+        yield client
+
+
+AuthHeaders = Callable[[Role], dict[str, str]]

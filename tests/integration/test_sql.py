@@ -1,0 +1,95 @@
+"""SQL on the real sandbox: analysts get 403 for every write and the data stays as it was."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from sstools.auth.roles import Role
+from tests.conftest import AuthHeaders
+from tests.unit.test_sql_classification import WRITES
+
+COUNT_SQL = "select count(*) as n, sum(population_thousands) as total from regions"
+
+
+async def _demo_database(client: httpx.AsyncClient, auth: AuthHeaders) -> int:
+    databases = (
+        await client.get("/api/databases?env_id=ss-dev", headers=auth(Role.analyst))
+    ).json()
+    return int(next(db["id"] for db in databases if db["name"] == "Демо-данные"))
+
+
+async def _run(
+    client: httpx.AsyncClient, auth: AuthHeaders, role: Role, sql: str, **extra: object
+) -> httpx.Response:
+    return await client.post(
+        "/api/sql/execute?env_id=ss-dev",
+        json={"database_id": await _demo_database(client, auth), "sql": sql, **extra},
+        headers=auth(role),
+    )
+
+
+async def test_analyst_is_refused_every_write_and_data_is_unchanged(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    before = (await _run(client, auth, Role.analyst, COUNT_SQL)).json()["rows"]
+    statuses = {}
+    for sql in WRITES:
+        response = await _run(client, auth, Role.analyst, sql)
+        statuses[sql] = response.status_code
+        if response.status_code == 403:
+            assert response.json()["required_role"] == "engineer"
+    assert all(status == 403 for status in statuses.values()), statuses
+    after = (await _run(client, auth, Role.analyst, COUNT_SQL)).json()["rows"]
+    assert after == before
+    assert before[0]["n"] == 8
+
+
+async def test_engineer_may_write(client: httpx.AsyncClient, auth: AuthHeaders) -> None:
+    for sql in (
+        "create table if not exists sstools_scratch (a int)",
+        "delete from sstools_scratch",
+        "insert into sstools_scratch values (1), (2)",
+    ):
+        response = await _run(client, auth, Role.engineer, sql)
+        assert response.status_code == 200, response.text
+        assert response.json()["classification"]["kind"] == "write"
+    rows = (
+        await _run(client, auth, Role.analyst, "select sum(a) as s from sstools_scratch")
+    ).json()
+    assert rows["rows"] == [{"s": 3}]
+    await _run(client, auth, Role.engineer, "drop table sstools_scratch")
+
+
+async def test_row_limit_is_enforced(client: httpx.AsyncClient, auth: AuthHeaders) -> None:
+    response = await _run(client, auth, Role.analyst, "select * from energy_consumption", limit=7)
+    body = response.json()
+    assert body["row_count"] == 7
+    assert len(body["rows"]) == 7
+    assert body["limited"]
+    assert body["columns"][:2] == ["day", "region"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "status"), [("selec * from", 422), ("select * from no_such_table", 422)]
+)
+async def test_bad_sql_is_422(
+    client: httpx.AsyncClient, auth: AuthHeaders, sql: str, status: int
+) -> None:
+    response = await _run(client, auth, Role.analyst, sql)
+    assert response.status_code == status
+    assert response.json()["detail"]
+
+
+async def test_format_in_the_database_dialect(client: httpx.AsyncClient, auth: AuthHeaders) -> None:
+    response = await client.post(
+        "/api/sql/format",
+        json={
+            "sql": "select region,sum(consumption_mwh) from energy_consumption group by 1",
+            "env_id": "ss-dev",
+            "database_id": await _demo_database(client, auth),
+        },
+        headers=auth(Role.analyst),
+    )
+    assert response.json()["dialect"] == "sqlite"
+    assert response.json()["sql"].startswith("SELECT\n  region,")

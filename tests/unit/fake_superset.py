@@ -1,0 +1,100 @@
+"""An in-memory Superset behind an httpx transport, for unit tests of the client and the API.
+
+It behaves like Superset on a SQLite metadata DB where that matters: the ``ct`` filter folds
+ASCII case only, and mutations need the CSRF token of the session that fetched it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+import httpx
+import prison
+
+
+def sqlite_like_contains(value: str, needle: str) -> bool:
+    """SQLite's LIKE: case-insensitive for ASCII letters only."""
+
+    def fold(text: str) -> str:
+        return "".join(ch.lower() if ch.isascii() else ch for ch in text)
+
+    return fold(needle) in fold(value)
+
+
+@dataclass
+class FakeSuperset:
+    username: str = "svc"
+    password: str = "svc-password"
+    dashboards: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[tuple[str, str]] = field(default_factory=list)
+    expire_next_access_token: bool = False
+    fail_with: int | None = None
+    issued: int = 0
+    csrf_sessions: dict[str, str] = field(default_factory=dict)
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)
+
+    def _token(self) -> str:
+        self.issued += 1
+        return f"access-{self.issued}"
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        self.calls.append((request.method, path))
+        if self.fail_with is not None:
+            return httpx.Response(self.fail_with, json={"message": "boom"})
+        if path == "/api/v1/security/login":
+            body = json.loads(request.content)
+            if (body["username"], body["password"]) != (self.username, self.password):
+                return httpx.Response(401, json={"message": "Not authorized"})
+            return httpx.Response(
+                200, json={"access_token": self._token(), "refresh_token": "refresh-1"}
+            )
+        if path == "/api/v1/security/refresh":
+            return httpx.Response(200, json={"access_token": self._token()})
+        auth = request.headers.get("Authorization", "")
+        if not auth.startswith("Bearer access-"):
+            return httpx.Response(401, json={"msg": "Missing Authorization Header"})
+        if self.expire_next_access_token:
+            self.expire_next_access_token = False
+            return httpx.Response(401, json={"msg": "Token has expired"})
+        if path == "/api/v1/security/csrf_token/":
+            session = f"session-{len(self.csrf_sessions) + 1}"
+            token = f"csrf-{session}"
+            self.csrf_sessions[session] = token
+            return httpx.Response(
+                200, json={"result": token}, headers={"Set-Cookie": f"session={session}; Path=/"}
+            )
+        if request.method not in ("GET", "HEAD"):
+            session = request.headers.get("Cookie", "").removeprefix("session=")
+            if request.headers.get("X-CSRFToken") != self.csrf_sessions.get(session):
+                return httpx.Response(
+                    400, json={"errors": [{"message": "The CSRF token is missing."}]}
+                )
+        if path == "/api/v1/dashboard/" and request.method == "GET":
+            return self._list_dashboards(request)
+        if path == "/api/v1/dashboard/" and request.method == "POST":
+            body = json.loads(request.content)
+            new = {"id": len(self.dashboards) + 1, "published": False, **body}
+            self.dashboards.append(new)
+            return httpx.Response(201, json={"id": new["id"], "result": body})
+        if path.startswith("/api/v1/dashboard/"):
+            return httpx.Response(404, json={"message": "Not found"})
+        return httpx.Response(404, json={"message": f"fake has no {path}"})
+
+    def _list_dashboards(self, request: httpx.Request) -> httpx.Response:
+        raw_q = parse_qs(request.url.query.decode()).get("q", ["()"])[0]
+        query = prison.loads(raw_q)
+        rows = self.dashboards
+        for flt in query.get("filters", []):
+            if flt["opr"] == "ct":
+                rows = [r for r in rows if sqlite_like_contains(r[flt["col"]], flt["value"])]
+        page, size = query.get("page", 0), query.get("page_size", 25)
+        return httpx.Response(
+            200,
+            json={"count": len(rows), "result": rows[page * size : (page + 1) * size]},
+        )

@@ -1,0 +1,92 @@
+"""Domain API errors without Superset: unknown environment, unreachable one, bad parameters."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from sstools.auth.roles import Role
+from tests.conftest import AuthHeaders
+
+
+async def test_unknown_environment_is_404_naming_it(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    response = await client.get("/api/dashboards?env_id=nowhere", headers=auth(Role.analyst))
+    assert response.status_code == 404
+    assert "'nowhere'" in response.json()["detail"]
+    assert "ss-dev" in response.json()["detail"]
+
+
+async def test_unreachable_environment_is_503_naming_it(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    response = await client.get("/api/dashboards?env_id=prod", headers=auth(Role.analyst))
+    assert response.status_code == 503
+    assert response.json()["env_id"] == "prod"
+    assert "'prod' is unavailable" in response.json()["detail"]
+
+
+async def test_environments_report_reachability_without_secrets(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    response = await client.get("/api/environments", headers=auth(Role.analyst))
+    assert response.status_code == 200
+    by_id = {env["id"]: env for env in response.json()}
+    assert by_id["prod"]["reachable"] is False
+    assert by_id["prod"]["stage"] == "prod"
+    assert "password" not in response.text
+    assert "svc-password" not in response.text
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [
+        ("/api/dashboards?env_id=ss-dev&page=-1", "page"),
+        ("/api/dashboards?env_id=ss-dev&page_size=1000", "page_size"),
+        ("/api/dashboards/abc?env_id=ss-dev", "dashboard_id"),
+        ("/api/dashboards/0?env_id=ss-dev", "dashboard_id"),
+        ("/api/dashboards", "env_id"),
+        ("/api/permissions/audit?env_id=ss-dev&object_type=chart&object_id=1", "object_type"),
+        ("/api/permissions/audit?env_id=ss-dev&object_type=dataset", "object_id"),
+    ],
+)
+async def test_bad_parameters_are_422_naming_the_field(
+    client: httpx.AsyncClient, auth: AuthHeaders, url: str, field: str
+) -> None:
+    response = await client.get(url, headers=auth(Role.analyst))
+    assert response.status_code == 422
+    assert field in [error["loc"][-1] for error in response.json()["detail"]]
+
+
+async def test_unparseable_sql_is_422_with_the_parser_message(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    response = await client.post(
+        "/api/sql/format", json={"sql": "selec 1 from"}, headers=auth(Role.analyst)
+    )
+    assert response.status_code == 422
+    error = response.json()["detail"][0]
+    assert error["loc"] == ["body", "sql"]
+    assert "Line 1" in error["msg"]
+
+
+async def test_format_needs_env_with_database(client: httpx.AsyncClient, auth: AuthHeaders) -> None:
+    response = await client.post(
+        "/api/sql/format", json={"sql": "select 1", "database_id": 1}, headers=auth(Role.analyst)
+    )
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "env_id"]
+
+
+async def test_openapi_is_served(client: httpx.AsyncClient) -> None:
+    schema = (await client.get("/openapi.json")).json()
+    for path in (
+        "/api/environments",
+        "/api/dashboards/{dashboard_id}/health",
+        "/api/sql/execute",
+        "/api/permissions/audit",
+        "/api/datasets/{dataset_id}/review",
+    ):
+        assert path in schema["paths"]
+    assert (await client.get("/docs")).status_code == 200

@@ -1,0 +1,115 @@
+"""SQL is classified by parsing: writes hidden in CTEs, after comments or behind `;` are writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from sstools.domain.sql import SqlKind, SqlSyntaxError, classify, dialect_for, format_sql
+
+READS = [
+    "select 1",
+    "SELECT * FROM energy_consumption LIMIT 10",
+    "select region, sum(consumption_mwh) from energy_consumption group by region",
+    "with t as (select * from regions) select * from t",
+    "with recursive n(x) as (select 1 union all select x + 1 from n where x < 5) select x from n",
+    "select a from t union select b from u",
+    "select a from t intersect select a from u",
+    "select a from t except select a from u",
+    "-- delete from t\nselect 1",
+    "/* drop table t; */ select 1",
+    "select 'delete from t; drop table x' as s",
+    "select * from (select * from t) sub",
+    "values (1), (2)",
+    "select count(*) from t where name like '%update%'",
+    "select 1; select 2",
+]
+
+WRITES = [
+    "delete from regions",
+    "DELETE FROM regions WHERE 1=1",
+    "update regions set population_thousands = 0",
+    "insert into regions values ('x', 'y', 1)",
+    "insert into t select * from u",
+    "drop table regions",
+    "create table x (a int)",
+    "create table x as select * from regions",
+    "alter table regions add column z int",
+    "truncate table regions",
+    "with x as (select 1) delete from regions",
+    "with x as (select 1) insert into t select * from x",
+    "with d as (delete from t returning *) select * from d",
+    "with u as (update t set a = 1 returning *) select count(*) from u",
+    "/* harmless */ delete from regions",
+    "-- comment\nupdate t set a = 1",
+    "select 1; delete from regions",
+    "select 1;drop table regions",
+    "select * into backup from regions",
+    "select * from t for update",
+    "merge into t using u on t.id = u.id when matched then update set a = u.a",
+    "grant select on t to public",
+    "pragma writable_schema = 1",
+    "attach database 'x.db' as x",
+    "vacuum",
+    "select nextval('seq')",
+    "select set_config('role', 'admin', false)",
+    "select pg_terminate_backend(123)",
+    "select load_extension('evil')",
+    "replace into regions values ('x', 'y', 1)",
+    "set search_path = evil",
+    "begin; delete from t; commit",
+]
+
+
+DIALECTS = [None, "sqlite", "postgres"]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("sql", READS)
+def test_reads_are_reads(sql: str, dialect: str | None) -> None:
+    assert classify(sql, dialect).kind is SqlKind.read, sql
+
+
+@pytest.mark.parametrize("sql", WRITES)
+def test_writes_are_writes_in_the_sandbox_dialect(sql: str) -> None:
+    result = classify(sql, "sqlite")
+    assert result.kind is SqlKind.write, sql
+    assert result.reason
+
+
+@pytest.mark.parametrize("dialect", [None, "postgres"])
+@pytest.mark.parametrize("sql", WRITES)
+def test_writes_are_never_reads_in_other_dialects(sql: str, dialect: str | None) -> None:
+    """A dialect that cannot parse a statement refuses it as unparseable: never a read."""
+    try:
+        result = classify(sql, dialect)
+    except SqlSyntaxError:
+        return
+    assert result.kind is SqlKind.write, sql
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(READS) + len(WRITES) >= 30
+
+
+def test_dialect_specific_write_is_caught() -> None:
+    sql = "with d as (delete from t returning *) select * from d"
+    assert classify(sql, dialect_for("postgresql")).kind is SqlKind.write
+
+
+@pytest.mark.parametrize("sql", ["selec 1 from", "select (1", "   ", "delete from"])
+def test_unparseable_sql_raises_with_the_parser_message(sql: str) -> None:
+    with pytest.raises(SqlSyntaxError) as caught:
+        classify(sql)
+    assert str(caught.value)
+
+
+def test_format_uses_the_dialect() -> None:
+    assert "TOP 5" in format_sql("select top 5 a from t", "tsql")
+    assert "LIMIT 5" in format_sql("select a from t limit 5", "sqlite")
+    assert format_sql("select a,b from t where x=1") == "SELECT\n  a,\n  b\nFROM t\nWHERE\n  x = 1"
+
+
+def test_unknown_backend_has_no_dialect() -> None:
+    assert dialect_for("sqlite") == "sqlite"
+    assert dialect_for("postgresql") == "postgres"
+    assert dialect_for("exotic") is None
