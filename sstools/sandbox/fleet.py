@@ -241,9 +241,14 @@ class Sandbox:
                 f"port {self._port(instance)} for {instance.env_id} is taken by another process; "
                 "set SSTOOLS_SANDBOX_BASE_PORT"
             )
-        log = (folder / "superset.log").open("ab")
-        process = subprocess.Popen(
+        # A short-lived shell starts the server in the background and reports its pid: the server
+        # is detached from us (no Popen to reap) yet in its own process group for `down`.
+        launcher = subprocess.run(
             [
+                "/bin/sh",
+                "-c",
+                '"$@" >>"$SSTOOLS_LOG" 2>&1 </dev/null &\necho $!',
+                "sh",
                 str(self.venv / "bin" / "superset"),
                 "run",
                 "-h",
@@ -252,14 +257,18 @@ class Sandbox:
                 str(self._port(instance)),
                 "--with-threads",
             ],
-            env={**os.environ, "SUPERSET_CONFIG_PATH": str(config), "FLASK_APP": "superset"},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: `down` stops it and nothing else
+            env={
+                **os.environ,
+                "SUPERSET_CONFIG_PATH": str(config),
+                "FLASK_APP": "superset",
+                "SSTOOLS_LOG": str(folder / "superset.log"),
+            },
+            capture_output=True,
+            text=True,
+            check=True,
+            start_new_session=True,
         )
-        log.close()
-        self._pid_file(instance).write_text(str(process.pid))
+        self._pid_file(instance).write_text(launcher.stdout.strip())
 
     def _wait_healthy(self, instances: list[Instance]) -> None:
         deadline = time.monotonic() + self.settings.startup_timeout_s
@@ -353,12 +362,13 @@ class Sandbox:
             if pid is None:
                 lines.append(f"{instance.env_id}: not running")
                 continue
-            os.killpg(pid, signal.SIGTERM)
+            group = os.getpgid(pid)
+            os.killpg(group, signal.SIGTERM)
             deadline = time.monotonic() + 15
             while self._owned_pid(instance) is not None and time.monotonic() < deadline:
                 time.sleep(0.2)
             if self._owned_pid(instance) is not None:
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(group, signal.SIGKILL)
             self._pid_file(instance).unlink(missing_ok=True)
             lines.append(f"{instance.env_id}: stopped (pid {pid})")
         return lines
