@@ -8,8 +8,11 @@ from contextlib import asynccontextmanager
 import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from langchain_core.language_models import BaseChatModel
 
 from sstools import __version__
+from sstools.agent.api import router as agent_router
+from sstools.agent.wiring import build_agent
 from sstools.auth.api import router as auth_router
 from sstools.auth.deps import RoleRequired
 from sstools.config import Settings
@@ -54,22 +57,31 @@ async def _role_required(request: Request, exc: Exception) -> JSONResponse:
 
 
 def create_app(
-    settings: Settings, *, superset_transport: httpx.AsyncBaseTransport | None = None
+    settings: Settings,
+    *,
+    superset_transport: httpx.AsyncBaseTransport | None = None,
+    chat_model: BaseChatModel | None = None,
 ) -> FastAPI:
     """Build the app; a bad environments file raises :class:`sstools.environments.ConfigError`."""
     services = Services.start(settings, superset_transport=superset_transport)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await agent.start()
         yield
+        await agent.aclose()
+        await executor.aclose()
         await services.aclose()
 
     app = FastAPI(title="sstools", version=__version__, lifespan=lifespan)
     app.state.services = services
+    executor, agent = build_agent(app, services, chat_model=chat_model)
+    app.state.agent = agent
     app.add_exception_handler(SupersetError, _superset_error)
     app.add_exception_handler(RoleRequired, _role_required)
     app.include_router(auth_router)
     app.include_router(domain_router)
+    app.include_router(agent_router)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

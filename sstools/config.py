@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     hitl: Literal["writes", "all"] = "writes"
     tool_timeout_s: float = Field(default=30.0, gt=0)
     tools_base_url: str | None = None
+    tool_retry_wait_s: float = Field(default=1.0, ge=0)
+    checkpoints_file: Path = Path(".sstools/checkpoints.db")
+    confirmation_ttl_s: float = Field(default=900.0, gt=0)
 
     log_level: str = "INFO"
 

@@ -37,6 +37,7 @@ def make_settings(tmp_path: Path, environments_file: Path, **overrides: object) 
     return Settings(
         _env_file=None,
         database_url=f"sqlite:///{tmp_path / 'sstools.db'}",
+        checkpoints_file=tmp_path / "checkpoints.db",
         environments_file=environments_file,
         **overrides,  # type: ignore[arg-type]
     )

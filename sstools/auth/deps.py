@@ -34,21 +34,26 @@ def _unauthorized(detail: str) -> HTTPException:
     return HTTPException(401, detail, headers={"WWW-Authenticate": "Bearer"})
 
 
+def request_token(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    """The bearer token, else the session cookie's (empty when there is neither)."""
+    return credentials.credentials if credentials else request.cookies.get(SESSION_COOKIE, "")
+
+
 def current_principal(
     request: Request,
     settings: SettingsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    token: Annotated[str, Depends(request_token)],
 ) -> Principal:
-    if credentials is not None:
-        token = credentials.credentials
-    else:
-        token = request.cookies.get(SESSION_COOKIE, "")
-        # A cookie rides along on cross-site requests too; the header proves it is our own page.
-        if token and request.method not in _SAFE_METHODS:
-            expected = request.cookies.get(CSRF_COOKIE, "")
-            sent = request.headers.get(CSRF_HEADER, "")
-            if not expected or not secrets.compare_digest(expected, sent):
-                raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
+    # A cookie rides along on cross-site requests too; the header proves it is our own page.
+    if credentials is None and token and request.method not in _SAFE_METHODS:
+        expected = request.cookies.get(CSRF_COOKIE, "")
+        sent = request.headers.get(CSRF_HEADER, "")
+        if not expected or not secrets.compare_digest(expected, sent):
+            raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
     if not token:
         raise _unauthorized("not authenticated: send Authorization: Bearer <token>")
     try:

@@ -1,0 +1,245 @@
+"""``/api/agent``: conversations, messages with a UIContext, SSE, confirmations, tools."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from sstools.agent.context import ContextRejected, ObjectType, UIContext, parse_uicontext
+from sstools.agent.runtime import AgentRuntime, AlreadyDecided, Busy
+from sstools.agent.selection import HiddenTool, select_tools
+from sstools.auth.deps import CurrentUser, request_token
+from sstools.deps import ServicesDep, SessionDep
+from sstools.storage import audit
+from sstools.storage.models import Confirmation, Conversation, ConversationMessage
+
+router = APIRouter(prefix="/api/agent", tags=["agent"])
+
+ConversationId = Annotated[str, Field(min_length=16, max_length=64)]
+
+
+def get_runtime(request: Request) -> AgentRuntime:
+    runtime: AgentRuntime = request.app.state.agent
+    return runtime
+
+
+RuntimeDep = Annotated[AgentRuntime, Depends(get_runtime)]
+
+
+# The caller's own token: the agent's tools act with exactly the caller's rights.
+TokenDep = Annotated[str, Depends(request_token)]
+
+
+async def owned_conversation(
+    conversation_id: str, session: SessionDep, user: CurrentUser
+) -> Conversation:
+    conversation = await session.get(Conversation, conversation_id)
+    if conversation is None or conversation.owner != user.username:
+        raise HTTPException(404, "conversation not found")  # someone else's looks absent too
+    return conversation
+
+
+ConversationDep = Annotated[Conversation, Depends(owned_conversation)]
+
+
+class Created(BaseModel):
+    id: str
+
+
+class MessageRequest(BaseModel):
+    text: str = Field(min_length=1, max_length=4000)
+    uicontext: dict[str, Any] | None = None
+
+
+class RunAccepted(BaseModel):
+    run_id: str
+
+
+class DecisionRequest(BaseModel):
+    decision: Literal["approve", "deny"]
+
+
+class DecisionResponse(BaseModel):
+    status: str
+    run_id: str
+
+
+class HistoryMessage(BaseModel):
+    role: str
+    text: str
+    uicontext: dict[str, Any] | None
+    created_at: datetime
+
+
+class History(BaseModel):
+    id: str
+    messages: list[HistoryMessage]
+    pending_confirmation: dict[str, Any] | None
+    running: bool
+
+
+class ToolsView(BaseModel):
+    offered: list[str]
+    hidden: dict[str, HiddenTool]
+
+
+@router.post("/conversations", status_code=201)
+async def create_conversation(session: SessionDep, user: CurrentUser) -> Created:
+    conversation = Conversation(id=f"c_{secrets.token_urlsafe(24)}", owner=user.username)
+    session.add(conversation)
+    await session.commit()
+    return Created(id=conversation.id)
+
+
+@router.get("/conversations/{conversation_id}")
+async def get_conversation(
+    conversation: ConversationDep, session: SessionDep, runtime: RuntimeDep
+) -> History:
+    rows = await session.scalars(
+        select(ConversationMessage)
+        .where(ConversationMessage.conversation_id == conversation.id)
+        .order_by(ConversationMessage.id)
+    )
+    pending = await runtime.pending_confirmation(conversation.id)
+    return History(
+        id=conversation.id,
+        messages=[
+            HistoryMessage(role=m.role, text=m.text, uicontext=m.uicontext, created_at=m.created_at)
+            for m in rows
+        ],
+        pending_confirmation=pending.event if pending else None,
+        running=conversation.active_run_id is not None,
+    )
+
+
+@router.post("/conversations/{conversation_id}/messages", status_code=202)
+async def post_message(
+    body: MessageRequest,
+    conversation: ConversationDep,
+    services: ServicesDep,
+    session: SessionDep,
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    token: TokenDep,
+) -> RunAccepted:
+    context = None
+    if body.uicontext is not None:
+        try:
+            context = parse_uicontext(body.uicontext, set(services.environments))
+        except ContextRejected as exc:
+            excerpt = json.dumps(body.uicontext, ensure_ascii=False, default=str)
+            await audit.record(
+                session,
+                action="context_rejected",
+                outcome="refused",
+                username=user.username,
+                field=exc.field,
+                reason=exc.reason,
+                size=len(excerpt.encode()),
+                excerpt=excerpt[:200],
+            )
+            raise HTTPException(
+                422,
+                [
+                    {
+                        "loc": ["body", *exc.field.split(".")],
+                        "msg": exc.reason,
+                        "type": "context_invalid",
+                    }
+                ],
+            ) from exc
+    try:
+        run_id = await runtime.post_message(conversation.id, user, token, body.text, context)
+    except Busy as exc:
+        raise HTTPException(
+            409, "агент ещё отвечает или ждёт подтверждения; дождитесь окончания"
+        ) from exc
+    return RunAccepted(run_id=run_id)
+
+
+@router.get("/conversations/{conversation_id}/events")
+async def stream_events(
+    conversation: ConversationDep,
+    runtime: RuntimeDep,
+    request: Request,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+) -> EventSourceResponse:
+    try:
+        after = max(int(last_event_id or 0), 0)
+    except ValueError:
+        after = 0
+
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        cursor = after
+        pending = await runtime.pending_confirmation(conversation.id)
+        replay = await runtime.events.since(conversation.id, cursor)
+        replayed_ids = {data.get("confirmation_id") for _, data in replay}
+        if pending is not None and pending.id not in replayed_ids:
+            # Re-sent with the client's own cursor as id, so its position never moves back.
+            yield ServerSentEvent(
+                data=json.dumps(pending.event, ensure_ascii=False), id=str(cursor)
+            )
+        while True:
+            for seq, data in replay:
+                yield ServerSentEvent(data=json.dumps(data, ensure_ascii=False), id=str(seq))
+                cursor = seq
+            if await request.is_disconnected():
+                return
+            await runtime.events.wait(conversation.id, timeout_s=1.0)
+            replay = await runtime.events.since(conversation.id, cursor)
+
+    return EventSourceResponse(events(), ping=15)
+
+
+@router.post("/conversations/{conversation_id}/confirmations/{confirmation_id}")
+async def decide(
+    confirmation_id: str,
+    body: DecisionRequest,
+    conversation: ConversationDep,
+    session: SessionDep,
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    token: TokenDep,
+) -> DecisionResponse:
+    confirmation = await session.get(Confirmation, confirmation_id)
+    if (
+        confirmation is None
+        or confirmation.conversation_id != conversation.id
+        or confirmation.username != user.username
+    ):
+        raise HTTPException(404, "confirmation not found")
+    if confirmation.status != "pending":
+        raise HTTPException(409, f"confirmation already {confirmation.status}")
+    try:
+        run_id = await runtime.decide(confirmation, body.decision, user, token)
+    except AlreadyDecided as exc:
+        raise HTTPException(409, f"confirmation can no longer be decided: {exc}") from exc
+    except Busy as exc:
+        raise HTTPException(409, "the conversation is busy") from exc
+    return DecisionResponse(
+        status="approved" if body.decision == "approve" else "denied", run_id=run_id
+    )
+
+
+@router.get("/tools")
+async def offered_tools(
+    services: ServicesDep,
+    user: CurrentUser,
+    object_type: Annotated[ObjectType | None, Query(alias="objectType")] = None,
+    env_id: Annotated[str | None, Query(alias="envId", max_length=64)] = None,
+) -> ToolsView:
+    if env_id is not None and env_id not in services.environments:
+        raise HTTPException(404, f"unknown environment {env_id!r}")
+    context = UIContext.model_validate(
+        {"contextVersion": 1, "objectType": object_type, "envId": env_id, "route": "/"}
+    )
+    selection = select_tools(user.role, context)
+    return ToolsView(offered=selection.offered, hidden=selection.hidden)

@@ -1,0 +1,211 @@
+"""Tool invocation over HTTP with the user's token (AGTL-FR-002…004).
+
+Reads: one retry after a fixed delay on 5xx or a connection error. Writes: never retried, and
+they carry an ``Idempotency-Key``. A timeout never hangs the chat: a read reports it, a write
+reports that its status is unknown. 401 → session expired (no retry), 403 → permission denied.
+Every call lands in the audit log with its attempts, latency, and raw and summarised sizes.
+"""
+
+from __future__ import annotations
+
+import time
+from enum import StrEnum
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_fixed
+
+from sstools.agent import texts
+from sstools.agent.summarize import LIMIT, summarize
+from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolRequest, ToolSpec
+from sstools.storage import audit
+
+
+class Outcome(StrEnum):
+    ok = "ok"
+    error = "error"
+    timeout = "timeout"
+    unknown = "unknown"  # a write whose effect we cannot know (timed out or cut off)
+    permission_denied = "permission_denied"
+    session_expired = "session_expired"
+    not_available = "not_available"
+
+
+class ToolResult(BaseModel):
+    outcome: Outcome
+    content: str  # what the model reads: JSON, at most LIMIT characters
+    message: str | None = None  # what a person reads, when it went wrong
+    status: int | None = None
+    required_roles: list[str] = []
+    attempts: int = 0
+    latency_ms: int = 0
+    raw_size: int = 0
+
+
+class _Transient(Exception):
+    """5xx or connection refused: worth one more try for a read."""
+
+    def __init__(self, response: httpx.Response | None, cause: Exception | None = None) -> None:
+        super().__init__(str(cause or response))
+        self.response = response
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:300]
+    detail = body.get("detail", body) if isinstance(body, dict) else body
+    return str(detail)[:500]
+
+
+def _error(outcome: Outcome, message: str, **extra: Any) -> ToolResult:
+    return ToolResult(
+        outcome=outcome, content=summarize({"error": message}), message=message, **extra
+    )
+
+
+class ToolExecutor:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        timeout_s: float,
+        sessions: async_sessionmaker[AsyncSession],
+        transport: httpx.AsyncBaseTransport | None = None,
+        retry_wait_s: float = 1.0,
+    ) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=base_url, transport=transport, timeout=httpx.Timeout(timeout_s)
+        )
+        self._timeout_s = timeout_s
+        self._retry_wait_s = retry_wait_s
+        self._sessions = sessions
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _send(self, request: ToolRequest, token: str, key: str | None) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {token}"}
+        if key:
+            headers["Idempotency-Key"] = key
+        try:
+            response = await self._http.request(
+                request.method,
+                request.path,
+                params=request.params,
+                json=request.json_body,
+                headers=headers,
+            )
+        except httpx.ConnectError as exc:
+            raise _Transient(None, exc) from exc
+        if response.status_code >= 500:
+            raise _Transient(response)
+        return response
+
+    async def preview(self, request: ToolRequest, token: str) -> Any | None:
+        """A read-only estimate before a confirmation card; None when it cannot be had."""
+        try:
+            response = await self._send(request, token, None)
+        except (_Transient, httpx.HTTPError):
+            return None
+        return response.json() if response.status_code == 200 else None
+
+    async def execute(
+        self,
+        tool: ToolSpec,
+        args: ToolArgs,
+        scope: CallScope,
+        *,
+        token: str,
+        username: str,
+        idempotency_key: str,
+    ) -> ToolResult:
+        assert tool.build is not None
+        request = tool.build(args, scope)
+        write = tool.kind_for(args) is ToolKind.write
+        started = time.monotonic()
+        attempts = 0
+        result: ToolResult
+        try:
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(1 if write else 2),
+                wait=wait_fixed(self._retry_wait_s),
+                retry=retry_if_exception_type(_Transient),
+                reraise=True,
+            ):
+                with attempt:
+                    attempts += 1
+                    response = await self._send(request, token, idempotency_key if write else None)
+            result = self._interpret(tool, response)
+        except httpx.TimeoutException:
+            template = texts.TIMEOUT_WRITE if write else texts.TIMEOUT_READ
+            message = template.format(tool=tool.name, seconds=self._timeout_s)
+            result = _error(Outcome.unknown if write else Outcome.timeout, message)
+        except _Transient as exc:
+            status = exc.response.status_code if exc.response is not None else None
+            detail = _detail(exc.response) if exc.response is not None else str(exc)
+            result = _error(
+                Outcome.error,
+                texts.TOOL_FAILED.format(tool=tool.name, detail=detail),
+                status=status,
+            )
+        except httpx.HTTPError as exc:  # cut off mid-way: a write may have happened
+            message = (
+                texts.TIMEOUT_WRITE.format(tool=tool.name, seconds=self._timeout_s)
+                if write
+                else texts.TOOL_FAILED.format(tool=tool.name, detail=str(exc))
+            )
+            result = _error(Outcome.unknown if write else Outcome.error, message)
+        result.attempts = attempts
+        result.latency_ms = int((time.monotonic() - started) * 1000)
+        async with self._sessions() as session:
+            await audit.record(
+                session,
+                action="tool_call",
+                outcome=result.outcome.value,
+                username=username,
+                env_id=scope.env_id,
+                tool=tool.name,
+                kind="write" if write else "read",
+                attempts=attempts,
+                latency_ms=result.latency_ms,
+                status=result.status,
+                raw_size=result.raw_size,
+                summarized_size=len(result.content),
+            )
+        return result
+
+    def _interpret(self, tool: ToolSpec, response: httpx.Response) -> ToolResult:
+        status = response.status_code
+        if status < 300:
+            payload = response.json() if response.content else {"status": "ok"}
+            raw_size = len(response.content)
+            return ToolResult(
+                outcome=Outcome.ok,
+                content=summarize(payload, LIMIT),
+                status=status,
+                raw_size=raw_size,
+            )
+        if status == 401:
+            return _error(Outcome.session_expired, texts.SESSION_EXPIRED, status=status)
+        if status == 403:
+            body = response.json() if response.content else {}
+            roles = (
+                [body["required_role"]]
+                if isinstance(body, dict) and body.get("required_role")
+                else []
+            )
+            message = texts.PERMISSION_DENIED.format(tool=tool.name, roles=", ".join(roles) or "?")
+            return _error(Outcome.permission_denied, message, status=status, required_roles=roles)
+        detail = _detail(response)
+        # No route at all (the endpoint is not built yet) differs from "no such object".
+        if status in (404, 405) and detail in ("Not Found", "Method Not Allowed"):
+            return _error(
+                Outcome.not_available, texts.NOT_AVAILABLE_YET.format(tool=tool.name), status=status
+            )
+        return _error(
+            Outcome.error, texts.TOOL_FAILED.format(tool=tool.name, detail=detail), status=status
+        )

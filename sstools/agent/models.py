@@ -1,0 +1,249 @@
+"""Chat-model providers: any OpenAI-compatible endpoint, or the offline planner.
+
+The offline planner answers when no LLM is configured. It goes through the same graph (so the
+same selection, guardrails and confirmations): it picks one of the offered tools by lexical
+score, fills arguments from the UIContext block and the message, then renders the result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_openai import ChatOpenAI
+from pydantic import Field, SecretStr
+
+from sstools.agent import texts
+from sstools.agent.context import context_from_prompt
+from sstools.agent.tools import CATALOGUE
+from sstools.config import Settings
+from sstools.superset.search import normalize
+
+_WORD = re.compile(r"[\w-]+", re.UNICODE)
+_STOP = frozenset(
+    [
+        "а",
+        "и",
+        "в",
+        "во",
+        "на",
+        "по",
+        "про",
+        "о",
+        "об",
+        "мне",
+        "мой",
+        "моя",
+        "все",
+        "всё",
+        "это",
+        "этот",
+        "эта",
+        "этого",
+        "этому",
+        "как",
+        "что",
+        "где",
+        "какой",
+        "какая",
+        "какие",
+        "есть",
+        "ли",
+        "у",
+        "с",
+        "со",
+        "для",
+        "из",
+        "к",
+        "ко",
+        "покажи",
+        "скажи",
+        "пожалуйста",
+        "the",
+        "a",
+        "an",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "me",
+        "my",
+        "is",
+        "are",
+        "what",
+        "show",
+    ]
+)
+# The tool a person most likely means when nothing in the message points elsewhere.
+_DEFAULT_FOR_OBJECT = {
+    "dashboard": "get_health_summary",
+    "dataset": "superset_audit_permissions",
+    "migration": "list_tasks",
+}
+
+
+def _stem(word: str) -> str:
+    return normalize(word)[:5]
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in _WORD.findall(normalize(text)) if word not in _STOP]
+
+
+class OfflinePlanner(BaseChatModel):
+    """A deterministic planner with no language model behind it."""
+
+    environment_ids: list[str] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "sstools-offline-planner"
+
+    def bind_tools(
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        return self.bind(tools=list(tools), **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        offered = [tool["function"]["name"] for tool in kwargs.get("tools", [])]
+        last = messages[-1]
+        if isinstance(last, ToolMessage):
+            message = AIMessage(content=self._render(messages))
+        else:
+            message = self._plan(messages, offered)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    # -- planning -------------------------------------------------------------------------
+
+    def _plan(self, messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        system = next((m for m in messages if isinstance(m, SystemMessage)), None)
+        context = context_from_prompt(str(system.content)) if system else None
+        text = str(next((m.content for m in reversed(messages) if isinstance(m, HumanMessage)), ""))
+        stems = {_stem(word) for word in _words(text)}
+        scored = []
+        for name in offered:
+            tool = CATALOGUE[name]
+            lexicon = {_stem(word) for phrase in tool.keywords for word in _words(phrase)}
+            lexicon |= {_stem(part) for part in name.split("_")}
+            scored.append((len(stems & lexicon), -offered.index(name), name))
+        best = max(scored, default=(0, 0, "show_capabilities"))
+        name = best[2]
+        if best[0] == 0:
+            object_type = context.object_type.value if context and context.object_type else None
+            fallback = _DEFAULT_FOR_OBJECT.get(object_type or "", "show_capabilities")
+            name = fallback if fallback in offered else "show_capabilities"
+        args = self._arguments(name, text)
+        if isinstance(args, str):
+            return AIMessage(content=f"{texts.OFFLINE_PREFIX} {args}")
+        call_id = f"call_{uuid.uuid4().hex[:12]}"
+        return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": call_id}])
+
+    def _arguments(self, name: str, text: str) -> dict[str, Any] | str:
+        """Arguments from the message; a question back when a required one is missing."""
+        schema = CATALOGUE[name].args_model.model_json_schema()
+        properties, required = schema.get("properties", {}), set(schema.get("required", []))
+        words = _words(text)
+        args: dict[str, Any] = {}
+        mentioned_envs = [env for env in self.environment_ids if env in words]
+        sql = re.search(r"`([^`]+)`|((?:select|with|insert|update|delete)\b.*)", text, re.I | re.S)
+        numbers = [int(n) for n in re.findall(r"\b[0-9]{1,9}\b", text)]
+        for field in properties:
+            if field == "query":
+                keywords = {_stem(w) for p in CATALOGUE[name].keywords for w in _words(p)}
+                rest = [w for w in words if _stem(w) not in keywords and w not in mentioned_envs]
+                if rest:
+                    args["query"] = " ".join(rest)[:200]
+            elif field == "target_env_id" and mentioned_envs:
+                args[field] = mentioned_envs[-1]
+            elif field == "sql" and sql:
+                args[field] = (sql.group(1) or sql.group(2)).strip()
+            elif field == "database_id" and field in required:
+                args[field] = numbers[0] if numbers else 1
+            elif field == "message":
+                args[field] = text[:500]
+            elif field in ("task_id", "name") and field in required:
+                candidates = [w for w in _WORD.findall(text) if re.search(r"[0-9a-f-]{6,}|/", w)]
+                if candidates:
+                    args[field] = candidates[-1]
+        missing = sorted(required - set(args))
+        if missing:
+            return f"Чтобы выполнить «{CATALOGUE[name].title}», уточните: {', '.join(missing)}."
+        return args
+
+    # -- rendering ------------------------------------------------------------------------
+
+    def _render(self, messages: list[BaseMessage]) -> str:
+        results = []
+        for message in reversed(messages):
+            if not isinstance(message, ToolMessage):
+                break
+            results.append(f"**{message.name or 'результат'}**\n{_readable(str(message.content))}")
+        return f"{texts.OFFLINE_PREFIX}\n\n" + "\n\n".join(reversed(results))
+
+
+def _readable(content: str) -> str:
+    try:
+        payload = json.loads(content)
+    except ValueError:
+        return content
+    return "\n".join(_lines(payload))[:3000]
+
+
+def _lines(payload: Any, depth: int = 0) -> list[str]:
+    pad = "  " * depth
+    if isinstance(payload, list):
+        lines = []
+        for item in payload[:20]:
+            if isinstance(item, dict):
+                label = item.get("title") or item.get("name") or item.get("role") or item.get("id")
+                extras = ", ".join(
+                    f"{k}: {v}"
+                    for k, v in item.items()
+                    if k not in ("title", "name") and not isinstance(v, dict | list)
+                )
+                lines.append(f"{pad}- {label} ({extras})" if extras else f"{pad}- {label}")
+            else:
+                lines.append(f"{pad}- {item}")
+        if len(payload) > 20:
+            lines.append(f"{pad}- … ещё {len(payload) - 20}")
+        return lines
+    if isinstance(payload, dict):
+        lines = []
+        for key, value in payload.items():
+            if isinstance(value, dict | list):
+                lines.append(f"{pad}- {key}:")
+                lines.extend(_lines(value, depth + 1))
+            else:
+                lines.append(f"{pad}- {key}: {value}")
+        return lines
+    return [f"{pad}{payload}"]
+
+
+def chat_model(settings: Settings, environment_ids: list[str]) -> BaseChatModel:
+    """The configured provider: OpenAI-compatible when SSTOOLS_LLM_BASE_URL is set, else offline."""
+    if settings.llm_base_url:
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else "not-needed"
+        return ChatOpenAI(
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=SecretStr(key),
+            streaming=True,
+            timeout=120,
+            max_retries=1,
+        )
+    return OfflinePlanner(environment_ids=environment_ids)

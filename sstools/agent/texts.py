@@ -1,0 +1,49 @@
+"""Every sentence the agent shows a person, in one catalogue (Russian): a translation is a file."""
+
+from __future__ import annotations
+
+CONTEXT_UNAVAILABLE = "контекст недоступен"
+SESSION_EXPIRED = "сессия истекла, обновите страницу"
+OPERATION_CANCELLED = "Операция отменена: {reason}"
+CANCELLED_BY_USER = "вы отклонили «{tool}»"
+CANCELLED_EXPIRED = "подтверждение «{tool}» истекло"
+CANCELLED_MISMATCH = "подтверждение не совпадает с операцией «{tool}»"
+NOT_AVAILABLE_YET = "«{tool}» ещё не доступно: сервер не умеет это делать"
+TIMEOUT_READ = (
+    "«{tool}» не ответил за {seconds:g} с; попробуйте уточнить запрос или повторить позже"
+)
+TIMEOUT_WRITE = (
+    "статус операции неизвестен — проверьте статус: «{tool}» не ответил за {seconds:g} с, "
+    "но изменение могло выполниться; проверьте через get_task_status, прежде чем повторять"
+)
+PERMISSION_DENIED = "Недостаточно прав: «{tool}» требует роль {roles}"
+UNKNOWN_TOOL = "инструмента «{tool}» нет; доступны: {available}"
+NOT_OFFERED = "«{tool}» недоступен здесь: {reason}"
+BAD_ARGUMENTS = "неверные аргументы для «{tool}»: {problems}"
+TOOL_FAILED = "«{tool}» завершился ошибкой: {detail}"
+LLM_FAILED = "модель недоступна: {detail}"
+RUN_INTERRUPTED = "выполнение прервано перезапуском сервера; повторите запрос"
+NEEDS_ENVIRONMENT = "нужно выбрать окружение"
+
+HIDDEN_BY_ROLE = "требует роль {role}"
+HIDDEN_BY_CONTEXT = "не относится к объекту «{object_type}»"
+HIDDEN_NO_ENVIRONMENT = "нужно выбрать окружение"
+
+PROMPT_READ = "Чтение данных"
+PROMPT_WRITE_STAGE = "Изменения в {stage}-окружении «{env}»"
+PROMPT_WRITE_GIT = "Изменения в git-репозитории"
+PROMPT_PRODUCTION = "⚠️ PRODUCTION: изменения в рабочем окружении «{env}»"
+PROMPT_BACKUP = "⚠️ Резервное копирование окружения «{env}» нагружает его"
+IMPACT_UNKNOWN = "оценка влияния недоступна"
+
+OFFLINE_PREFIX = "(офлайн-режим, без языковой модели)"
+CAPABILITIES_TITLE = "Что я могу сейчас"
+
+
+def dashboards_changed(count: int) -> str:
+    """«1 дашборд будет изменён», «3 дашборда будут изменены», «5 дашбордов будут изменены»."""
+    if count % 10 == 1 and count % 100 != 11:
+        return f"{count} дашборд будет изменён"
+    if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
+        return f"{count} дашборда будут изменены"
+    return f"{count} дашбордов будут изменены"

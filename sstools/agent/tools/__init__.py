@@ -1,0 +1,26 @@
+"""The tool catalogue: importing this package registers all 22 tools."""
+
+from sstools.agent.tools import dashboards, datasets, migrations, operations
+from sstools.agent.tools.spec import (
+    CATALOGUE,
+    CallScope,
+    ToolArgs,
+    ToolArgumentError,
+    ToolKind,
+    ToolRequest,
+    ToolSpec,
+)
+
+__all__ = [
+    "CATALOGUE",
+    "CallScope",
+    "ToolArgs",
+    "ToolArgumentError",
+    "ToolKind",
+    "ToolRequest",
+    "ToolSpec",
+    "dashboards",
+    "datasets",
+    "migrations",
+    "operations",
+]

@@ -1,0 +1,159 @@
+"""Dataset and database tools: explore, format and execute SQL, audit permissions, create."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sstools.agent.context import ObjectType
+from sstools.agent.tools.spec import (
+    CallScope,
+    ToolArgs,
+    ToolArgumentError,
+    ToolKind,
+    ToolRequest,
+    assistant_tool,
+    env_param,
+    object_id,
+)
+from sstools.auth.roles import Role
+from sstools.domain.sql import SqlKind, SqlSyntaxError, classify
+
+S = ObjectType.dataset
+
+
+class ExploreArgs(ToolArgs):
+    database_id: int | None = Field(default=None, ge=1, description="Omit to list databases")
+    schema_name: str | None = Field(
+        default=None, max_length=256, description="Omit to list schemas"
+    )
+    table: str | None = Field(default=None, max_length=256, description="Omit to list tables")
+
+
+@assistant_tool(
+    title="Обзор базы данных",
+    kind=ToolKind.read,
+    needs_env=True,
+    affinity=(S,),
+    keywords=("база", "схема", "таблицы", "колонки", "столбцы", "database", "schema", "tables"),
+)
+def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolRequest:
+    """Drill into databases: no arguments lists databases; then schemas, tables, columns."""
+    params = env_param(scope)
+    if args.database_id is None:
+        return ToolRequest(method="GET", path="/api/databases", params=params)
+    base = f"/api/databases/{args.database_id}/schemas"
+    if args.schema_name is None:
+        return ToolRequest(method="GET", path=base, params=params)
+    if args.table is None:
+        return ToolRequest(method="GET", path=f"{base}/{args.schema_name}/tables", params=params)
+    return ToolRequest(
+        method="GET", path=f"{base}/{args.schema_name}/tables/{args.table}/columns", params=params
+    )
+
+
+class FormatSqlArgs(ToolArgs):
+    sql: str = Field(min_length=1, max_length=20_000)
+    database_id: int | None = Field(default=None, ge=1, description="For the database's dialect")
+
+
+@assistant_tool(
+    title="Форматирование SQL",
+    kind=ToolKind.read,
+    affinity=(S,),
+    keywords=("форматируй", "отформатируй", "format", "красиво"),
+)
+def superset_format_sql(args: FormatSqlArgs, scope: CallScope) -> ToolRequest:
+    """Pretty-print SQL, in a database's dialect when database_id is given."""
+    body: dict[str, object] = {"sql": args.sql}
+    if args.database_id is not None and scope.env_id is not None:
+        body |= {"database_id": args.database_id, "env_id": scope.env_id}
+    return ToolRequest(method="POST", path="/api/sql/format", json_body=body)
+
+
+class AuditArgs(ToolArgs):
+    object_type: str = Field(
+        default="dataset",
+        pattern="^(dataset|dashboard|database)$",
+        description="dataset, dashboard or database",
+    )
+    object_id: int | None = Field(default=None, ge=1, description="Defaults to the context")
+
+
+@assistant_tool(
+    title="Аудит прав доступа",
+    kind=ToolKind.read,
+    needs_env=True,
+    affinity=(S,),
+    keywords=("права", "доступ", "роли", "кто видит", "permissions", "access", "проблемы"),
+)
+def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest:
+    """Which Superset roles can reach a dataset (or dashboard, database) and through which grant."""
+    target = ObjectType(args.object_type) if args.object_type != "database" else None
+    if target is None:
+        if args.object_id is None:
+            raise ToolArgumentError("укажите object_id базы данных")
+        identifier = args.object_id
+    else:
+        identifier = object_id(args.object_id, scope, target, "object_id")
+    params = env_param(scope) | {"object_type": args.object_type, "object_id": identifier}
+    return ToolRequest(method="GET", path="/api/permissions/audit", params=params)
+
+
+class ExecuteSqlArgs(ToolArgs):
+    sql: str = Field(min_length=1, max_length=20_000)
+    database_id: int = Field(ge=1)
+    limit: int = Field(default=100, ge=1, le=1000)
+
+
+def _sql_kind(args: ExecuteSqlArgs) -> ToolKind:
+    """Decided per call by parsing; what does not parse is treated as a write (refuse if unsure)."""
+    try:
+        return ToolKind.read if classify(args.sql).kind is SqlKind.read else ToolKind.write
+    except SqlSyntaxError:
+        return ToolKind.write
+
+
+@assistant_tool(
+    title="Выполнение SQL",
+    kind=ToolKind.read,
+    needs_env=True,
+    affinity=(S,),
+    keywords=("выполни", "запрос", "sql", "select", "посчитай", "сколько", "query"),
+    classify=_sql_kind,
+)
+def superset_execute_sql(args: ExecuteSqlArgs, scope: CallScope) -> ToolRequest:
+    """Run SQL in SQL Lab: SELECTs for anyone; statements that change data need an engineer."""
+    return ToolRequest(
+        method="POST",
+        path="/api/sql/execute",
+        params=env_param(scope),
+        json_body={"database_id": args.database_id, "sql": args.sql, "limit": args.limit},
+    )
+
+
+class CreateDatasetArgs(ToolArgs):
+    database_id: int = Field(ge=1)
+    table_name: str = Field(min_length=1, max_length=256)
+    schema_name: str | None = Field(default=None, max_length=256)
+
+
+@assistant_tool(
+    title="Создание датасета",
+    kind=ToolKind.write,
+    min_role=Role.engineer,
+    needs_env=True,
+    affinity=(S,),
+    keywords=("создай", "создать", "новый", "датасет", "create", "dataset"),
+)
+def superset_create_dataset(args: CreateDatasetArgs, scope: CallScope) -> ToolRequest:
+    """Create a Superset dataset over a table."""
+    return ToolRequest(
+        method="POST",
+        path="/api/datasets",
+        params=env_param(scope),
+        json_body={
+            "database_id": args.database_id,
+            "table_name": args.table_name,
+            "schema": args.schema_name,
+        },
+    )

@@ -1,0 +1,150 @@
+"""Operations tools: environments, tasks, backups, git."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sstools.agent.context import ObjectType
+from sstools.agent.tools.spec import (
+    CallScope,
+    ToolArgs,
+    ToolKind,
+    ToolRequest,
+    assistant_tool,
+    env_param,
+)
+from sstools.auth.roles import Role
+
+D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
+
+
+class NoArgs(ToolArgs):
+    pass
+
+
+@assistant_tool(
+    title="Список окружений",
+    kind=ToolKind.read,
+    affinity=(S, M),
+    keywords=("окружения", "окружение", "стенды", "environments", "prod", "staging"),
+)
+def list_environments(args: NoArgs, scope: CallScope) -> ToolRequest:
+    """List the Superset environments with their stage and whether they answer."""
+    return ToolRequest(method="GET", path="/api/environments")
+
+
+class TaskArgs(ToolArgs):
+    task_id: str = Field(min_length=1, max_length=64)
+
+
+@assistant_tool(
+    title="Статус задачи",
+    kind=ToolKind.read,
+    affinity=(S, M),
+    keywords=("задача", "статус задачи", "готово", "task"),
+)
+def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
+    """Status of a background task (deploy, migration, validation, backup) by its id."""
+    return ToolRequest(method="GET", path=f"/api/tasks/{args.task_id}")
+
+
+@assistant_tool(
+    title="Список задач",
+    kind=ToolKind.read,
+    affinity=(M,),
+    keywords=("задачи", "очередь", "tasks"),
+)
+def list_tasks(args: NoArgs, scope: CallScope) -> ToolRequest:
+    """Recent background tasks and their status."""
+    return ToolRequest(method="GET", path="/api/tasks")
+
+
+@assistant_tool(
+    title="Резервная копия окружения",
+    kind=ToolKind.write,
+    min_role=Role.admin,
+    needs_env=True,
+    keywords=("бэкап", "резервная", "копия", "backup"),
+)
+def run_backup(args: NoArgs, scope: CallScope) -> ToolRequest:
+    """Back up the current environment's dashboards, charts and datasets."""
+    return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
+
+
+@assistant_tool(
+    title="Список резервных копий",
+    kind=ToolKind.read,
+    needs_env=True,
+    keywords=("бэкапы", "копии", "backups"),
+)
+def list_backups(args: NoArgs, scope: CallScope) -> ToolRequest:
+    """Backups of the current environment."""
+    return ToolRequest(method="GET", path="/api/backups", params=env_param(scope))
+
+
+class BranchArgs(ToolArgs):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")
+
+
+@assistant_tool(
+    title="Создание ветки",
+    kind=ToolKind.write,
+    min_role=Role.engineer,
+    affinity=(D,),
+    keywords=("ветка", "ветку", "branch"),
+)
+def create_branch(args: BranchArgs, scope: CallScope) -> ToolRequest:
+    """Create a git branch in the repository of dashboard exports."""
+    return ToolRequest(method="POST", path="/api/git/branches", json_body={"name": args.name})
+
+
+class CommitArgs(ToolArgs):
+    message: str = Field(min_length=1, max_length=500)
+    dashboard_ids: list[int] = Field(default_factory=list, max_length=100)
+
+
+@assistant_tool(
+    title="Коммит изменений",
+    kind=ToolKind.write,
+    min_role=Role.engineer,
+    affinity=(D,),
+    keywords=("коммит", "закоммить", "сохрани", "commit", "версия"),
+)
+def commit_changes(args: CommitArgs, scope: CallScope) -> ToolRequest:
+    """Export dashboards and commit them to the git repository."""
+    ids = args.dashboard_ids
+    if not ids and scope.object_type is D and scope.object_id is not None:
+        ids = [scope.object_id]
+    return ToolRequest(
+        method="POST",
+        path="/api/git/commits",
+        json_body={"message": args.message, "dashboard_ids": ids, "env_id": scope.env_id},
+    )
+
+
+@assistant_tool(
+    title="Статус git",
+    kind=ToolKind.read,
+    keywords=("git", "изменения", "незакоммиченные"),
+)
+def get_git_status(args: NoArgs, scope: CallScope) -> ToolRequest:
+    """What changed in the dashboard-exports repository since the last commit."""
+    return ToolRequest(method="GET", path="/api/git/status")
+
+
+@assistant_tool(title="Список веток", kind=ToolKind.read, keywords=("ветки", "branches"))
+def list_branches(args: NoArgs, scope: CallScope) -> ToolRequest:
+    """Branches of the dashboard-exports repository."""
+    return ToolRequest(method="GET", path="/api/git/branches")
+
+
+@assistant_tool(
+    title="Мои возможности",
+    kind=ToolKind.read,
+    always=True,
+    local=True,
+    keywords=("умеешь", "можешь", "помощь", "возможности", "help", "capabilities", "инструменты"),
+)
+def show_capabilities(args: NoArgs, scope: CallScope) -> ToolRequest:
+    """List what the agent can do here and now, and why other tools are hidden."""
+    raise NotImplementedError  # answered by the graph from the selection, not over HTTP

@@ -1,0 +1,156 @@
+"""``@assistant_tool``: a tool is a function from validated arguments to the HTTP call it makes.
+
+Declaring the call as data (:class:`ToolRequest`) keeps every policy — retries, timeouts,
+idempotency keys, truncation, audit — in the executor, in one place.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict
+
+from sstools.agent.context import ObjectType
+from sstools.auth.roles import Role
+
+
+class ToolKind(StrEnum):
+    read = "read"
+    write = "write"
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments: unknown arguments are an error the model sees."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class CallScope(BaseModel):
+    """What a call knows besides its arguments: the UIContext's environment and object."""
+
+    env_id: str | None = None
+    object_type: ObjectType | None = None
+    object_id: int | None = None
+
+
+class ToolRequest(BaseModel):
+    method: str
+    path: str
+    params: dict[str, str | int] | None = None
+    json_body: Any = None
+
+
+class ToolArgumentError(ValueError):
+    """The arguments validate but do not say enough (e.g. no dashboard id and none in context)."""
+
+
+Builder = Callable[[Any, CallScope], ToolRequest]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str  # the tool in human words (Russian), for cards and logs
+    description: str
+    args_model: type[ToolArgs]
+    kind: ToolKind
+    needs_env: bool
+    min_role: Role  # ToolPermission: the least role that may use the tool at all
+    affinity: frozenset[ObjectType]
+    always: bool
+    keywords: tuple[str, ...]  # words a person uses for it (the offline planner's lexicon)
+    build: Builder | None  # None: answered locally, no HTTP
+    preview: Builder | None = None  # read-only call that estimates a write's impact
+    classify: Callable[[Any], ToolKind] | None = None  # per-call kind (e.g. SQL)
+    target_env: Callable[[Any, CallScope], str | None] | None = None
+    write_role: Role = Role.engineer
+
+    def kind_for(self, args: ToolArgs) -> ToolKind:
+        return self.classify(args) if self.classify else self.kind
+
+    def required_role(self, args: ToolArgs) -> Role:
+        if self.kind_for(args) is ToolKind.write:
+            return max(self.min_role, self.write_role, key=lambda role: role.rank)
+        return self.min_role
+
+    def environment(self, args: ToolArgs, scope: CallScope) -> str | None:
+        """The environment the call acts on (the target, for deploys and migrations)."""
+        if self.target_env is not None:
+            return self.target_env(args, scope)
+        return scope.env_id if self.needs_env else None
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-calling schema offered to the model."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.args_model.model_json_schema(),
+            },
+        }
+
+
+CATALOGUE: dict[str, ToolSpec] = {}
+
+
+def assistant_tool(
+    *,
+    title: str,
+    kind: ToolKind,
+    min_role: Role = Role.analyst,
+    needs_env: bool = False,
+    affinity: tuple[ObjectType, ...] = (),
+    always: bool = False,
+    keywords: tuple[str, ...] = (),
+    local: bool = False,
+    preview: Builder | None = None,
+    classify: Callable[[Any], ToolKind] | None = None,
+    target_env: Callable[[Any, CallScope], str | None] | None = None,
+) -> Callable[[Builder], Builder]:
+    """Register the decorated builder as a tool; its docstring is the model-facing description."""
+
+    def register(function: Builder) -> Builder:
+        hints = get_type_hints(function)
+        args_model = hints[next(iter(inspect.signature(function).parameters))]
+        name = function.__name__
+        if name in CATALOGUE:
+            raise ValueError(f"tool {name} declared twice")
+        CATALOGUE[name] = ToolSpec(
+            name=name,
+            title=title,
+            description=inspect.cleandoc(function.__doc__ or ""),
+            args_model=args_model,
+            kind=kind,
+            needs_env=needs_env,
+            min_role=min_role,
+            affinity=frozenset(affinity),
+            always=always,
+            keywords=keywords,
+            build=None if local else function,
+            preview=preview,
+            classify=classify,
+            target_env=target_env,
+        )
+        return function
+
+    return register
+
+
+def object_id(explicit: int | None, scope: CallScope, object_type: ObjectType, what: str) -> int:
+    """The id the model gave, else the one from the UIContext when it is of the right type."""
+    if explicit is not None:
+        return explicit
+    if scope.object_type is object_type and scope.object_id is not None:
+        return scope.object_id
+    raise ToolArgumentError(f"укажите {what}: в контексте его нет")
+
+
+def env_param(scope: CallScope) -> dict[str, str | int]:
+    if scope.env_id is None:
+        raise ToolArgumentError("нужно выбрать окружение")
+    return {"env_id": scope.env_id}
