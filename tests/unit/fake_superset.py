@@ -34,6 +34,7 @@ class FakeSuperset:
     fail_with: int | None = None
     issued: int = 0
     csrf_sessions: dict[str, str] = field(default_factory=dict)
+    executed_sql: list[str] = field(default_factory=list)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -82,9 +83,39 @@ class FakeSuperset:
             new = {"id": len(self.dashboards) + 1, "published": False, **body}
             self.dashboards.append(new)
             return httpx.Response(201, json={"id": new["id"], "result": body})
-        if path.startswith("/api/v1/dashboard/"):
-            return httpx.Response(404, json={"message": "Not found"})
+        if path.startswith("/api/v1/dashboard/") and request.method == "GET":
+            return self._dashboard_detail(path)
+        if path == "/api/v1/database/" and request.method == "GET":
+            demo = {
+                "id": 1,
+                "database_name": "demo",
+                "backend": "sqlite",
+                "expose_in_sqllab": True,
+                "allow_dml": True,
+            }
+            return httpx.Response(200, json={"count": 1, "result": [demo]})
+        if path == "/api/v1/sqllab/execute/":
+            self.executed_sql.append(json.loads(request.content)["sql"])
+            return httpx.Response(200, json={"status": "success", "data": [], "columns": []})
         return httpx.Response(404, json={"message": f"fake has no {path}"})
+
+    def _dashboard_detail(self, path: str) -> httpx.Response:
+        parts = path.removeprefix("/api/v1/dashboard/").strip("/").split("/")
+        found = [d for d in self.dashboards if str(d["id"]) == parts[0]]
+        if not found:
+            return httpx.Response(404, json={"message": "Not found"})
+        dashboard = found[0]
+        if parts[1:] == ["charts"]:
+            chart = {"id": 1, "slice_name": "Потребление", "form_data": {"datasource": "1__table"}}
+            return httpx.Response(200, json={"result": [chart]})
+        if parts[1:] == ["datasets"]:
+            dataset = {"id": 1, "table_name": "energy", "database": {"id": 1}}
+            return httpx.Response(200, json={"result": [dataset]})
+        owner = {"id": 1, "first_name": "Ирина", "last_name": "Петрова"}
+        return httpx.Response(
+            200,
+            json={"result": {**dashboard, "owners": [owner], "changed_on": "2026-11-01T10:00:00"}},
+        )
 
     def _list_dashboards(self, request: httpx.Request) -> httpx.Response:
         raw_q = parse_qs(request.url.query.decode()).get("q", ["()"])[0]

@@ -1,0 +1,189 @@
+"""AGTL-FR-002/004 and the 401/403 edge cases, against a server that fails on purpose."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
+from sstools.agent.tools import CATALOGUE, CallScope
+from sstools.storage.db import create_engine, migrate, session_factory
+from sstools.storage.models import AuditEntry
+from tests.support import LiveServer
+
+
+class FaultServer:
+    """Answers per path: a scripted sequence of statuses, a hang, or a big body. Counts calls."""
+
+    def __init__(self) -> None:
+        self.plan: dict[str, list[int | str]] = {}
+        self.calls: Counter[str] = Counter()
+        self.headers: list[dict[str, str]] = []
+        self.app = Starlette(
+            routes=[Route("/{path:path}", self.handle, methods=["GET", "POST", "PUT"])]
+        )
+
+    async def handle(self, request: Request) -> Response:
+        path = "/" + request.path_params["path"]
+        self.calls[path] += 1
+        self.headers.append(dict(request.headers))
+        steps = self.plan.get(path, [200])
+        step = steps[min(self.calls[path] - 1, len(steps) - 1)]
+        if step == "hang":
+            await asyncio.sleep(3)  # six times the executor timeout below
+        if step == "big":
+            items = [{"id": i, "title": f"Дашборд {i}", "published": True} for i in range(400)]
+            return JSONResponse({"items": items, "total": 400})
+        if step == "missing":
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        status = int(step)
+        if status == 403:
+            return JSONResponse({"detail": "no", "required_role": "engineer"}, status_code=403)
+        return JSONResponse({"status": status, "path": path}, status_code=status)
+
+
+@pytest.fixture
+def fault() -> Iterator[tuple[FaultServer, str]]:
+    server = FaultServer()
+    with LiveServer(server.app) as live:
+        yield server, live.url
+
+
+@pytest.fixture
+async def executor(fault: tuple[FaultServer, str], tmp_path: Path) -> AsyncIterator[ToolExecutor]:
+    url = f"sqlite:///{tmp_path / 'audit.db'}"
+    migrate(url)
+    engine = create_engine(url)
+    executor = ToolExecutor(
+        base_url=fault[1], timeout_s=0.5, retry_wait_s=1.0, sessions=session_factory(engine)
+    )
+    yield executor
+    await executor.aclose()
+    await engine.dispose()
+
+
+SCOPE = CallScope(env_id="ss-dev", object_type="dashboard", object_id=10)  # type: ignore[arg-type]
+
+
+async def _run(executor: ToolExecutor, tool: str, args: dict[str, object]) -> ToolResult:
+    spec = CATALOGUE[tool]
+    return await executor.execute(
+        spec,
+        spec.args_model.model_validate(args),
+        SCOPE,
+        token="t",
+        username="ирина",
+        idempotency_key="cf_key",
+    )
+
+
+async def test_agtl_fr_002_read_retries_once_after_a_fixed_second(
+    executor: ToolExecutor, fault: tuple[FaultServer, str]
+) -> None:
+    server, _ = fault
+    server.plan["/api/dashboards"] = [503, 200]
+    started = time.monotonic()
+    result = await _run(executor, "search_dashboards", {})
+    assert result.outcome is Outcome.ok and result.attempts == 2
+    assert time.monotonic() - started >= 0.95
+    assert server.calls["/api/dashboards"] == 2
+
+
+async def test_agtl_fr_002_read_reports_failure_after_the_one_retry(
+    executor: ToolExecutor, fault: tuple[FaultServer, str]
+) -> None:
+    fault[0].plan["/api/dashboards"] = [502]
+    result = await _run(executor, "search_dashboards", {})
+    assert result.outcome is Outcome.error and result.attempts == 2 and result.status == 502
+    assert fault[0].calls["/api/dashboards"] == 2
+
+
+async def test_agtl_fr_002_write_is_never_retried_and_carries_an_idempotency_key(
+    executor: ToolExecutor, fault: tuple[FaultServer, str]
+) -> None:
+    server, _ = fault
+    server.plan["/api/dashboards/10/deploy"] = [503, 200]
+    result = await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
+    assert result.outcome is Outcome.error and result.attempts == 1
+    assert server.calls["/api/dashboards/10/deploy"] == 1
+    assert server.headers[-1]["idempotency-key"] == "cf_key"
+
+
+async def test_agtl_fr_004_a_hanging_read_times_out_clearly(
+    executor: ToolExecutor, fault: tuple[FaultServer, str]
+) -> None:
+    fault[0].plan["/api/dashboards/10/health"] = ["hang"]
+    started = time.monotonic()
+    result = await _run(executor, "get_health_summary", {})
+    assert time.monotonic() - started < 3
+    assert result.outcome is Outcome.timeout
+    assert "не ответил за 0.5 с" in (result.message or "")
+    assert fault[0].calls["/api/dashboards/10/health"] == 1  # timeouts are not retried
+
+
+async def test_agtl_fr_004_a_hanging_write_has_unknown_status(
+    executor: ToolExecutor, fault: tuple[FaultServer, str]
+) -> None:
+    fault[0].plan["/api/dashboards/10/deploy"] = ["hang"]
+    result = await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
+    assert result.outcome is Outcome.unknown
+    assert "статус операции неизвестен — проверьте статус" in (result.message or "")
+    assert "get_task_status" in json.loads(result.content)["error"]
+    assert fault[0].calls["/api/dashboards/10/deploy"] == 1
+
+
+async def test_expired_session_is_reported_without_retry(
+    executor: ToolExecutor, fault: tuple[FaultServer, str]
+) -> None:
+    fault[0].plan["/api/dashboards"] = [401]
+    result = await _run(executor, "search_dashboards", {})
+    assert result.outcome is Outcome.session_expired and result.attempts == 1
+    assert result.message == "сессия истекла, обновите страницу"
+
+
+async def test_forbidden_is_permission_denied_with_the_role(
+    executor: ToolExecutor, fault: tuple[FaultServer, str]
+) -> None:
+    fault[0].plan["/api/sql/execute"] = [403]
+    result = await _run(
+        executor, "superset_execute_sql", {"sql": "delete from t", "database_id": 1}
+    )
+    assert result.outcome is Outcome.permission_denied and result.required_roles == ["engineer"]
+
+
+async def test_missing_endpoint_is_not_yet_available(
+    executor: ToolExecutor, fault: tuple[FaultServer, str]
+) -> None:
+    fault[0].plan["/api/git/branches"] = ["missing"]
+    result = await _run(executor, "create_branch", {"name": "feature/x"})
+    assert result.outcome is Outcome.not_available
+    assert "ещё не доступно" in (result.message or "")
+
+
+async def test_story3_acceptance3_large_answers_are_summarised_and_audited(
+    executor: ToolExecutor, fault: tuple[FaultServer, str], tmp_path: Path
+) -> None:
+    fault[0].plan["/api/dashboards"] = ["big"]
+    result = await _run(executor, "search_dashboards", {})
+    assert result.raw_size > 4000 >= len(result.content)
+    assert json.loads(result.content)["items_total_count"] == 400
+    engine = create_engine(f"sqlite:///{tmp_path / 'audit.db'}")
+    async with session_factory(engine)() as session:
+        entry = await session.scalar(select(AuditEntry).where(AuditEntry.action == "tool_call"))
+    await engine.dispose()
+    assert entry is not None
+    assert entry.username == "ирина" and entry.env_id == "ss-dev" and entry.outcome == "ok"
+    assert entry.detail["tool"] == "search_dashboards" and entry.detail["attempts"] == 1
+    assert entry.detail["raw_size"] == result.raw_size
+    assert entry.detail["summarized_size"] == len(result.content)

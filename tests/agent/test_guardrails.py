@@ -1,0 +1,99 @@
+"""AGGRD-FR-001/002: risk depends on the tool's kind and the target's configured stage."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import SecretStr
+
+from sstools.agent.guardrails import RiskLevel, Tone, decide, impact_text
+from sstools.agent.texts import dashboards_changed
+from sstools.agent.tools import CATALOGUE
+from sstools.environments import Environment, EnvironmentRegistry, Stage
+
+ENVS = EnvironmentRegistry(
+    [
+        Environment(
+            id=env_id,
+            name=env_id.upper(),
+            stage=stage,
+            url="http://x",
+            username="u",
+            password=SecretStr("p"),
+        )
+        for env_id, stage in (
+            ("ss-dev", Stage.dev),
+            ("staging", Stage.staging),
+            ("prod", Stage.prod),
+        )
+    ]
+)
+
+
+def _decide(tool: str, args: dict[str, object], env: str | None, confirm_reads: bool = False):  # type: ignore[no-untyped-def]
+    spec = CATALOGUE[tool]
+    return decide(
+        spec, spec.args_model.model_validate(args), env, ENVS, confirm_reads=confirm_reads
+    )
+
+
+def test_aggrd_fr_001_deploy_to_prod_is_dangerous_and_loud() -> None:
+    decision = _decide("deploy_dashboard", {"target_env_id": "prod"}, "prod")
+    assert (decision.level, decision.tone, decision.stage) == (
+        RiskLevel.dangerous,
+        Tone.destructive,
+        Stage.prod,
+    )
+    assert decision.prompt.startswith("⚠️ PRODUCTION")
+    assert decision.needs_confirmation
+
+
+@pytest.mark.parametrize(("env", "stage"), [("ss-dev", "dev"), ("staging", "staging")])
+def test_aggrd_fr_001_same_tool_to_dev_or_staging_is_calm(env: str, stage: str) -> None:
+    decision = _decide("deploy_dashboard", {"target_env_id": env}, env)
+    assert (decision.level, decision.tone) == (RiskLevel.guarded, Tone.info)
+    assert decision.prompt.startswith(f"Изменения в {stage}-окружении")
+    assert "⚠️" not in decision.prompt
+
+
+def test_git_write_without_environment_is_a_warning() -> None:
+    decision = _decide("create_branch", {"name": "feature/x"}, None)
+    assert (decision.level, decision.tone) == (RiskLevel.guarded, Tone.warning)
+
+
+def test_dml_sql_in_prod_is_dangerous_but_select_is_safe() -> None:
+    dml = _decide("superset_execute_sql", {"sql": "delete from t", "database_id": 1}, "prod")
+    assert dml.level is RiskLevel.dangerous and dml.kind == "write"
+    select = _decide("superset_execute_sql", {"sql": "select 1", "database_id": 1}, "prod")
+    assert select.level is RiskLevel.safe and not select.needs_confirmation
+
+
+def test_backup_is_dangerous_even_in_dev() -> None:
+    assert _decide("run_backup", {}, "ss-dev").tone is Tone.destructive
+
+
+def test_story2_acceptance3_reads_get_a_green_card_only_when_hitl_confirms_reads() -> None:
+    calm = _decide("search_dashboards", {}, "prod")
+    assert not calm.needs_confirmation
+    card = _decide("search_dashboards", {}, "prod", confirm_reads=True)
+    assert card.needs_confirmation
+    assert (card.level, card.tone, card.prompt) == (RiskLevel.safe, Tone.success, "Чтение данных")
+
+
+@pytest.mark.parametrize(
+    ("count", "text"),
+    [
+        (1, "1 дашборд будет изменён"),
+        (3, "3 дашборда будут изменены"),
+        (5, "5 дашбордов будут изменены"),
+        (11, "11 дашбордов будут изменены"),
+        (22, "22 дашборда будут изменены"),
+    ],
+)
+def test_impact_scope_in_russian(count: int, text: str) -> None:
+    assert dashboards_changed(count) == text
+    assert impact_text({"dashboards_changed": count}) == text
+    assert impact_text({"dashboards": list(range(count))}) == text
+
+
+def test_impact_is_honest_when_preview_is_unavailable() -> None:
+    assert impact_text(None) == "оценка влияния недоступна"

@@ -1,0 +1,59 @@
+"""AGTL-FR-003: large answers are summarised by structure, valid JSON, never over the limit."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sstools.agent.summarize import LIMIT, cut_text, summarize
+
+
+def test_agtl_fr_003_arrays_keep_top_items_and_the_total() -> None:
+    items = [
+        {"id": i, "title": f"Дашборд {i}", "owners": [{"n": 1}] * 5, "meta": {"deep": i}}
+        for i in range(500)
+    ]
+    raw = json.dumps({"items": items, "total": 500})
+    out = summarize({"items": items, "total": 500})
+    assert len(raw) > LIMIT >= len(out)
+    data = json.loads(out)
+    assert data["items_total_count"] == 500 and data["total"] == 500
+    assert data["items"][0] == {"id": 0, "title": "Дашборд 0", "owners_count": 5}
+    assert [item["id"] for item in data["items"]] == list(range(len(data["items"])))
+    assert "показаны первые" in data["note"]
+
+
+def test_agtl_fr_003_text_is_cut_at_a_sentence_boundary() -> None:
+    text = "Первое предложение о потреблении. " * 300
+    out = json.loads(summarize(text))
+    assert out.endswith("потреблении.…")
+    assert cut_text("Раз. Два. Три.", 9) == "Раз.…"
+
+
+def test_small_answers_pass_unchanged() -> None:
+    assert json.loads(summarize({"a": [1, 2]})) == {"a": [1, 2]}
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=400),
+    lambda children: (
+        st.lists(children, max_size=60)
+        | st.dictionaries(st.text(max_size=20), children, max_size=12)
+    ),
+    max_leaves=400,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_json)
+def test_agtl_fr_003_result_is_always_valid_json_within_the_limit(payload: Any) -> None:
+    out = summarize(payload, 600)
+    assert len(out) <= 600
+    json.loads(out)
