@@ -167,3 +167,23 @@ async def read_events(
 
 def types(events: list[dict[str, Any]]) -> list[str]:
     return [event["type"] for event in events]
+
+
+def read_events_sync(
+    client: httpx.Client,
+    conversation_id: str,
+    headers: dict[str, str],
+    *,
+    until: Callable[[dict[str, Any]], bool] = lambda e: e["type"] in ("done", "confirm_required"),
+) -> list[dict[str, Any]]:
+    """The blocking twin of :func:`read_events`, for hypothesis tests (which are synchronous)."""
+    events: list[dict[str, Any]] = []
+    with client.stream(
+        "GET", f"/api/agent/conversations/{conversation_id}/events", headers=headers, timeout=20
+    ) as response:
+        for line in response.iter_lines():
+            if line.startswith("data:"):
+                events.append(json.loads(line[5:].strip()))
+                if until(events[-1]):
+                    break
+    return events

@@ -165,6 +165,11 @@ async def post_message(
     return RunAccepted(run_id=run_id)
 
 
+def _sse_data(event: dict[str, Any]) -> str:
+    """ASCII JSON: U+2028, U+0085 and kin would otherwise split an SSE line in some clients."""
+    return json.dumps(event)
+
+
 @router.get("/conversations/{conversation_id}/events")
 async def stream_events(
     conversation: ConversationDep,
@@ -184,12 +189,10 @@ async def stream_events(
         replayed_ids = {data.get("confirmation_id") for _, data in replay}
         if pending is not None and pending.id not in replayed_ids:
             # Re-sent with the client's own cursor as id, so its position never moves back.
-            yield ServerSentEvent(
-                data=json.dumps(pending.event, ensure_ascii=False), id=str(cursor)
-            )
+            yield ServerSentEvent(data=_sse_data(pending.event), id=str(cursor))
         while True:
             for seq, data in replay:
-                yield ServerSentEvent(data=json.dumps(data, ensure_ascii=False), id=str(seq))
+                yield ServerSentEvent(data=_sse_data(data), id=str(seq))
                 cursor = seq
             if await request.is_disconnected():
                 return

@@ -79,6 +79,19 @@ def args_hash(args: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(args, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
+def storable(value: Any) -> Any:
+    """Model output as the checkpointer can store it: integers beyond 64 bits become strings."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**63 else str(value)
+    if isinstance(value, dict):
+        return {str(key): storable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [storable(item) for item in value]
+    return value
+
+
 def _context(state: AgentState) -> UIContext | None:
     raw = state.get("context")
     return UIContext.model_validate(raw) if raw else None
@@ -163,6 +176,7 @@ class AgentGraph:
         bound = self._model.bind_tools(tools) if tools else self._model
         reply = await bound.ainvoke([SystemMessage(system), *state.get("messages", [])])
         assert isinstance(reply, AIMessage)
+        reply.tool_calls = [{**call, "args": storable(call["args"])} for call in reply.tool_calls]
         emit = []
         if reply.text:
             emit.append(encode(MessageEvent(text=reply.text, run_id=runtime.context.run_id)))
@@ -231,21 +245,25 @@ class AgentGraph:
                 rest,
                 run_id,
             )
-        try:
-            args = tool.args_model.model_validate(call["args"])
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
-            )
-            return self._refuse(
-                call,
-                texts.BAD_ARGUMENTS.format(tool=tool.name, problems=problems),
-                emit,
-                rest,
-                run_id,
-            )
-        required = tool.required_role(args)
-        if not role.allows(required):
+        # The role first: a tool the role may never use is denied whatever its arguments.
+        required = tool.min_role
+        args: ToolArgs | None = None
+        if role.allows(required):
+            try:
+                args = tool.args_model.model_validate(call["args"])
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
+                )
+                return self._refuse(
+                    call,
+                    texts.BAD_ARGUMENTS.format(tool=tool.name, problems=problems),
+                    emit,
+                    rest,
+                    run_id,
+                )
+            required = tool.required_role(args)  # per call: DML needs more than a SELECT
+        if args is None or not role.allows(required):
             message = texts.PERMISSION_DENIED.format(tool=tool.name, roles=required.value)
             emit.append(
                 encode(

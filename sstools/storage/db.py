@@ -47,7 +47,13 @@ def migrate(database_url: str) -> None:
 
 def create_engine(database_url: str) -> AsyncEngine:
     _ensure_sqlite_folder(database_url)
-    return create_async_engine(_with_driver(database_url, asynchronous=True))
+    # A confirmation burst holds a connection per request while the agent opens its own.
+    return create_async_engine(
+        _with_driver(database_url, asynchronous=True),
+        pool_size=10,
+        max_overflow=40,
+        pool_timeout=10,
+    )
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -1,0 +1,339 @@
+"""End to end over real HTTP and SSE: context, confirmations, denials, cancellations, reconnects."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from sqlalchemy import select, update
+
+from sstools.agent.context import BLOCK_END, BLOCK_START
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal, issue_token
+from sstools.config import Settings
+from sstools.storage.models import AuditEntry, Confirmation
+from tests.agent.conftest import dashboard_context, dataset_context
+from tests.agent.test_selection import DASHBOARD_SET
+from tests.support import answer, call_tool, read_events, types
+from tests.unit.fake_superset import FakeSuperset
+
+DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+
+
+async def _audit(agent: Any, action: str) -> list[AuditEntry]:
+    async with agent.app.state.services.sessions() as session:
+        return list(await session.scalars(select(AuditEntry).where(AuditEntry.action == action)))
+
+
+async def test_sc_001_dashboard_context_reaches_the_prompt_with_only_dashboard_tools(
+    make_agent: Any,
+) -> None:
+    async with make_agent(answer("Это дашборд 42.")) as agent:
+        cid = await agent.conversation(Role.admin)
+        await agent.send(cid, "расскажи про этот дашборд", dashboard_context("42"), Role.admin)
+        events = await read_events(agent.client, cid, agent.auth(Role.admin))
+    assert types(events) == ["run_started", "message", "done"]
+    system = agent.model.system_prompts()[0]
+    block = system.split(BLOCK_START, 1)[1].split(BLOCK_END, 1)[0]
+    assert json.loads(block)["objectId"] == "42" and json.loads(block)["objectType"] == "dashboard"
+    assert "не инструкции" in system
+    assert set(agent.model.offered[0]) == DASHBOARD_SET
+
+
+async def test_story1_acceptance1_this_dashboard_is_understood_without_naming_it(
+    make_agent: Any,
+) -> None:
+    async with make_agent(call_tool("get_health_summary", {})) as agent:
+        cid = await agent.conversation(Role.analyst)
+        await agent.send(
+            cid, "какой статус у этого дашборда?", dashboard_context("3"), Role.analyst
+        )
+        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+    assert types(events) == ["run_started", "tool_call", "tool_result", "message", "done"]
+    assert events[2]["outcome"] == "ok"
+    health = json.loads(str(agent.model.prompts[-1][-1].content))
+    assert health["dashboard_id"] == 3 and health["env_id"] == "ss-dev"
+    assert health["title"] == "Дашборд 3"
+    assert health["git_status"] == "не версионирован"
+    assert health["last_validation"] == "не проверялся"
+
+
+async def test_story1_acceptance5_each_visit_and_tab_has_its_own_context(make_agent: Any) -> None:
+    async with make_agent(answer("ок")) as agent:
+        first, second = await agent.conversation(), await agent.conversation()
+        await agent.send(first, "что это?", dashboard_context("5"))
+        await agent.send(second, "что это?", dataset_context("7", env_id="prod"))
+        await read_events(agent.client, first, agent.auth(Role.engineer))
+        await read_events(agent.client, second, agent.auth(Role.engineer))
+        await agent.send(first, "а теперь?", dashboard_context("6"))
+        await read_events(
+            agent.client,
+            first,
+            agent.auth(Role.engineer),
+            until=lambda e: e["type"] == "done" and e["_id"] > 3,
+        )
+        history = (
+            await agent.client.get(
+                f"/api/agent/conversations/{first}", headers=agent.auth(Role.engineer)
+            )
+        ).json()
+    blocks = [
+        json.loads(p.split(BLOCK_START)[1].split(BLOCK_END)[0])
+        for p in agent.model.system_prompts()
+    ]
+    assert sorted((b["objectType"], b["objectId"], b["envId"]) for b in blocks) == [
+        ("dashboard", "5", "ss-dev"),
+        ("dashboard", "6", "ss-dev"),
+        ("dataset", "7", "prod"),
+    ]
+    assert [m["uicontext"]["objectId"] for m in history["messages"] if m["role"] == "user"] == [
+        "5",
+        "6",
+    ]
+
+
+async def test_old_history_without_context_degrades_to_unavailable(make_agent: Any) -> None:
+    async with make_agent(answer("ок")) as agent:
+        cid = await agent.conversation()
+        await agent.send(cid, "привет", None)
+        await read_events(agent.client, cid, agent.auth(Role.engineer))
+    assert "контекст недоступен" in agent.model.system_prompts()[0]
+    assert set(agent.model.offered[0]) == {
+        "show_capabilities",
+        "list_environments",
+        "get_task_status",
+        "list_tasks",
+        "create_branch",
+        "commit_changes",
+        "get_git_status",
+        "list_branches",
+        "superset_format_sql",
+    }
+
+
+async def test_malformed_object_type_is_422_audited_and_never_prompted(make_agent: Any) -> None:
+    async with make_agent(answer("ок")) as agent:
+        cid = await agent.conversation()
+        response = await agent.send(cid, "привет", {**dashboard_context(), "objectType": "invalid"})
+        entries = await _audit(agent, "context_rejected")
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "uicontext", "objectType"]
+    assert len(entries) == 1 and entries[0].detail["field"] == "uicontext.objectType"
+    assert "invalid" in entries[0].detail["excerpt"]
+    assert agent.model.prompts == []
+
+
+async def test_aggrd_fr_003_permission_denied_comes_before_any_card(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        cid = await agent.conversation(Role.analyst)
+        await agent.send(cid, "удали продажи", dataset_context(), Role.analyst)
+        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+    assert types(events) == [
+        "run_started",
+        "tool_call",
+        "permission_denied",
+        "tool_result",
+        "message",
+        "done",
+    ]
+    denied = events[2]
+    assert denied["tool"] == "superset_execute_sql" and denied["required_roles"] == ["engineer"]
+    assert denied["message"].startswith("Недостаточно прав")
+    assert fake_superset.executed_sql == []
+
+
+async def _card(
+    agent: Any,
+    script_args: dict[str, Any] = DELETE,
+    role: Role = Role.engineer,
+    context: dict[str, Any] | None = None,
+) -> tuple[str, dict[str, Any]]:
+    cid = await agent.conversation(role)
+    await agent.send(cid, "удали продажи", context or dataset_context(env_id="prod"), role)
+    events = await read_events(agent.client, cid, agent.auth(role))
+    assert events[-1]["type"] == "confirm_required", events
+    return cid, events[-1]
+
+
+async def test_story2_prod_write_gets_a_destructive_card_and_runs_once_on_approval(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE, text="Удалено.")) as agent:
+        cid, card = await _card(agent)
+        assert card["decision"]["tone"] == "destructive" and card["decision"]["stage"] == "prod"
+        assert card["decision"]["prompt"].startswith("⚠️ PRODUCTION")
+        assert fake_superset.executed_sql == []  # nothing before the decision
+        response = await agent.decide(cid, card["confirmation_id"], "approve")
+        assert response.status_code == 200
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        again = await agent.decide(cid, card["confirmation_id"], "approve")
+    assert types(events) == ["run_started", "tool_result", "message", "done"]
+    assert fake_superset.executed_sql == [DELETE["sql"]]
+    assert again.status_code == 409
+
+
+async def test_aggrd_fr_004_deny_cancels_explicitly_and_nothing_runs(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        cid, card = await _card(agent)
+        assert (await agent.decide(cid, card["confirmation_id"], "deny")).status_code == 200
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        history = (
+            await agent.client.get(
+                f"/api/agent/conversations/{cid}", headers=agent.auth(Role.engineer)
+            )
+        ).json()
+    assert types(events) == ["run_started", "cancelled", "message", "done"]
+    assert events[1]["message"].startswith("Операция отменена: вы отклонили «Выполнение SQL»")
+    assert events[2]["text"] == events[1]["message"]
+    assert history["messages"][-1]["text"].startswith("Операция отменена")
+    assert fake_superset.executed_sql == []
+    assert len(agent.model.prompts) == 1  # the agent did not carry on after the cancellation
+
+
+async def test_twenty_parallel_approvals_execute_once(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        cid, card = await _card(agent)
+        responses = await asyncio.gather(
+            *(agent.decide(cid, card["confirmation_id"], "approve") for _ in range(20))
+        )
+        await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"])
+    assert sorted(r.status_code for r in responses) == [200] + [409] * 19
+    assert fake_superset.executed_sql == [DELETE["sql"]]
+
+
+async def test_confirmation_is_bound_to_its_owner_and_its_arguments(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        cid, card = await _card(agent)
+        url = f"/api/agent/conversations/{cid}"
+        other = agent.auth(Role.admin)  # another user, even a more powerful one
+        assert (await agent.client.get(url, headers=other)).status_code == 404
+        assert (
+            await agent.decide(cid, card["confirmation_id"], "approve", Role.admin)
+        ).status_code == 404
+        assert (
+            await agent.client.post(f"{url}/messages", json={"text": "x"}, headers=other)
+        ).status_code == 404
+        bad = await agent.client.post(
+            f"{url}/confirmations/{card['confirmation_id']}",
+            json={"decision": "yes"},
+            headers=agent.auth(Role.engineer),
+        )
+        assert bad.status_code == 422
+        busy = await agent.send(cid, "ещё", dataset_context(env_id="prod"))
+        assert busy.status_code == 409
+        # Someone alters what was approved: the hash no longer matches the paused call.
+        async with agent.app.state.services.sessions() as session:
+            await session.execute(update(Confirmation).values(args_hash="0" * 64))
+            await session.commit()
+        assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+    assert "cancelled" in types(events)
+    assert "не совпадает" in next(e for e in events if e["type"] == "cancelled")["message"]
+    assert fake_superset.executed_sql == []
+
+
+async def test_reconnect_re_emits_the_pending_confirmation_once(make_agent: Any) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        cid, card = await _card(agent)
+        replay = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        fresh = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    assert types(replay) == ["confirm_required"]
+    assert replay[0]["confirmation_id"] == card["confirmation_id"]
+    assert replay[0]["_id"] == card["_id"]  # the cursor never moves back
+    assert [e["confirmation_id"] for e in fresh if e["type"] == "confirm_required"] == [
+        card["confirmation_id"]
+    ]
+
+
+async def test_expired_confirmation_is_cancelled(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    async with make_agent(
+        call_tool("superset_execute_sql", DELETE), confirmation_ttl_s=0.5
+    ) as agent:
+        cid, card = await _card(agent)
+        await asyncio.sleep(0.7)
+        late = await agent.decide(cid, card["confirmation_id"], "approve")
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+    assert late.status_code == 409
+    assert "истекло" in next(e for e in events if e["type"] == "cancelled")["message"]
+    assert fake_superset.executed_sql == []
+
+
+async def test_hitl_all_asks_for_reads_with_a_green_card(make_agent: Any) -> None:
+    async with make_agent(
+        call_tool("search_dashboards", {"query": "дашборд"}), hitl="all"
+    ) as agent:
+        cid, card = await _card(agent, context=dashboard_context())
+    assert card["tool"] == "search_dashboards"
+    assert (card["decision"]["tone"], card["decision"]["level"], card["decision"]["prompt"]) == (
+        "success",
+        "safe",
+        "Чтение данных",
+    )
+
+
+async def test_jwt_expiring_mid_conversation_is_reported_once(
+    make_agent: Any, settings: Settings
+) -> None:
+    def slow_search(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        if isinstance(messages[-1], ToolMessage):
+            return AIMessage(content="не должен вызываться")
+        time.sleep(1.5)  # the token expires while the model thinks
+        return AIMessage(
+            content="", tool_calls=[{"name": "search_dashboards", "args": {}, "id": "call_1"}]
+        )
+
+    async with make_agent(slow_search) as agent:
+        token = issue_token(settings, Principal(username="engineer", role=Role.engineer), ttl_s=1)
+        headers = {"Authorization": f"Bearer {token}"}
+        cid = (await agent.client.post("/api/agent/conversations", headers=headers)).json()["id"]
+        await agent.client.post(
+            f"/api/agent/conversations/{cid}/messages",
+            headers=headers,
+            json={"text": "найди", "uicontext": dashboard_context()},
+        )
+        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    assert types(events) == ["run_started", "tool_call", "tool_result", "error", "done"]
+    assert events[3] == {
+        **events[3],
+        "code": "session_expired",
+        "message": "сессия истекла, обновите страницу",
+    }
+    assert len(agent.model.prompts) == 1
+
+
+async def test_show_capabilities_says_what_is_hidden_and_why(make_agent: Any) -> None:
+    async with make_agent(call_tool("show_capabilities")) as agent:
+        cid = await agent.conversation(Role.analyst)
+        await agent.send(
+            cid, "что ты умеешь?", {**dashboard_context(), "envId": None}, Role.analyst
+        )
+        await read_events(agent.client, cid, agent.auth(Role.analyst))
+    capabilities = json.loads(str(agent.model.prompts[-1][-1].content))
+    why = {item["tool"]: item["why"] for item in capabilities["hidden"]}
+    assert why["deploy_dashboard"] == "требует роль engineer"
+    assert why["get_health_summary"] == "нужно выбрать окружение"
+    assert why["superset_execute_sql"] == "не относится к объекту «dashboard»"
+    assert [item["tool"] for item in capabilities["available"]] == ["show_capabilities"]

@@ -1,0 +1,199 @@
+"""SC-005 and SC-006 with hypothesis, over real HTTP against a live app."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from sqlalchemy import select
+
+from sstools.agent.tools import CATALOGUE, ToolKind
+from sstools.app import create_app
+from sstools.auth.roles import Role
+from sstools.config import Settings
+from sstools.storage.models import AuditEntry
+from tests.agent.conftest import dashboard_context, dataset_context
+from tests.conftest import AuthHeaders
+from tests.support import LiveServer, ScriptedChatModel, read_events_sync
+from tests.unit.conftest import _RoutingTransport
+from tests.unit.fake_superset import FakeSuperset
+
+WRITES = sorted(name for name, tool in CATALOGUE.items() if tool.kind is ToolKind.write)
+
+
+def _calls_from_message(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    """Calls every (name, args) pair listed as JSON in the person's message."""
+    if isinstance(messages[-1], ToolMessage):
+        return AIMessage(content="готово")
+    human = next(m for m in reversed(messages) if isinstance(m, HumanMessage))
+    calls = json.loads(str(human.content))
+    return AIMessage(
+        content="",
+        tool_calls=[
+            {"name": name, "args": args, "id": f"call_{i}"} for i, (name, args) in enumerate(calls)
+        ],
+    )
+
+
+class LiveAgent(NamedTuple):
+    client: httpx.Client
+    app: Any
+    model: ScriptedChatModel
+
+    def __repr__(self) -> str:  # hypothesis prints fixture values; the model's log is large
+        return f"LiveAgent({self.client.base_url})"
+
+
+@pytest.fixture
+def live_agent(settings: Settings, fake_superset: FakeSuperset) -> Iterator[LiveAgent]:
+    model = ScriptedChatModel(script=_calls_from_message)
+    app = create_app(
+        settings, superset_transport=_RoutingTransport(fake_superset), chat_model=model
+    )
+    with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+        yield LiveAgent(client, app, model)
+
+
+def _look_alikes(name: str) -> list[str]:
+    cyrillic = name.replace("o", "о").replace("a", "а").replace("e", "е")
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in name)
+    return [
+        name.upper(),
+        name.title(),
+        f" {name}",
+        f"{name} ",
+        name.replace("_", "-"),
+        cyrillic,
+        fullwidth,
+        unicodedata.normalize("NFKD", fullwidth),
+        f"{name}\u200b",
+        name + "s",
+        "functions." + name,
+    ]
+
+
+LOOK_ALIKES = [alike for name in WRITES for alike in _look_alikes(name)]
+_names = st.one_of(st.sampled_from(WRITES), st.sampled_from(LOOK_ALIKES), st.text(max_size=40))
+_args = st.one_of(
+    st.just({}),
+    st.just({"target_env_id": "prod"}),
+    st.just({"name": "feature/x"}),
+    st.just({"sql": "delete from t", "database_id": 1}),
+    st.dictionaries(st.text(max_size=10), st.integers() | st.text(max_size=10), max_size=3),
+)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    st.lists(st.tuples(_names, _args), min_size=1, max_size=6),
+    st.sampled_from([dashboard_context(), dataset_context(env_id="prod"), None]),
+)
+def test_sc_005_analyst_never_reaches_a_write(
+    live_agent: LiveAgent,
+    fake_superset: FakeSuperset,
+    auth: AuthHeaders,
+    calls: list[tuple[str, dict[str, Any]]],
+    context: dict[str, Any] | None,
+) -> None:
+    client, _, model = live_agent
+    headers = auth(Role.analyst)
+    calls = [*calls, ("superset_execute_sql", {"sql": "drop table t", "database_id": 1})]
+    cid = client.post("/api/agent/conversations", headers=headers).json()["id"]
+    sent = client.post(
+        f"/api/agent/conversations/{cid}/messages",
+        headers=headers,
+        json={"text": json.dumps(calls, ensure_ascii=False), "uicontext": context},
+    )
+    assert sent.status_code == 202
+    events = read_events_sync(client, cid, headers)
+    assert events[-1]["type"] == "done"
+    assert "confirm_required" not in [e["type"] for e in events]
+    assert not set(WRITES) & {name for offered in model.offered for name in offered}
+    denied = [e for e in events if e["type"] == "permission_denied"]
+    assert all(e["required_roles"] for e in denied) and denied  # the smuggled DROP at least
+    assert fake_superset.executed_sql == []
+
+
+def test_sc_005_no_write_tool_call_was_audited(live_agent: LiveAgent, auth: AuthHeaders) -> None:
+    client, app, _ = live_agent
+    headers = auth(Role.analyst)
+    calls = [[name, {"target_env_id": "prod", "name": "x", "message": "m"}] for name in WRITES]
+    cid = client.post("/api/agent/conversations", headers=headers).json()["id"]
+    client.post(
+        f"/api/agent/conversations/{cid}/messages",
+        headers=headers,
+        json={"text": json.dumps(calls), "uicontext": dashboard_context()},
+    )
+    events = read_events_sync(client, cid, headers)
+    assert sorted(e["tool"] for e in events if e["type"] == "permission_denied") == WRITES
+
+    import asyncio
+
+    async def tool_calls() -> list[AuditEntry]:
+        async with app.state.services.sessions() as session:
+            return list(
+                await session.scalars(select(AuditEntry).where(AuditEntry.action == "tool_call"))
+            )
+
+    assert asyncio.run(tool_calls()) == []
+
+
+_bad_values = st.one_of(st.none(), st.integers(), st.text(max_size=600), st.booleans())
+_malformed = st.one_of(
+    st.builds(
+        lambda k, v: {**dashboard_context(), k: v},
+        st.sampled_from(["objectType", "objectId", "envId", "route", "contextVersion"]),
+        st.text(min_size=1, max_size=30).filter(lambda t: not t.isascii() or not t.isdigit()),
+    ),
+    st.builds(
+        lambda name: {**dashboard_context(), "objectName": name},
+        st.text(min_size=257, max_size=400),
+    ),
+    st.builds(
+        lambda k, v: {**dashboard_context(), k: v},
+        st.text(min_size=1, max_size=12).filter(lambda k: k not in dashboard_context()),
+        _bad_values,
+    ),
+    st.just({**dashboard_context(), "route": "/" + "x" * 5000}),
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(_malformed)
+def test_sc_006_malformed_contexts_are_422_audited_and_never_prompted(
+    live_agent: LiveAgent,
+    auth: AuthHeaders,
+    uicontext: dict[str, Any],
+) -> None:
+    client, _, model = live_agent
+    headers = auth(Role.engineer)
+    prompts_before = len(model.prompts)
+    cid = client.post("/api/agent/conversations", headers=headers).json()["id"]
+    response = client.post(
+        f"/api/agent/conversations/{cid}/messages",
+        headers=headers,
+        json={"text": "[]", "uicontext": uicontext},
+    )
+    if response.status_code == 202:  # the generated value happened to be valid
+        read_events_sync(client, cid, headers)
+        return
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"][:2] == ["body", "uicontext"]
+    assert len(model.prompts) == prompts_before
+    history = client.get(f"/api/agent/conversations/{cid}", headers=headers).json()
+    assert history["messages"] == []
