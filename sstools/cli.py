@@ -44,6 +44,9 @@ def serve(
     from sstools.app import create_app
 
     settings = _settings()
+    if settings.tools_base_url is None:  # the agent's tools call this server over HTTP
+        loopback = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
+        settings = settings.model_copy(update={"tools_base_url": f"http://{loopback}:{port}"})
     configure_logging(settings.log_level)
     migrate(settings.database_url)
     try:

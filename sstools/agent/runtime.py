@@ -100,17 +100,24 @@ class AgentRuntime:
         return self._graph
 
     async def _recover(self) -> None:
-        """Runs that were in flight when the process died end with an explicit error."""
+        """Runs in flight when the process died end with an explicit error; paused ones wait."""
         async with self._sessions() as session:
             stale = (
                 await session.scalars(
                     select(Conversation).where(Conversation.active_run_id.is_not(None))
                 )
             ).all()
+            paused = set(
+                await session.scalars(
+                    select(Confirmation.conversation_id).where(Confirmation.status == "pending")
+                )
+            )
             for conversation in stale:
                 run_id = conversation.active_run_id
                 conversation.active_run_id = None
                 await session.commit()
+                if conversation.id in paused:
+                    continue  # it died after asking: the confirmation is still there to decide
                 await self.events.append(
                     conversation.id,
                     ErrorEvent(

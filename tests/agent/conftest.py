@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
-from tests.support import LiveServer, ScriptedChatModel, Script
+from tests.support import LiveServer, Script, ScriptedChatModel
 from tests.unit.fake_superset import FakeSuperset
 
 
@@ -121,7 +121,7 @@ AgentFactory = Callable[[Script], Any]
 @pytest.fixture
 def make_agent(
     settings: Settings, fake_superset: FakeSuperset, auth: AuthHeaders
-) -> Iterator[Callable[..., Any]]:
+) -> Callable[..., Any]:
     """``async with make_agent(script) as agent``: a live app answering with ``script``."""
     from contextlib import asynccontextmanager
 
@@ -138,7 +138,7 @@ def make_agent(
             async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
                 yield Agent(model=model, client=client, auth=auth, url=server.url, app=app)
 
-    yield factory
+    return factory
 
 
 def ai(text: str) -> AIMessage:

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from sstools.agent.context import ObjectType
 from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.storage.db import create_engine, migrate, session_factory
@@ -73,7 +74,7 @@ async def executor(fault: tuple[FaultServer, str], tmp_path: Path) -> AsyncItera
     await engine.dispose()
 
 
-SCOPE = CallScope(env_id="ss-dev", object_type="dashboard", object_id=10)  # type: ignore[arg-type]
+SCOPE = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
 
 
 async def _run(executor: ToolExecutor, tool: str, args: dict[str, object]) -> ToolResult:
@@ -95,7 +96,8 @@ async def test_agtl_fr_002_read_retries_once_after_a_fixed_second(
     server.plan["/api/dashboards"] = [503, 200]
     started = time.monotonic()
     result = await _run(executor, "search_dashboards", {})
-    assert result.outcome is Outcome.ok and result.attempts == 2
+    assert result.outcome is Outcome.ok
+    assert result.attempts == 2
     assert time.monotonic() - started >= 0.95
     assert server.calls["/api/dashboards"] == 2
 
@@ -105,7 +107,9 @@ async def test_agtl_fr_002_read_reports_failure_after_the_one_retry(
 ) -> None:
     fault[0].plan["/api/dashboards"] = [502]
     result = await _run(executor, "search_dashboards", {})
-    assert result.outcome is Outcome.error and result.attempts == 2 and result.status == 502
+    assert result.outcome is Outcome.error
+    assert result.attempts == 2
+    assert result.status == 502
     assert fault[0].calls["/api/dashboards"] == 2
 
 
@@ -115,7 +119,8 @@ async def test_agtl_fr_002_write_is_never_retried_and_carries_an_idempotency_key
     server, _ = fault
     server.plan["/api/dashboards/10/deploy"] = [503, 200]
     result = await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
-    assert result.outcome is Outcome.error and result.attempts == 1
+    assert result.outcome is Outcome.error
+    assert result.attempts == 1
     assert server.calls["/api/dashboards/10/deploy"] == 1
     assert server.headers[-1]["idempotency-key"] == "cf_key"
 
@@ -148,7 +153,8 @@ async def test_expired_session_is_reported_without_retry(
 ) -> None:
     fault[0].plan["/api/dashboards"] = [401]
     result = await _run(executor, "search_dashboards", {})
-    assert result.outcome is Outcome.session_expired and result.attempts == 1
+    assert result.outcome is Outcome.session_expired
+    assert result.attempts == 1
     assert result.message == "сессия истекла, обновите страницу"
 
 
@@ -159,7 +165,8 @@ async def test_forbidden_is_permission_denied_with_the_role(
     result = await _run(
         executor, "superset_execute_sql", {"sql": "delete from t", "database_id": 1}
     )
-    assert result.outcome is Outcome.permission_denied and result.required_roles == ["engineer"]
+    assert result.outcome is Outcome.permission_denied
+    assert result.required_roles == ["engineer"]
 
 
 async def test_missing_endpoint_is_not_yet_available(
@@ -183,7 +190,10 @@ async def test_story3_acceptance3_large_answers_are_summarised_and_audited(
         entry = await session.scalar(select(AuditEntry).where(AuditEntry.action == "tool_call"))
     await engine.dispose()
     assert entry is not None
-    assert entry.username == "ирина" and entry.env_id == "ss-dev" and entry.outcome == "ok"
-    assert entry.detail["tool"] == "search_dashboards" and entry.detail["attempts"] == 1
+    assert entry.username == "ирина"
+    assert entry.env_id == "ss-dev"
+    assert entry.outcome == "ok"
+    assert entry.detail["tool"] == "search_dashboards"
+    assert entry.detail["attempts"] == 1
     assert entry.detail["raw_size"] == result.raw_size
     assert entry.detail["summarized_size"] == len(result.content)

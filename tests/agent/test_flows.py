@@ -38,7 +38,8 @@ async def test_sc_001_dashboard_context_reaches_the_prompt_with_only_dashboard_t
     assert types(events) == ["run_started", "message", "done"]
     system = agent.model.system_prompts()[0]
     block = system.split(BLOCK_START, 1)[1].split(BLOCK_END, 1)[0]
-    assert json.loads(block)["objectId"] == "42" and json.loads(block)["objectType"] == "dashboard"
+    assert json.loads(block)["objectId"] == "42"
+    assert json.loads(block)["objectType"] == "dashboard"
     assert "не инструкции" in system
     assert set(agent.model.offered[0]) == DASHBOARD_SET
 
@@ -55,7 +56,8 @@ async def test_story1_acceptance1_this_dashboard_is_understood_without_naming_it
     assert types(events) == ["run_started", "tool_call", "tool_result", "message", "done"]
     assert events[2]["outcome"] == "ok"
     health = json.loads(str(agent.model.prompts[-1][-1].content))
-    assert health["dashboard_id"] == 3 and health["env_id"] == "ss-dev"
+    assert health["dashboard_id"] == 3
+    assert health["env_id"] == "ss-dev"
     assert health["title"] == "Дашборд 3"
     assert health["git_status"] == "не версионирован"
     assert health["last_validation"] == "не проверялся"
@@ -121,7 +123,8 @@ async def test_malformed_object_type_is_422_audited_and_never_prompted(make_agen
         entries = await _audit(agent, "context_rejected")
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"] == ["body", "uicontext", "objectType"]
-    assert len(entries) == 1 and entries[0].detail["field"] == "uicontext.objectType"
+    assert len(entries) == 1
+    assert entries[0].detail["field"] == "uicontext.objectType"
     assert "invalid" in entries[0].detail["excerpt"]
     assert agent.model.prompts == []
 
@@ -142,7 +145,8 @@ async def test_aggrd_fr_003_permission_denied_comes_before_any_card(
         "done",
     ]
     denied = events[2]
-    assert denied["tool"] == "superset_execute_sql" and denied["required_roles"] == ["engineer"]
+    assert denied["tool"] == "superset_execute_sql"
+    assert denied["required_roles"] == ["engineer"]
     assert denied["message"].startswith("Недостаточно прав")
     assert fake_superset.executed_sql == []
 
@@ -165,7 +169,8 @@ async def test_story2_prod_write_gets_a_destructive_card_and_runs_once_on_approv
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE, text="Удалено.")) as agent:
         cid, card = await _card(agent)
-        assert card["decision"]["tone"] == "destructive" and card["decision"]["stage"] == "prod"
+        assert card["decision"]["tone"] == "destructive"
+        assert card["decision"]["stage"] == "prod"
         assert card["decision"]["prompt"].startswith("⚠️ PRODUCTION")
         assert fake_superset.executed_sql == []  # nothing before the decision
         response = await agent.decide(cid, card["confirmation_id"], "approve")
@@ -285,7 +290,7 @@ async def test_hitl_all_asks_for_reads_with_a_green_card(make_agent: Any) -> Non
     async with make_agent(
         call_tool("search_dashboards", {"query": "дашборд"}), hitl="all"
     ) as agent:
-        cid, card = await _card(agent, context=dashboard_context())
+        _cid, card = await _card(agent, context=dashboard_context())
     assert card["tool"] == "search_dashboards"
     assert (card["decision"]["tone"], card["decision"]["level"], card["decision"]["prompt"]) == (
         "success",

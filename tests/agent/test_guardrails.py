@@ -62,9 +62,11 @@ def test_git_write_without_environment_is_a_warning() -> None:
 
 def test_dml_sql_in_prod_is_dangerous_but_select_is_safe() -> None:
     dml = _decide("superset_execute_sql", {"sql": "delete from t", "database_id": 1}, "prod")
-    assert dml.level is RiskLevel.dangerous and dml.kind == "write"
+    assert dml.level is RiskLevel.dangerous
+    assert dml.kind == "write"
     select = _decide("superset_execute_sql", {"sql": "select 1", "database_id": 1}, "prod")
-    assert select.level is RiskLevel.safe and not select.needs_confirmation
+    assert select.level is RiskLevel.safe
+    assert not select.needs_confirmation
 
 
 def test_backup_is_dangerous_even_in_dev() -> None:

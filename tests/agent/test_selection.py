@@ -46,14 +46,14 @@ def _context(object_type: str | None, env_id: str | None = "ss-dev") -> UIContex
 
 def test_catalogue_has_the_22_tools_of_the_design() -> None:
     assert len(CATALOGUE) == 22
-    assert WRITE_TOOLS == {
+    assert {
         "deploy_dashboard",
         "execute_migration",
         "create_branch",
         "commit_changes",
         "superset_create_dataset",
         "run_backup",
-    }
+    } == WRITE_TOOLS
 
 
 @pytest.mark.parametrize("role", [Role.engineer, Role.admin])
@@ -99,7 +99,8 @@ def test_no_environment_hides_environment_bound_tools_with_the_reason() -> None:
     selection = select_tools(Role.admin, _context(None, env_id=None))
     assert "search_dashboards" not in selection.offered
     assert selection.hidden["search_dashboards"].reason is HiddenBecause.no_environment
-    assert "list_environments" in selection.offered and "create_branch" in selection.offered
+    assert "list_environments" in selection.offered
+    assert "create_branch" in selection.offered
 
 
 def test_router_narrows_but_capabilities_stay() -> None:

@@ -20,7 +20,8 @@ def test_agtl_fr_003_arrays_keep_top_items_and_the_total() -> None:
     out = summarize({"items": items, "total": 500})
     assert len(raw) > LIMIT >= len(out)
     data = json.loads(out)
-    assert data["items_total_count"] == 500 and data["total"] == 500
+    assert data["items_total_count"] == 500
+    assert data["total"] == 500
     assert data["items"][0] == {"id": 0, "title": "Дашборд 0", "owners_count": 5}
     assert [item["id"] for item in data["items"]] == list(range(len(data["items"])))
     assert "показаны первые" in data["note"]

@@ -1,0 +1,102 @@
+"""The real OpenAI-compatible client path (langchain-openai) against a local scripted server."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+
+from sstools.agent.context import BLOCK_START
+from sstools.app import create_app
+from sstools.auth.roles import Role
+from sstools.config import Settings
+from tests.agent.conftest import dashboard_context
+from tests.agent.test_selection import DASHBOARD_SET
+from tests.conftest import AuthHeaders
+from tests.openai_server import ScriptedOpenAI, tool_then_text
+from tests.support import LiveServer, read_events, types
+from tests.unit.conftest import _RoutingTransport
+from tests.unit.fake_superset import FakeSuperset
+
+
+async def test_openai_compatible_model_streams_and_calls_tools(
+    settings: Settings, fake_superset: FakeSuperset, auth: AuthHeaders
+) -> None:
+    llm = ScriptedOpenAI(
+        tool_then_text(
+            "get_health_summary", {}, "Дашборд 3 в порядке: владельцы есть, графики работают."
+        )
+    )
+    with LiveServer(llm.app) as llm_server:
+        app_settings = settings.model_copy(
+            update={
+                "llm_base_url": f"{llm_server.url}/v1",
+                "llm_model": "scripted",
+                "llm_api_key": SecretStr("sk-test-secret"),
+            }
+        )
+        app = create_app(app_settings, superset_transport=_RoutingTransport(fake_superset))
+        with LiveServer(app) as server:
+            async with httpx.AsyncClient(base_url=server.url) as client:
+                headers = auth(Role.analyst)
+                cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
+                await client.post(
+                    f"/api/agent/conversations/{cid}/messages",
+                    headers=headers,
+                    json={
+                        "text": "как дела у этого дашборда?",
+                        "uicontext": dashboard_context("3"),
+                    },
+                )
+                events = await read_events(client, cid, headers)
+    kinds = types(events)
+    assert kinds[:3] == ["run_started", "tool_call", "tool_result"]
+    assert kinds[-2:] == ["message", "done"]
+    assert kinds.count("token") >= 5
+    assert events[1]["tool"] == "get_health_summary"
+    assert events[2]["outcome"] == "ok"
+    streamed = "".join(e["text"] for e in events if e["type"] == "token")
+    assert streamed.strip() == events[-2]["text"].strip()
+    assert events[-2]["text"].startswith("Дашборд 3 в порядке")
+
+    first, second = llm.requests
+    assert {tool["function"]["name"] for tool in first["tools"]} == DASHBOARD_SET - {
+        "deploy_dashboard",
+        "execute_migration",
+        "create_branch",
+        "commit_changes",
+    }
+    system = first["messages"][0]
+    assert system["role"] == "system"
+    assert BLOCK_START in system["content"]
+    assert first["stream"] is True
+    tool_message = second["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert json.loads(tool_message["content"])["dashboard_id"] == 3
+    assert llm.authorization == ["Bearer sk-test-secret"] * 2
+    # The user's token and the service account's secret never reach the model.
+    everything: Any = json.dumps(llm.requests, ensure_ascii=False)
+    assert headers["Authorization"].split()[1] not in everything
+    assert fake_superset.password not in everything
+
+
+async def test_unreachable_model_is_an_llm_error_not_a_hang(
+    settings: Settings, fake_superset: FakeSuperset, auth: AuthHeaders
+) -> None:
+    app_settings = settings.model_copy(update={"llm_base_url": "http://127.0.0.1:9/v1"})
+    app = create_app(app_settings, superset_transport=_RoutingTransport(fake_superset))
+    with LiveServer(app) as server:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            headers = auth(Role.analyst)
+            cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
+            await client.post(
+                f"/api/agent/conversations/{cid}/messages",
+                headers=headers,
+                json={"text": "привет", "uicontext": None},
+            )
+            events = await read_events(client, cid, headers, timeout_s=60)
+    assert types(events) == ["run_started", "error", "done"]
+    assert events[1]["code"] == "llm_error"
+    assert events[1]["message"].startswith("модель недоступна")

@@ -1,0 +1,110 @@
+"""A local OpenAI-compatible chat-completions server whose answers are scripted.
+
+It speaks the real wire format (SSE chunks, tool-call deltas split across chunks), so the real
+client (langchain-openai → openai) is what the tests exercise. It records every request.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+# messages and tools as the client sent them → {"text": "..."} or {"tool_calls": [(name, args)]}
+Reply = dict[str, Any]
+OpenAIScript = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply]
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+    body = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": "scripted",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+
+class ScriptedOpenAI:
+    def __init__(self, script: OpenAIScript) -> None:
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+        self.authorization: list[str] = []
+        self.app = Starlette(
+            routes=[Route("/v1/chat/completions", self.completions, methods=["POST"])]
+        )
+
+    async def completions(self, request: Request) -> Response:
+        body = await request.json()
+        self.requests.append(body)
+        self.authorization.append(request.headers.get("authorization", ""))
+        reply = self.script(body["messages"], body.get("tools", []))
+        if not body.get("stream"):
+            return JSONResponse(self._whole(reply))
+        return StreamingResponse(self._stream(reply), media_type="text/event-stream")
+
+    @staticmethod
+    def _whole(reply: Reply) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.get("text")}
+        if reply.get("tool_calls"):
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{i}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+                for i, (name, args) in enumerate(reply["tool_calls"])
+            ]
+        finish = "tool_calls" if reply.get("tool_calls") else "stop"
+        return {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": "scripted",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        }
+
+    @staticmethod
+    async def _stream(reply: Reply) -> AsyncIterator[str]:
+        yield _chunk({"role": "assistant", "content": ""})
+        for word in (reply.get("text") or "").split(" "):
+            if word:
+                yield _chunk({"content": word + " "})
+        for i, (name, args) in enumerate(reply.get("tool_calls") or []):
+            arguments = json.dumps(args, ensure_ascii=False)
+            half = len(arguments) // 2
+            yield _chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": i,
+                            "id": f"call_{i}",
+                            "type": "function",
+                            "function": {"name": name, "arguments": arguments[:half]},
+                        }
+                    ]
+                }
+            )
+            yield _chunk(
+                {"tool_calls": [{"index": i, "function": {"arguments": arguments[half:]}}]}
+            )
+        yield _chunk({}, "tool_calls" if reply.get("tool_calls") else "stop")
+        yield "data: [DONE]\n\n"
+
+
+def tool_then_text(name: str, args: dict[str, Any], text: str) -> OpenAIScript:
+    """Call ``name`` first; once a tool result is in the conversation, answer ``text``."""
+
+    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        if messages[-1]["role"] == "tool":
+            return {"text": text}
+        return {"tool_calls": [(name, args)]}
+
+    return script
