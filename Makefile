@@ -6,7 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: setup lint format typecheck test test-unit bench demo serve sandbox-up sandbox-down clean
+
+.PHONY: browser setup lint format typecheck test test-unit bench demo serve sandbox-up sandbox-down clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +16,14 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# Debian's Chromium for the browser tests (Playwright drives it; it never downloads a browser).
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+
+browser: $(CHROMIUM)
 
 lint: setup
 	$(BIN)/ruff check sstools tests
@@ -33,6 +42,10 @@ test: lint typecheck
 
 test-unit: setup
 	$(BIN)/pytest -m 'not integration' $(PYTEST_ARGS)
+
+# Speed and size goals, as ratios against a naive baseline (not timed tests).
+bench: setup
+	$(BIN)/python -m bench.summarize
 
 sandbox-up: setup
 	$(BIN)/sstools sandbox up

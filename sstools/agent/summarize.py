@@ -13,7 +13,6 @@ from typing import Any
 
 LIMIT = 4000
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s")
-_LIST_KEYS = ("items", "result", "rows", "data", "roles", "charts", "dashboards", "columns")
 
 
 def _dumps(value: Any) -> str:
@@ -47,29 +46,49 @@ def _project(item: Any, text_budget: int) -> Any:
     return item
 
 
-def _fit_list(items: list[Any], wrap: Any, limit: int) -> str | None:
-    """The most leading items (projected) that fit, wrapped with the count; None if none fit."""
+_NOTE = "показаны первые {shown} из {total}; уточните запрос или запросите следующую страницу"
+
+
+def _largest_fit(build: Any, most: int, limit: int) -> str | None:
+    """``build(k)`` as JSON for the largest k in [0, most] that fits (None if even 0 does not)."""
+    low, high, best = 0, most, None
+    while low <= high:
+        middle = (low + high) // 2
+        candidate = _dumps(build(middle))
+        if len(candidate) <= limit:
+            best, low = candidate, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def _fit_dict(payload: dict[str, Any], limit: int) -> str | None:
+    """Every list in the object keeps its first k items (the same k), with its total count."""
+    lists = {key: value for key, value in payload.items() if isinstance(value, list)}
+    longest = max((len(value) for value in lists.values()), default=0)
     for text_budget in (200, 80, 30):
-        projected = [_project(item, text_budget) for item in items]
-        low, high, best = 0, len(projected), None
-        while low <= high:
-            middle = (low + high) // 2
-            candidate = _dumps(wrap(projected[:middle], len(items)))
-            if len(candidate) <= limit:
-                best, low = candidate, middle + 1
-            else:
-                high = middle - 1
-        if best is not None:
-            return best
+        scalars = {
+            key: _project(value, text_budget) for key, value in payload.items() if key not in lists
+        }
+
+        def build(k: int, scalars: dict[str, Any] = scalars, budget: int = text_budget) -> Any:
+            out = dict(scalars)
+            for key, items in lists.items():
+                out[key] = [_project(item, budget) for item in items[:k]]
+                if len(items) > k:
+                    out[f"{key}_total_count"] = len(items)
+            cut = [(key, len(items)) for key, items in lists.items() if len(items) > k]
+            if cut:
+                out["note"] = "; ".join(
+                    f"{key}: " + _NOTE.format(shown=min(k, total), total=total)
+                    for key, total in cut
+                )
+            return out
+
+        fitted = _largest_fit(build, longest, limit)
+        if fitted is not None:
+            return fitted
     return None
-
-
-def _main_list(payload: dict[str, Any]) -> str | None:
-    for key in _LIST_KEYS:
-        if isinstance(payload.get(key), list):
-            return key
-    lists = [key for key, value in payload.items() if isinstance(value, list)]
-    return max(lists, key=lambda key: len(payload[key])) if lists else None
 
 
 def summarize(payload: Any, limit: int = LIMIT) -> str:
@@ -77,39 +96,14 @@ def summarize(payload: Any, limit: int = LIMIT) -> str:
     raw = _dumps(payload)
     if len(raw) <= limit:
         return raw
-    note = "показаны первые {shown} из {total}; уточните запрос или запросите следующую страницу"
-
     if isinstance(payload, list):
-        fitted = _fit_list(
-            payload,
-            lambda shown, total: {
-                "items": shown,
-                "total_count": total,
-                "note": note.format(shown=len(shown), total=total),
-            },
-            limit,
-        )
+        fitted = _fit_dict({"items": payload}, limit)
         if fitted is not None:
             return fitted
     elif isinstance(payload, dict):
-        key = _main_list(payload)
-        if key is not None:
-            rest = {k: _project(v, 200) for k, v in payload.items() if k != key}
-
-            def wrap(shown: list[Any], total: int) -> dict[str, Any]:
-                return {
-                    **rest,
-                    key: shown,
-                    f"{key}_total_count": total,
-                    "note": note.format(shown=len(shown), total=total),
-                }
-
-            fitted = _fit_list(payload[key], wrap, limit)
-            if fitted is not None:
-                return fitted
-        projected = _dumps(_project(payload, 200))
-        if len(projected) <= limit:
-            return projected
+        fitted = _fit_dict(payload, limit)
+        if fitted is not None:
+            return fitted
     elif isinstance(payload, str):
         return _fit_text(payload, limit, lambda text: text)
     # Whatever is left: the first sentences of its JSON text, as a string under "summary".

@@ -14,7 +14,7 @@ from sstools.agent.context import BLOCK_END, BLOCK_START
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
-from sstools.storage.models import AuditEntry, Confirmation
+from sstools.storage.models import AuditEntry, Confirmation, Conversation
 from tests.agent.conftest import dashboard_context, dataset_context
 from tests.agent.test_selection import DASHBOARD_SET
 from tests.support import answer, call_tool, read_events, types
@@ -342,3 +342,24 @@ async def test_show_capabilities_says_what_is_hidden_and_why(make_agent: Any) ->
     assert why["get_health_summary"] == "нужно выбрать окружение"
     assert why["superset_execute_sql"] == "не относится к объекту «dashboard»"
     assert [item["tool"] for item in capabilities["available"]] == ["show_capabilities"]
+
+
+async def test_a_run_cut_off_by_a_restart_ends_with_an_explicit_error(make_agent: Any) -> None:
+    async with make_agent(answer("ок")) as agent:
+        cid = await agent.conversation()
+        async with agent.app.state.services.sessions() as session:  # as if the process died
+            await session.execute(update(Conversation).values(active_run_id="run_lost"))
+            await session.commit()
+    async with make_agent(answer("ок")) as restarted:
+        events = await read_events(restarted.client, cid, restarted.auth(Role.engineer))
+        again = await restarted.send(cid, "ещё раз", None)
+        await read_events(
+            restarted.client,
+            cid,
+            restarted.auth(Role.engineer),
+            until=lambda e: e["type"] == "done" and e["run_id"] != "run_lost",
+        )
+    assert types(events) == ["error", "done"]
+    assert events[0]["code"] == "run_interrupted"
+    assert events[0]["message"] == "выполнение прервано перезапуском сервера; повторите запрос"
+    assert again.status_code == 202  # the conversation is usable again

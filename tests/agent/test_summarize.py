@@ -58,3 +58,21 @@ def test_agtl_fr_003_result_is_always_valid_json_within_the_limit(payload: Any) 
     out = summarize(payload, 600)
     assert len(out) <= 600
     json.loads(out)
+
+
+def test_every_list_of_an_object_keeps_its_head_and_total() -> None:
+    payload = {
+        "name": "energy_consumption",
+        "columns": [{"name": f"column_{i}", "type": "REAL"} for i in range(150)],
+        "charts": [{"id": i, "name": f"График {i}"} for i in range(40)],
+        "dashboards": [{"id": i, "title": f"Дашборд {i}"} for i in range(3)],
+    }
+    data = json.loads(summarize(payload))
+    assert data["name"] == "energy_consumption"
+    assert data["columns_total_count"] == 150
+    k = len(data["columns"])  # every list keeps the same head length
+    assert k > 10
+    assert len(data["charts"]) == min(k, 40)
+    assert ("charts_total_count" in data) == (k < 40)
+    assert len(data["dashboards"]) == 3  # short lists stay whole
+    assert "dashboards_total_count" not in data
