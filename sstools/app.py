@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 from langchain_core.language_models import BaseChatModel
 
 from sstools import __version__
@@ -26,6 +27,9 @@ from sstools.superset import (
     SupersetNotFound,
     SupersetUnavailable,
 )
+from sstools.web.pages import STATIC_DIR, LoginRequired, login_redirect
+from sstools.web.pages import router as pages_router
+from sstools.web.security import SecurityHeaders
 
 # Superset's refusals, as the status our own API answers with.
 _SUPERSET_STATUS: dict[type[SupersetError], int] = {
@@ -82,6 +86,10 @@ def create_app(
     app.include_router(auth_router)
     app.include_router(domain_router)
     app.include_router(agent_router)
+    app.include_router(pages_router)
+    app.add_exception_handler(LoginRequired, login_redirect)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_middleware(SecurityHeaders)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

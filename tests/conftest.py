@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,7 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.auth.users import add_user
 from sstools.config import Settings
+from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.storage.db import create_engine, migrate, session_factory
 
 PASSWORDS = {role: f"{role.value}-test-password" for role in Role}
@@ -82,3 +84,14 @@ async def app_client(
 
 
 AuthHeaders = Callable[[Role], dict[str, str]]
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[Sandbox]:
+    """The three real Superset instances; stopped at the end only if this session started them."""
+    fleet = Sandbox(SandboxSettings())
+    already_running = all(status.healthy for status in fleet.status())
+    fleet.up(progress=lambda line: print(f"[sandbox] {line}", file=sys.stderr))
+    yield fleet
+    if not already_running:
+        fleet.down()

@@ -96,8 +96,8 @@ def free_port() -> int:
 class LiveServer:
     """Serve an ASGI app with uvicorn on a free loopback port, in a thread of its own."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.port = free_port()
+    def __init__(self, app: ASGIApp, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
             app,

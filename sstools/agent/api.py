@@ -176,9 +176,11 @@ async def stream_events(
     runtime: RuntimeDep,
     request: Request,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+    resume_after: Annotated[int | None, Query(alias="last_event_id", ge=0)] = None,
 ) -> EventSourceResponse:
+    """The header (sent by EventSource on reconnect) wins over the query (its first connect)."""
     try:
-        after = max(int(last_event_id or 0), 0)
+        after = max(int(last_event_id or resume_after or 0), 0)
     except ValueError:
         after = 0
 

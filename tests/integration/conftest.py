@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from sstools.config import Settings
-from sstools.sandbox import Sandbox, SandboxSettings
+from sstools.sandbox import Sandbox
 from tests.conftest import app_client, make_settings, seed_users
 
 
@@ -18,17 +17,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).parent == Path(__file__).parent:
             item.add_marker(pytest.mark.integration)
-
-
-@pytest.fixture(scope="session")
-def sandbox() -> Iterator[Sandbox]:
-    """The three real Superset instances; stopped at the end only if this session started them."""
-    fleet = Sandbox(SandboxSettings())
-    already_running = all(status.healthy for status in fleet.status())
-    fleet.up(progress=lambda line: print(f"[sandbox] {line}", file=sys.stderr))
-    yield fleet
-    if not already_running:
-        fleet.down()
 
 
 @pytest.fixture(scope="session")

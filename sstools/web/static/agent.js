@@ -1,0 +1,273 @@
+// The /agent page: UIContext from the URL, a conversation per tab and object, the SSE transcript,
+// confirmation cards. Model output, tool output, user text and objectName are data: they reach
+// the page only as textContent, or as markdown sanitised by DOMPurify.
+(() => {
+  "use strict";
+  const { ui, api } = window.sstools;
+  const OBJECT_TYPES = ["dashboard", "dataset", "migration"];
+  const CONTEXT_LABELS = {
+    dashboard: ui.context_dashboard, dataset: ui.context_dataset, migration: ui.context_migration,
+  };
+
+  // -- the context, read once per visit (AGCTX-FR-001/003) ---------------------------------
+  const params = new URLSearchParams(location.search);
+  const objectType = OBJECT_TYPES.includes(params.get("objectType")) ? params.get("objectType") : null;
+  const rawId = params.get("objectId") || "";
+  const cleanName = (params.get("objectName") || "").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 256);
+  const rawRoute = params.get("route") || "/";
+  const context = {
+    contextVersion: 1,
+    objectType,
+    objectId: objectType && /^[0-9]{1,18}$/.test(rawId) ? rawId : null,
+    objectName: objectType && cleanName ? cleanName : null,
+    envId: params.get("envId") || document.body.dataset.env || null,
+    route: rawRoute.startsWith("/") && !rawRoute.startsWith("//") && rawRoute.length <= 512
+      && !/[\\\u0000-\u001f]/.test(rawRoute) ? rawRoute : "/",
+  };
+
+  const chip = document.getElementById("context-chip");
+  function renderChip() {
+    const what = context.objectType
+      ? `${CONTEXT_LABELS[context.objectType]} «${context.objectName || `#${context.objectId}`}»`
+      : ui.context_none;
+    chip.textContent = context.envId ? `${what} · ${context.envId}` : what;
+    chip.dataset.objectType = context.objectType || "none";
+  }
+  renderChip();
+
+  // EnvSelector: the next messages go with the new environment; the page says so.
+  function updateActiveEnv(envId) {
+    context.envId = envId;
+    document.body.dataset.env = envId;
+    const url = new URL(location.href);
+    url.searchParams.set("envId", envId);
+    history.replaceState(null, "", url.toString());
+    renderChip();
+  }
+  window.sstools.onEnvChange = updateActiveEnv;
+  window.sstools.context = context;
+
+  // -- the transcript -------------------------------------------------------------------------
+  const transcript = document.getElementById("transcript");
+  const form = document.getElementById("composer");
+  const input = document.getElementById("message");
+  const sendButton = document.getElementById("send");
+  const connection = document.getElementById("connection");
+  const bubbles = new Map(); // run_id → {element, text}
+  const cards = new Set(); // confirmation ids already shown
+  const toolLines = new Map(); // call_id → element
+  window.__sstoolsCardTimings = [];
+
+  function add(className, text) {
+    const item = document.createElement("li");
+    item.className = className;
+    if (text !== undefined) item.textContent = text;
+    transcript.appendChild(item);
+    item.scrollIntoView({ block: "end" });
+    return item;
+  }
+
+  function markdown(text) {
+    return window.DOMPurify.sanitize(window.marked.parse(text), { USE_PROFILE: { html: true } });
+  }
+
+  function bubble(runId) {
+    if (!bubbles.has(runId)) bubbles.set(runId, { element: add("msg assistant"), text: "" });
+    return bubbles.get(runId);
+  }
+
+  function busy(on) {
+    sendButton.disabled = on;
+    form.dataset.busy = on ? "true" : "false";
+  }
+
+  // -- confirmation and permission cards (AGGRD-FR-002/003/004) -------------------------------
+  function card(event, received) {
+    if (cards.has(event.confirmation_id)) return; // re-sent on reconnect: shown once
+    cards.add(event.confirmation_id);
+    const decision = event.decision;
+    const element = add(`card tone-${decision.tone} level-${decision.level}`);
+    element.tabIndex = -1;
+    element.setAttribute("role", "group");
+    element.dataset.confirmationId = event.confirmation_id;
+
+    const head = document.createElement("div");
+    head.className = "card-head";
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.textContent = decision.kind === "read" ? ui.read_only
+      : decision.stage === "prod" ? ui.production : (decision.stage || "git");
+    const title = document.createElement("strong");
+    title.textContent = event.title;
+    head.append(badge, title);
+
+    const prompt = document.createElement("p");
+    prompt.className = "card-prompt";
+    prompt.textContent = decision.prompt;
+    element.append(head, prompt);
+
+    if (decision.impact) {
+      const impact = document.createElement("p");
+      impact.className = "card-impact";
+      impact.textContent = `${ui.impact}: ${decision.impact}`;
+      element.append(impact);
+    }
+    const args = document.createElement("pre");
+    args.className = "card-args";
+    args.setAttribute("aria-label", ui.arguments);
+    args.textContent = JSON.stringify(event.args, null, 2);
+    element.append(args);
+
+    const actions = document.createElement("div");
+    actions.className = "card-actions";
+    const confirm = document.createElement("button");
+    confirm.type = "button";
+    confirm.className = decision.tone === "destructive" ? "danger" : "primary";
+    confirm.textContent = ui.confirm;
+    const deny = document.createElement("button");
+    deny.type = "button";
+    deny.textContent = ui.deny;
+    actions.append(confirm, deny);
+    element.append(actions);
+
+    const decide = async (choice) => {
+      confirm.disabled = deny.disabled = true;
+      const response = await api(
+        `/api/agent/conversations/${conversationId}/confirmations/${event.confirmation_id}`,
+        { method: "POST", body: { decision: choice } },
+      );
+      element.dataset.decided = response.ok ? choice : "late";
+    };
+    confirm.addEventListener("click", () => decide("approve"));
+    deny.addEventListener("click", () => decide("deny"));
+    element.focus();
+    requestAnimationFrame(() => {
+      window.__sstoolsCardTimings.push(performance.now() - received);
+    });
+  }
+
+  function deniedCard(event) {
+    const element = add("card tone-destructive denied");
+    element.tabIndex = -1;
+    element.setAttribute("role", "alert");
+    const title = document.createElement("strong");
+    title.textContent = ui.access_denied;
+    const detail = document.createElement("p");
+    detail.textContent = `${event.tool} — ${ui.required_role}: ${event.required_roles.join(", ")}`;
+    const dismiss = document.createElement("button");
+    dismiss.type = "button";
+    dismiss.textContent = ui.dismiss;
+    dismiss.addEventListener("click", () => element.remove());
+    element.append(title, detail, dismiss);
+    element.focus();
+  }
+
+  // -- the event stream -------------------------------------------------------------------------
+  const storageKey = `sstools.conversation:${context.objectType}:${context.objectId}:${context.route}`;
+  let conversationId = sessionStorage.getItem(storageKey);
+  let lastEventId = Number(sessionStorage.getItem(`${storageKey}:last`) || 0);
+  let source = null;
+
+  function handle(event, received) {
+    switch (event.type) {
+      case "run_started": busy(true); break;
+      case "token": {
+        const b = bubble(event.run_id);
+        b.text += event.text;
+        b.element.textContent = b.text;
+        break;
+      }
+      case "message": {
+        const b = bubble(event.run_id);
+        b.text = event.text;
+        b.element.innerHTML = markdown(event.text);
+        break;
+      }
+      case "tool_call":
+        toolLines.set(event.call_id, add("tool", `⚙ ${ui.tool_running} ${event.tool}`));
+        break;
+      case "tool_result": {
+        const line = toolLines.get(event.call_id) || add("tool");
+        line.textContent = `⚙ ${event.tool}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}`;
+        line.dataset.outcome = event.outcome;
+        break;
+      }
+      case "confirm_required": card(event, received); break;
+      case "permission_denied": deniedCard(event); break;
+      case "cancelled": add("status cancelled", event.message); break;
+      case "error": add(`status error error-${event.code}`, event.message); break;
+      case "done": {
+        busy(false);
+        const b = bubbles.get(event.run_id);
+        if (b && !b.text) b.element.remove();
+        break;
+      }
+      default: break;
+    }
+  }
+
+  function connect() {
+    if (source) return;
+    const url = `/api/agent/conversations/${conversationId}/events`
+      + (lastEventId ? `?last_event_id=${lastEventId}` : "");
+    source = new EventSource(url);
+    source.onopen = () => { connection.hidden = true; };
+    source.onerror = () => {
+      connection.textContent = ui.reconnecting;
+      connection.hidden = false;
+    };
+    source.onmessage = (message) => {
+      const received = performance.now();
+      const event = JSON.parse(message.data);
+      const id = Number(message.lastEventId || 0);
+      if (event.type !== "confirm_required" && id && id <= lastEventId) return;
+      if (id > lastEventId) {
+        lastEventId = id;
+        sessionStorage.setItem(`${storageKey}:last`, String(id));
+      }
+      handle(event, received);
+    };
+  }
+
+  async function restore() {
+    const response = await api(`/api/agent/conversations/${conversationId}`);
+    if (!response.ok) { // gone (another user, or a new database): start afresh
+      sessionStorage.removeItem(storageKey);
+      conversationId = null;
+      lastEventId = 0;
+      return;
+    }
+    const history = await response.json();
+    for (const message of history.messages) {
+      const element = add(`msg ${message.role === "user" ? "user" : "assistant"}`);
+      if (message.role === "user") element.textContent = message.text;
+      else element.innerHTML = markdown(message.text);
+    }
+    connect();
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    if (!conversationId) {
+      const created = await api("/api/agent/conversations", { method: "POST" });
+      conversationId = (await created.json()).id;
+      sessionStorage.setItem(storageKey, conversationId);
+    }
+    const response = await api(`/api/agent/conversations/${conversationId}/messages`, {
+      method: "POST", body: { text, uicontext: context },
+    });
+    if (response.status === 409) { add("status waiting", ui.wait_run); return; }
+    if (response.status === 401) { add("status error error-session_expired", ui.session_expired); return; }
+    if (!response.ok) { add("status error", `${ui.error}: ${response.status}`); return; }
+    add("msg user", text);
+    input.value = "";
+    connect();
+  });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
+  });
+
+  if (conversationId) restore();
+})();

@@ -1,0 +1,201 @@
+"""The /agent page in a real Chromium: Story 1 end to end, Story 2's cards, safety, resilience."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from playwright.async_api import expect
+
+from sstools.agent.context import BLOCK_END, BLOCK_START
+from sstools.auth.roles import Role
+from tests.agent.test_selection import DASHBOARD_SET
+from tests.browser.conftest import ask
+from tests.support import ScriptedChatModel, answer, call_tool
+
+XSS = '<img src=x onerror="alert(\'xss\')"><script>alert("xss")</script>'
+
+
+def _context_blocks(model: ScriptedChatModel) -> list[dict[str, Any]]:
+    return [
+        json.loads(prompt.split(BLOCK_START)[1].split(BLOCK_END)[0])
+        for prompt in model.system_prompts()
+        if BLOCK_START in prompt
+    ]
+
+
+def _health_then_summary(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    if isinstance(messages[-1], ToolMessage):
+        health = json.loads(str(messages[-1].content))
+        return AIMessage(
+            content=f"**{health['title']}** (#{health['dashboard_id']}): "
+            f"состояние {health['status']}, git — {health['git_status']}."
+        )
+    return AIMessage(
+        content="", tool_calls=[{"name": "get_health_summary", "args": {}, "id": "call_1"}]
+    )
+
+
+async def test_story1_from_the_dashboard_page_to_an_answer_about_it(site: Any) -> None:
+    async with site(_health_then_summary) as s:
+        page = await s.page("/dashboards/10?env_id=ss-dev")
+        await page.click("text=Спросить агента")
+        await page.wait_for_url("**/agent?**")
+        assert (
+            "objectType=dashboard&objectId=10&objectName=%D0%9E%D1%82%D1%87%D1%91%D1%82%20"
+            in page.url
+        )
+        assert page.url.endswith("&envId=ss-dev&route=/dashboards/10")
+        await expect(page.locator("#context-chip")).to_have_text(
+            "Дашборд «Отчёт по энергопотреблению» · ss-dev"
+        )
+        await ask(page, "расскажи про этот дашборд")
+        reply = page.locator(".msg.assistant strong")
+        await expect(reply).to_have_text("Отчёт по энергопотреблению")
+        await expect(page.locator(".msg.assistant")).to_contain_text("(#10)")
+        await expect(page.locator(".tool")).to_contain_text("get_health_summary: готово")
+        await page.screenshot(path="docs/screenshots/story1.png")
+    assert set(s.model.offered[0]) == DASHBOARD_SET
+    assert _context_blocks(s.model)[0]["objectId"] == "10"
+
+
+async def test_story2_prod_card_is_destructive_and_staging_card_is_calm(site: Any) -> None:
+    deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"})
+    async with site(deploy) as s:
+        page = await s.page(
+            "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/dashboards/10"
+        )
+        await ask(page, "выкати на прод")
+        card = page.locator(".card.tone-destructive")
+        await expect(card).to_be_visible()
+        await expect(card.locator(".badge")).to_have_text("⚠️ PRODUCTION")
+        await expect(card.locator(".card-prompt")).to_contain_text("⚠️ PRODUCTION")
+        await expect(card.locator(".card-impact")).to_contain_text("Влияние")
+        await expect(card.locator("button.danger")).to_have_text("Подтвердить")
+        await expect(card).to_be_focused()
+        await page.screenshot(path="docs/screenshots/card-prod.png")
+    async with site(call_tool("deploy_dashboard", {"target_env_id": "staging"})) as s:
+        page = await s.page(
+            "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/dashboards/10"
+        )
+        await ask(page, "выкати на стейджинг")
+        card = page.locator(".card.tone-info")
+        await expect(card).to_be_visible()
+        await expect(card.locator(".card-prompt")).to_have_text(
+            "Изменения в staging-окружении «Superset staging»"
+        )
+        await expect(card).not_to_contain_text("⚠️")
+        await page.screenshot(path="docs/screenshots/card-staging.png")
+
+
+async def test_permission_denied_card_offers_only_dismiss(site: Any) -> None:
+    async with site(call_tool("deploy_dashboard", {"target_env_id": "prod"})) as s:
+        page = await s.page(
+            "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x", role=Role.analyst
+        )
+        await ask(page, "выкати на прод")
+        card = page.locator(".card.denied")
+        await expect(card).to_contain_text("Недостаточно прав")
+        await expect(card).to_contain_text("engineer")
+        await expect(card.locator("button")).to_have_count(1)
+        await expect(card.locator("button")).to_have_text("Закрыть")
+        await expect(page.locator(".card:not(.denied)")).to_have_count(0)
+        await page.screenshot(path="docs/screenshots/card-denied.png")
+        await card.locator("button").click()
+        await expect(card).to_have_count(0)
+
+
+async def test_deny_shows_the_cancellation(site: Any) -> None:
+    async with site(call_tool("deploy_dashboard", {"target_env_id": "staging"})) as s:
+        page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x")
+        await ask(page, "выкати")
+        await page.locator(".card button", has_text="Отклонить").click()
+        await expect(page.locator(".status.cancelled")).to_contain_text(
+            "Операция отменена: вы отклонили «Выкатка дашборда»"
+        )
+        await expect(page.locator(".card")).to_have_attribute("data-decided", "deny")
+
+
+async def test_xss_in_object_name_and_model_output_stays_text(site: Any) -> None:
+    async with site(answer(f"Вот: {XSS} и **жирный**")) as s:
+        from urllib.parse import quote
+
+        page = await s.page(
+            f"/agent?objectType=dashboard&objectId=10&objectName={quote(XSS)}"
+            "&envId=ss-dev&route=/dashboards/10"
+        )
+        await expect(page.locator("#context-chip")).to_contain_text("<img src=x onerror=")
+        await ask(page, XSS)
+        await expect(page.locator(".msg.assistant strong")).to_have_text("жирный")
+        await expect(page.locator(".msg.user")).to_have_text(XSS)
+        assert await page.locator(".transcript script, .transcript [onerror]").count() == 0
+        await page.wait_for_timeout(300)
+    assert s.dialogs == []
+    assert _context_blocks(s.model)[0]["objectName"] == XSS  # sent as data, verbatim
+
+
+async def test_env_selector_changes_the_next_message(site: Any) -> None:
+    async with site(answer("ок")) as s:
+        page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x")
+        await ask(page, "первое")
+        await expect(page.locator(".msg.assistant")).to_have_count(1)
+        await page.select_option("#env-selector", "staging")
+        await expect(page.locator("#context-chip")).to_contain_text("· staging")
+        assert "envId=staging" in page.url
+        await ask(page, "второе")
+        await expect(page.locator(".msg.assistant")).to_have_count(2)
+    assert [block["envId"] for block in _context_blocks(s.model)] == ["ss-dev", "staging"]
+
+
+async def test_two_tabs_with_different_objects_do_not_mix(site: Any) -> None:
+    async with site(answer("ок")) as s:
+        context = await s.context()
+        first = await s.page(
+            "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/a", context=context
+        )
+        second = await s.page(
+            "/agent?objectType=dataset&objectId=2&envId=prod&route=/b", context=context
+        )
+        await ask(first, "про дашборд")
+        await ask(second, "про датасет")
+        await expect(first.locator(".msg.user")).to_have_text(["про дашборд"])
+        await expect(second.locator(".msg.user")).to_have_text(["про датасет"])
+        await expect(first.locator(".msg.assistant")).to_have_count(1)
+        await expect(second.locator(".msg.assistant")).to_have_count(1)
+    blocks = sorted((b["objectType"], b["objectId"], b["envId"]) for b in _context_blocks(s.model))
+    assert blocks == [("dashboard", "10", "ss-dev"), ("dataset", "2", "prod")]
+
+
+async def test_history_is_restored_on_reload_and_a_new_object_starts_fresh(site: Any) -> None:
+    async with site(answer("ответ агента")) as s:
+        page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/a")
+        await ask(page, "вопрос")
+        await expect(page.locator(".msg.assistant")).to_have_text("ответ агента")
+        await page.reload()
+        await expect(page.locator(".msg.user")).to_have_text("вопрос")
+        await expect(page.locator(".msg.assistant")).to_have_text("ответ агента")
+        await page.goto(s.url + "/agent?objectType=dashboard&objectId=11&envId=ss-dev&route=/b")
+        await expect(page.locator("#context-chip")).to_contain_text("#11")
+        await expect(page.locator(".msg")).to_have_count(0)
+
+
+async def test_reconnect_after_the_server_drops_the_stream_shows_the_card_once(
+    site: Any,
+) -> None:
+    from tests.support import free_port
+
+    port = free_port()
+    model = ScriptedChatModel(script=call_tool("deploy_dashboard", {"target_env_id": "staging"}))
+    async with site(model.script, port=port, model=model) as s:
+        page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x")
+        await ask(page, "выкати")
+        await expect(page.locator(".card")).to_have_count(1)
+    # The server is gone (the stream dropped); the same app state comes back on the same port.
+    await expect(page.locator("#connection")).to_be_visible()
+    async with site(model.script, port=port, model=model):
+        await expect(page.locator("#connection")).to_be_hidden(timeout=15_000)
+        await page.wait_for_timeout(500)
+        await expect(page.locator(".card")).to_have_count(1)
+        await page.locator(".card button", has_text="Подтвердить").click()
+        await expect(page.locator(".tool").last).to_contain_text("deploy_dashboard")
