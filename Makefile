@@ -26,26 +26,28 @@ $(CHROMIUM):
 browser: $(CHROMIUM)
 
 lint: setup
-	$(BIN)/ruff check sstools tests
-	$(BIN)/ruff format --check sstools tests
+	$(BIN)/ruff check sstools tests bench
+	$(BIN)/ruff format --check sstools tests bench
 
 format: setup
-	$(BIN)/ruff check --fix sstools tests
-	$(BIN)/ruff format sstools tests
+	$(BIN)/ruff check --fix sstools tests bench
+	$(BIN)/ruff format sstools tests bench
 
 typecheck: setup
 	$(BIN)/mypy
 
-# Lint, types, then every test: unit and integration (the fixture brings up the Superset sandbox).
-test: lint typecheck
+# Lint, types, then every test: unit, agent, integration and browser (the fixtures bring up the
+# Superset sandbox; the browser tests drive Debian's Chromium).
+test: lint typecheck browser
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 test-unit: setup
 	$(BIN)/pytest -m 'not integration' $(PYTEST_ARGS)
 
 # Speed and size goals, as ratios against a naive baseline (not timed tests).
-bench: setup
+bench: setup browser
 	$(BIN)/python -m bench.summarize
+	$(BIN)/python -m bench.cards
 
 sandbox-up: setup
 	$(BIN)/sstools sandbox up

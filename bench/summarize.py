@@ -15,7 +15,7 @@ from typing import Any
 
 from sstools.agent.summarize import LIMIT, summarize
 
-rng = random.Random(35)
+rng = random.Random(35)  # noqa: S311 - benchmark data, not secrets
 
 
 def dashboards(n: int) -> dict[str, Any]:
