@@ -21,18 +21,9 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
 from sstools.storage.db import migrate
-from tests.support import LiveServer, ScriptedChatModel, call_tool
+from tests.support import CHROMIUM_ARGS, LiveServer, ScriptedChatModel, call_tool
 
 CARDS = 50
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 async def run(folder: Path) -> list[float]:
@@ -67,7 +58,7 @@ async def run(folder: Path) -> list[float]:
     with LiveServer(create_app(settings, chat_model=model)) as server:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=ARGS
+                executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
             )
             context = await browser.new_context()
             token = issue_token(settings, Principal(username="engineer", role=Role.engineer))

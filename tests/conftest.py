@@ -17,6 +17,7 @@ from sstools.auth.users import add_user
 from sstools.config import Settings
 from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.storage.db import create_engine, migrate, session_factory
+from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 PASSWORDS = {role: f"{role.value}-test-password" for role in Role}
 
@@ -95,3 +96,12 @@ def sandbox() -> Iterator[Sandbox]:
     yield fleet
     if not already_running:
         fleet.down()
+
+
+@pytest.fixture
+async def client(
+    settings: Settings, fake_superset: FakeSuperset
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The app in process, its Superset faked at the transport (integration overrides this)."""
+    async for client in app_client(settings, RoutingTransport(fake_superset)):
+        yield client

@@ -12,24 +12,36 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import uvicorn
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
 from pydantic import ConfigDict, Field
 from starlette.types import ASGIApp
 
+from sstools.agent.models import ToolCallingChatModel
+
 Script = Callable[[list[BaseMessage], list[str]], AIMessage]
 
+CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright never downloads a browser here
+# As the machine's notes say: without the background-networking flags Chromium keeps dialling out.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
-class ScriptedChatModel(BaseChatModel):
+
+class ScriptedChatModel(ToolCallingChatModel):
     """A chat model whose every answer is ``script(messages, offered_tool_names)``."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -42,11 +54,6 @@ class ScriptedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def bind_tools(
-        self, tools: Sequence[Any], **kwargs: Any
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        return self.bind(tools=list(tools), **kwargs)
-
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -54,7 +61,7 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        names = [tool["function"]["name"] for tool in kwargs.get("tools", [])]
+        names = self.tool_names(kwargs)
         self.prompts.append(list(messages))
         self.offered.append(names)
         return ChatResult(generations=[ChatGeneration(message=self.script(messages, names))])

@@ -99,7 +99,21 @@ def _words(text: str) -> list[str]:
     return [word for word in _WORD.findall(normalize(text)) if word not in _STOP]
 
 
-class OfflinePlanner(BaseChatModel):
+class ToolCallingChatModel(BaseChatModel):
+    """A chat model that is handed the offered tools as OpenAI function schemas."""
+
+    def bind_tools(
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        return self.bind(tools=list(tools), **kwargs)
+
+    @staticmethod
+    def tool_names(kwargs: dict[str, Any]) -> list[str]:
+        """The names of the tools bound for this call."""
+        return [tool["function"]["name"] for tool in kwargs.get("tools", [])]
+
+
+class OfflinePlanner(ToolCallingChatModel):
     """A deterministic planner with no language model behind it."""
 
     environment_ids: list[str] = Field(default_factory=list)
@@ -108,11 +122,6 @@ class OfflinePlanner(BaseChatModel):
     def _llm_type(self) -> str:
         return "sstools-offline-planner"
 
-    def bind_tools(
-        self, tools: Sequence[Any], **kwargs: Any
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        return self.bind(tools=list(tools), **kwargs)
-
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -120,7 +129,7 @@ class OfflinePlanner(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        offered = [tool["function"]["name"] for tool in kwargs.get("tools", [])]
+        offered = self.tool_names(kwargs)
         last = messages[-1]
         if isinstance(last, ToolMessage):
             message = AIMessage(content=self._render(messages))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -97,32 +97,49 @@ async def login_page(request: Request, next: str = "/dashboards") -> HTMLRespons
     return templates.TemplateResponse(request, "login.html", {"t": UI, "next": safe_next})
 
 
-@router.get("/dashboards")
-async def dashboards_page(
+SearchText = Annotated[str | None, Query(max_length=200)]
+
+
+async def _list_page(
     request: Request,
-    services: ServicesDep,
+    services: Services,
     user: PageUser,
-    env_id: str | None = None,
-    q: Annotated[str | None, Query(max_length=200)] = None,
+    env_id: str | None,
+    q: str | None,
+    kind: Literal["dashboards", "datasets"],
 ) -> HTMLResponse:
+    """A searchable list of one environment's objects; an unreachable Superset is said, not 500."""
     env = _environment(services, env_id)
+    client = services.superset.client(env.id)
+    search = client.search_dashboards if kind == "dashboards" else client.search_datasets
     error = None
     items: list[Any] = []
     try:
-        items = (await services.superset.client(env.id).search_dashboards(q, page_size=100)).items
+        items = list((await search(q, page_size=100)).items)
     except SupersetError as exc:
         error = exc.message
     return _render(
         request,
-        "dashboards.html",
+        f"{kind}.html",
         user,
         services,
         env,
         items=items,
         q=q or "",
         error=error,
-        ask=agent_link(None, None, None, env.id, "/dashboards"),
+        ask=agent_link(None, None, None, env.id, f"/{kind}"),
     )
+
+
+@router.get("/dashboards")
+async def dashboards_page(
+    request: Request,
+    services: ServicesDep,
+    user: PageUser,
+    env_id: str | None = None,
+    q: SearchText = None,
+) -> HTMLResponse:
+    return await _list_page(request, services, user, env_id, q, "dashboards")
 
 
 @router.get("/dashboards/{dashboard_id}")
@@ -154,26 +171,9 @@ async def datasets_page(
     services: ServicesDep,
     user: PageUser,
     env_id: str | None = None,
-    q: Annotated[str | None, Query(max_length=200)] = None,
+    q: SearchText = None,
 ) -> HTMLResponse:
-    env = _environment(services, env_id)
-    error = None
-    items: list[Any] = []
-    try:
-        items = (await services.superset.client(env.id).search_datasets(q, page_size=100)).items
-    except SupersetError as exc:
-        error = exc.message
-    return _render(
-        request,
-        "datasets.html",
-        user,
-        services,
-        env,
-        items=items,
-        q=q or "",
-        error=error,
-        ask=agent_link(None, None, None, env.id, "/datasets"),
-    )
+    return await _list_page(request, services, user, env_id, q, "datasets")
 
 
 @router.get("/datasets/{dataset_id}")

@@ -16,7 +16,7 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
 from tests.support import LiveServer, Script, ScriptedChatModel
-from tests.unit.fake_superset import FakeSuperset
+from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 
 @pytest.fixture
@@ -125,14 +125,12 @@ def make_agent(
     """``async with make_agent(script) as agent``: a live app answering with ``script``."""
     from contextlib import asynccontextmanager
 
-    from tests.unit.conftest import _RoutingTransport
-
     @asynccontextmanager
     async def factory(script: Script, **overrides: Any) -> AsyncIterator[Agent]:
         model = ScriptedChatModel(script=script)
         app_settings = settings.model_copy(update=overrides)
         app = create_app(
-            app_settings, superset_transport=_RoutingTransport(fake_superset), chat_model=model
+            app_settings, superset_transport=RoutingTransport(fake_superset), chat_model=model
         )
         with LiveServer(app) as server:
             async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
@@ -143,14 +141,3 @@ def make_agent(
 
 def ai(text: str) -> AIMessage:
     return AIMessage(content=text)
-
-
-@pytest.fixture
-async def client(
-    settings: Settings, fake_superset: FakeSuperset
-) -> AsyncIterator[httpx.AsyncClient]:
-    from tests.conftest import app_client
-    from tests.unit.conftest import _RoutingTransport
-
-    async for client in app_client(settings, _RoutingTransport(fake_superset)):
-        yield client

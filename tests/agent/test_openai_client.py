@@ -17,8 +17,7 @@ from tests.agent.test_selection import DASHBOARD_SET
 from tests.conftest import AuthHeaders
 from tests.openai_server import ScriptedOpenAI, tool_then_text
 from tests.support import LiveServer, read_events, types
-from tests.unit.conftest import _RoutingTransport
-from tests.unit.fake_superset import FakeSuperset
+from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 
 async def test_openai_compatible_model_streams_and_calls_tools(
@@ -37,7 +36,7 @@ async def test_openai_compatible_model_streams_and_calls_tools(
                 "llm_api_key": SecretStr("sk-test-secret"),
             }
         )
-        app = create_app(app_settings, superset_transport=_RoutingTransport(fake_superset))
+        app = create_app(app_settings, superset_transport=RoutingTransport(fake_superset))
         with LiveServer(app) as server:
             async with httpx.AsyncClient(base_url=server.url) as client:
                 headers = auth(Role.analyst)
@@ -86,7 +85,7 @@ async def test_unreachable_model_is_an_llm_error_not_a_hang(
     settings: Settings, fake_superset: FakeSuperset, auth: AuthHeaders
 ) -> None:
     app_settings = settings.model_copy(update={"llm_base_url": "http://127.0.0.1:9/v1"})
-    app = create_app(app_settings, superset_transport=_RoutingTransport(fake_superset))
+    app = create_app(app_settings, superset_transport=RoutingTransport(fake_superset))
     with LiveServer(app) as server:
         async with httpx.AsyncClient(base_url=server.url) as client:
             headers = auth(Role.analyst)

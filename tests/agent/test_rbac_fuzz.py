@@ -22,8 +22,7 @@ from sstools.storage.models import AuditEntry
 from tests.agent.conftest import dashboard_context, dataset_context
 from tests.conftest import AuthHeaders
 from tests.support import LiveServer, ScriptedChatModel, read_events_sync
-from tests.unit.conftest import _RoutingTransport
-from tests.unit.fake_superset import FakeSuperset
+from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 WRITES = sorted(name for name, tool in CATALOGUE.items() if tool.kind is ToolKind.write)
 
@@ -54,9 +53,7 @@ class LiveAgent(NamedTuple):
 @pytest.fixture
 def live_agent(settings: Settings, fake_superset: FakeSuperset) -> Iterator[LiveAgent]:
     model = ScriptedChatModel(script=_calls_from_message)
-    app = create_app(
-        settings, superset_transport=_RoutingTransport(fake_superset), chat_model=model
-    )
+    app = create_app(settings, superset_transport=RoutingTransport(fake_superset), chat_model=model)
     with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=30) as client:
         yield LiveAgent(client, app, model)
 

@@ -18,20 +18,9 @@ from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
 from sstools.sandbox import Sandbox
 from tests.conftest import make_settings, seed_users
-from tests.support import LiveServer, Script, ScriptedChatModel
+from tests.support import CHROMIUM, CHROMIUM_ARGS, LiveServer, Script, ScriptedChatModel
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_INSTALLED = Path(CHROMIUM).exists()
-# As the machine's notes say: without the background-networking flags Chromium keeps dialling out.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

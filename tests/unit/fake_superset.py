@@ -129,3 +129,19 @@ class FakeSuperset:
             200,
             json={"count": len(rows), "result": rows[page * size : (page + 1) * size]},
         )
+
+
+class RoutingTransport(httpx.AsyncBaseTransport):
+    """The fake answers for superset.test; everything else goes over the real network stack."""
+
+    def __init__(self, fake: FakeSuperset) -> None:
+        self._fake = fake.transport()
+        self._real = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.host == "superset.test":
+            return await self._fake.handle_async_request(request)
+        return await self._real.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._real.aclose()
