@@ -172,6 +172,9 @@ class AgentGraph:
             f"{env.id} ({env.stage.value})" for env in self._environments.values()
         )
         system = SYSTEM_PROMPT.format(environments=environments, context=prompt_block(context))
+        if context is None or context.env_id is None:
+            # Environment-bound tools are hidden; the model should ask rather than guess.
+            system += f"\n\nОкружение не выбрано: {texts.NEEDS_ENVIRONMENT} для работы с Superset."
         tools = [CATALOGUE[name].schema() for name in selection.offered]
         bound = self._model.bind_tools(tools) if tools else self._model
         reply = await bound.ainvoke([SystemMessage(system), *state.get("messages", [])])

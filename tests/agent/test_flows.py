@@ -103,6 +103,7 @@ async def test_old_history_without_context_degrades_to_unavailable(make_agent: A
         await agent.send(cid, "привет", None)
         await read_events(agent.client, cid, agent.auth(Role.engineer))
     assert "контекст недоступен" in agent.model.system_prompts()[0]
+    assert "Окружение не выбрано: нужно выбрать окружение" in agent.model.system_prompts()[0]
     assert set(agent.model.offered[0]) == {
         "show_capabilities",
         "list_environments",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import zipfile
 
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
@@ -44,3 +46,23 @@ def test_status_reports_three_healthy_instances(sandbox: Sandbox) -> None:
         ("prod", "prod", True),
     ]
     assert len({s.pid for s in statuses}) == 3
+
+
+async def test_export_and_import_a_dashboard_round_trip(sandbox: Sandbox) -> None:
+    """The client's export and import (the write side's deploys build on them)."""
+    dev = SupersetClient(next(env for env in sandbox.environments() if env.id == "ss-dev"))
+    try:
+        bundle = await dev.export_dashboards([10])
+        names = zipfile.ZipFile(io.BytesIO(bundle)).namelist()
+        before = await dev.get_dashboard(10)
+        await dev.import_dashboards(bundle, overwrite=True)
+        after = await dev.search_dashboards("Отчёт по энергопотреблению")
+        reimported = await dev.get_dashboard(after.items[0].id)
+    finally:
+        await dev.aclose()
+    assert any(name.endswith("metadata.yaml") for name in names)
+    assert any("/dashboards/" in name for name in names)
+    assert sum("/charts/" in name for name in names) == 3
+    assert after.total == 1  # same uuid: overwritten in place, not duplicated
+    assert reimported.id == 10
+    assert {chart.name for chart in reimported.charts} == {chart.name for chart in before.charts}

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
+from sstools.agent.events import Done, EventLog, MessageEvent, RunStarted
 from sstools.auth.roles import Role
 from sstools.auth.users import UserExists, add_user, authenticate, list_users
 from sstools.domain.reviews import ReviewStatus, get_review, set_review
 from sstools.storage import audit
 from sstools.storage.db import create_engine, migrate, session_factory
-from sstools.storage.models import AuditEntry, User
+from sstools.storage.models import AuditEntry, Confirmation, User
 
 POSTGRES_URL = os.environ.get(
     "SSTOOLS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -81,4 +84,57 @@ async def test_reviews_and_audit_persist(database_url: str) -> None:
         entry = await session.scalar(select(AuditEntry))
         assert entry is not None
         assert entry.detail == {"n": 1}
+    await engine.dispose()
+
+
+async def test_event_log_and_decide_once_hold_on_each_backend(database_url: str) -> None:
+    migrate(database_url)
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    log = EventLog(sessions)
+    seqs = [
+        await log.append("c1", event)
+        for event in (
+            RunStarted(run_id="r"),
+            MessageEvent(text="привет", run_id="r"),
+            Done(run_id="r"),
+        )
+    ]
+    await log.append("c2", RunStarted(run_id="other"))
+    assert seqs == [1, 2, 3]
+    assert [(seq, data["type"]) for seq, data in await log.since("c1", 1)] == [
+        (2, "message"),
+        (3, "done"),
+    ]
+    assert (await log.since("c1", 1))[0][1]["text"] == "привет"
+
+    async with sessions() as session:
+        session.add(
+            Confirmation(
+                id="cf_1",
+                conversation_id="c1",
+                interrupt_id="i",
+                call_id="call",
+                tool="t",
+                args_hash="h",
+                env_id=None,
+                username="u",
+                event={},
+                status="pending",
+                expires_at=datetime.now(UTC) + timedelta(minutes=5),
+            )
+        )
+        await session.commit()
+
+    async def decide() -> int:
+        async with sessions() as session:
+            result = await session.execute(
+                update(Confirmation)
+                .where(Confirmation.id == "cf_1", Confirmation.status == "pending")
+                .values(status="approved")
+            )
+            await session.commit()
+            return int(result.rowcount)  # type: ignore[attr-defined]
+
+    assert sorted(await asyncio.gather(*(decide() for _ in range(10)))) == [0] * 9 + [1]
     await engine.dispose()
