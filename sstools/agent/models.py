@@ -95,8 +95,16 @@ def _stem(word: str) -> str:
     return normalize(word)[:5]
 
 
+# The object itself («дашборд», «датасет») says what, not what to do: no intent, no query.
+_OBJECT_STEMS = frozenset({"дашбо", "датас", "dashb", "datas"})
+
+
 def _words(text: str) -> list[str]:
-    return [word for word in _WORD.findall(normalize(text)) if word not in _STOP]
+    return [
+        word
+        for word in _WORD.findall(normalize(text))
+        if word not in _STOP and word[:5] not in _OBJECT_STEMS
+    ]
 
 
 class ToolCallingChatModel(BaseChatModel):
@@ -170,7 +178,8 @@ class OfflinePlanner(ToolCallingChatModel):
         args: dict[str, Any] = {}
         mentioned_envs = [env for env in self.environment_ids if env in words]
         sql = re.search(r"`([^`]+)`|((?:select|with|insert|update|delete)\b.*)", text, re.I | re.S)
-        numbers = [int(n) for n in re.findall(r"\b[0-9]{1,9}\b", text)]
+        prose = text[: sql.start()] + text[sql.end() :] if sql else text  # numbers in SQL are data
+        database = re.search(r"(?:баз[аеуы]|database|db)\D{0,3}([0-9]{1,9})", prose, re.I)
         for field in properties:
             if field == "query":
                 keywords = {_stem(w) for p in CATALOGUE[name].keywords for w in _words(p)}
@@ -182,7 +191,7 @@ class OfflinePlanner(ToolCallingChatModel):
             elif field == "sql" and sql:
                 args[field] = (sql.group(1) or sql.group(2)).strip()
             elif field == "database_id" and field in required:
-                args[field] = numbers[0] if numbers else 1
+                args[field] = int(database.group(1)) if database else 1
             elif field == "message":
                 args[field] = text[:500]
             elif field in ("task_id", "name") and field in required:
@@ -219,11 +228,12 @@ def _lines(payload: Any, depth: int = 0) -> list[str]:
         lines = []
         for item in payload[:20]:
             if isinstance(item, dict):
-                label = item.get("title") or item.get("name") or item.get("role") or item.get("id")
+                key = next((k for k in ("title", "name", "role", "tool", "id") if k in item), None)
+                label = item.get(key) if key else "…"
                 extras = ", ".join(
                     f"{k}: {v}"
                     for k, v in item.items()
-                    if k not in ("title", "name") and not isinstance(v, dict | list)
+                    if k != key and not isinstance(v, dict | list)
                 )
                 lines.append(f"{pad}- {label} ({extras})" if extras else f"{pad}- {label}")
             else:

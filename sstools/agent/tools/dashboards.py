@@ -29,7 +29,7 @@ class SearchDashboardsArgs(ToolArgs):
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D, S, M),
-    keywords=("найти", "найди", "поиск", "список", "дашборды", "search", "find", "list"),
+    keywords=("найти", "найди", "поиск", "список", "search", "find", "list"),
 )
 def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolRequest:
     """Search the current environment's dashboards by words in their title (any case)."""
@@ -55,8 +55,6 @@ class DashboardArgs(ToolArgs):
         "состояние",
         "здоровье",
         "расскажи",
-        "этот",
-        "дашборд",
         "проблемы",
         "health",
         "status",

@@ -143,7 +143,7 @@ class CreateDatasetArgs(ToolArgs):
     min_role=Role.engineer,
     needs_env=True,
     affinity=(S,),
-    keywords=("создай", "создать", "новый", "датасет", "create", "dataset"),
+    keywords=("создай", "создать", "новый", "create"),
 )
 def superset_create_dataset(args: CreateDatasetArgs, scope: CallScope) -> ToolRequest:
     """Create a Superset dataset over a table."""

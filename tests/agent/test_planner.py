@@ -1,0 +1,93 @@
+"""The offline planner: picks an offered tool, fills its arguments, renders the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from sstools.agent.context import UIContext, prompt_block
+from sstools.agent.models import OfflinePlanner
+from sstools.agent.selection import select_tools
+from sstools.agent.tools import CATALOGUE
+from sstools.auth.roles import Role
+
+PLANNER = OfflinePlanner(environment_ids=["ss-dev", "staging", "prod"])
+
+
+def _plan(text: str, object_type: str | None, role: Role = Role.engineer) -> AIMessage:
+    context = UIContext.model_validate(
+        {
+            "contextVersion": 1,
+            "objectType": object_type,
+            "objectId": "10" if object_type else None,
+            "envId": "ss-dev",
+            "route": "/",
+        }
+    )
+    offered = select_tools(role, context).offered
+    bound = PLANNER.bind_tools([CATALOGUE[name].schema() for name in offered])
+    reply = bound.invoke([SystemMessage(prompt_block(context)), HumanMessage(text)])
+    assert isinstance(reply, AIMessage)
+    return reply
+
+
+@pytest.mark.parametrize(
+    ("text", "object_type", "tool", "args"),
+    [
+        ("расскажи про этот дашборд", "dashboard", "get_health_summary", {}),
+        ("какой статус?", "dashboard", "get_health_summary", {}),
+        ("найди дашборды про энергию", "dashboard", "search_dashboards", {"query": "энергию"}),
+        ("выкати его на prod", "dashboard", "deploy_dashboard", {"target_env_id": "prod"}),
+        ("кто имеет доступ?", "dataset", "superset_audit_permissions", {}),
+        (
+            "выполни `delete from t where a > 100`",
+            "dataset",
+            "superset_execute_sql",
+            {"sql": "delete from t where a > 100", "database_id": 1},
+        ),
+        (
+            "в базе 3 выполни `select 1`",
+            "dataset",
+            "superset_execute_sql",
+            {"sql": "select 1", "database_id": 3},
+        ),
+        ("что ты умеешь?", None, "show_capabilities", {}),
+    ],
+)
+def test_planner_picks_an_offered_tool_and_fills_its_arguments(
+    text: str, object_type: str | None, tool: str, args: dict[str, Any]
+) -> None:
+    reply = _plan(text, object_type)
+    assert [(call["name"], call["args"]) for call in reply.tool_calls] == [(tool, args)]
+
+
+def test_planner_never_picks_what_is_not_offered() -> None:
+    reply = _plan("выкати на prod", "dashboard", Role.analyst)
+    assert reply.tool_calls[0]["name"] != "deploy_dashboard"
+
+
+def test_planner_asks_for_what_it_cannot_fill() -> None:
+    reply = _plan("выкати этот дашборд", "dashboard")
+    assert not reply.tool_calls
+    assert "уточните: target_env_id" in str(reply.content)
+
+
+def test_planner_renders_results_readably_and_says_it_is_offline() -> None:
+    result = ToolMessage(
+        content='{"items": [{"id": 10, "title": "Отчёт"}], "total": 1}',
+        tool_call_id="c",
+        name="search_dashboards",
+    )
+    reply = PLANNER.invoke(
+        [
+            HumanMessage("найди"),
+            AIMessage(
+                content="", tool_calls=[{"name": "search_dashboards", "args": {}, "id": "c"}]
+            ),
+            result,
+        ]
+    )
+    assert str(reply.content).startswith("(офлайн-режим")
+    assert "- Отчёт (id: 10)" in str(reply.content)
