@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from playwright.async_api import expect
 
 from sstools.agent.context import BLOCK_END, BLOCK_START
 from sstools.auth.roles import Role
+from sstools.sandbox import Sandbox
+from sstools.superset import SupersetClient
 from tests.agent.test_selection import DASHBOARD_SET
 from tests.browser.conftest import ask
 from tests.support import ScriptedChatModel, answer, call_tool
@@ -132,6 +135,7 @@ async def test_xss_in_object_name_and_model_output_stays_text(site: Any) -> None
         assert await page.locator(".transcript script, .transcript [onerror]").count() == 0
         await page.wait_for_timeout(300)
     assert s.dialogs == []
+    assert not [error for error in s.console_errors if "Content Security Policy" in error]
     assert _context_blocks(s.model)[0]["objectName"] == XSS  # sent as data, verbatim
 
 
@@ -199,3 +203,57 @@ async def test_reconnect_after_the_server_drops_the_stream_shows_the_card_once(
         await expect(page.locator(".card")).to_have_count(1)
         await page.locator(".card button", has_text="Подтвердить").click()
         await expect(page.locator(".tool").last).to_contain_text("deploy_dashboard")
+
+
+async def test_xss_in_real_tool_output_stays_text(site: Any, sandbox: Sandbox) -> None:
+    """A hostile dashboard title in Superset, echoed by the model: rendered inert."""
+    env = next(env for env in sandbox.environments() if env.id == "ss-dev")
+    superset = SupersetClient(env)
+    title = f"xss-probe {XSS}"
+    created = await superset.post_json("/api/v1/dashboard/", {"dashboard_title": title})
+
+    def echo(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        if isinstance(messages[-1], ToolMessage):
+            items = json.loads(str(messages[-1].content))["items"]
+            return AIMessage(content="Нашёл: " + ", ".join(item["title"] for item in items))
+        return AIMessage(
+            content="",
+            tool_calls=[
+                {"name": "search_dashboards", "args": {"query": "xss-probe"}, "id": "call_1"}
+            ],
+        )
+
+    try:
+        async with site(echo) as s:
+            page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x")
+            await ask(page, "найди xss-probe")
+            reply = page.locator(".msg.assistant")
+            await expect(reply).to_contain_text(f"Нашёл: {title}")  # shown, as text
+            assert await page.locator(".transcript script, .transcript [onerror]").count() == 0
+            await page.wait_for_timeout(300)
+    finally:
+        await superset.delete(f"/api/v1/dashboard/{created['id']}")
+        await superset.aclose()
+    assert s.dialogs == []
+    assert not [error for error in s.console_errors if "Content Security Policy" in error]
+
+
+async def test_history_without_context_says_so(site: Any) -> None:
+    async with site(answer("ок")) as s:
+        page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/a")
+        cookies = {c["name"]: c["value"] for c in await page.context.cookies()}
+        async with httpx.AsyncClient(base_url=s.url, cookies=cookies) as api:
+            headers = {"X-CSRF-Token": cookies["sstools_csrf"]}
+            cid = (await api.post("/api/agent/conversations", headers=headers)).json()["id"]
+            await api.post(
+                f"/api/agent/conversations/{cid}/messages",
+                headers=headers,
+                json={"text": "старый вопрос", "uicontext": None},
+            )
+        key = "sstools.conversation:dashboard:10:/a"
+        await page.evaluate(f"sessionStorage.setItem('{key}', '{cid}')")
+        await page.reload()
+        await expect(page.locator(".status.context-unavailable")).to_have_text(
+            "контекст недоступен"
+        )
+        await expect(page.locator(".msg.user")).to_have_text("старый вопрос")

@@ -67,6 +67,12 @@
     return item;
   }
 
+  const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+  // Raw HTML in model output is shown as text: no tag of the model's ever reaches a parser
+  // that runs handlers (DOMPurify's own parse would). DOMPurify still checks markdown's output.
+  window.marked.use({ renderer: { html: (token) => escapeHtml(token.text || token.raw || "") } });
+
   function markdown(text) {
     return window.DOMPurify.sanitize(window.marked.parse(text), { USE_PROFILE: { html: true } });
   }
@@ -242,6 +248,10 @@
       const element = add(`msg ${message.role === "user" ? "user" : "assistant"}`);
       if (message.role === "user") element.textContent = message.text;
       else element.innerHTML = markdown(message.text);
+    }
+    const asked = history.messages.filter((message) => message.role === "user");
+    if (asked.length && asked[asked.length - 1].uicontext === null) {
+      add("status context-unavailable", ui.context_unavailable); // history from before contexts
     }
     connect();
   }
