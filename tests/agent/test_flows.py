@@ -306,13 +306,13 @@ async def test_jwt_expiring_mid_conversation_is_reported_once(
     def slow_search(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
         if isinstance(messages[-1], ToolMessage):
             return AIMessage(content="не должен вызываться")
-        time.sleep(1.5)  # the token expires while the model thinks
+        time.sleep(2.5)  # the token (≥ 1 s left when sent: exp is whole seconds) expires meanwhile
         return AIMessage(
             content="", tool_calls=[{"name": "search_dashboards", "args": {}, "id": "call_1"}]
         )
 
     async with make_agent(slow_search) as agent:
-        token = issue_token(settings, Principal(username="engineer", role=Role.engineer), ttl_s=1)
+        token = issue_token(settings, Principal(username="engineer", role=Role.engineer), ttl_s=2)
         headers = {"Authorization": f"Bearer {token}"}
         cid = (await agent.client.post("/api/agent/conversations", headers=headers)).json()["id"]
         await agent.client.post(

@@ -96,7 +96,7 @@ _args: st.SearchStrategy[dict[str, Any]] = st.one_of(
     st.lists(st.tuples(_names, _args), min_size=1, max_size=6),
     st.sampled_from([dashboard_context(), dataset_context(env_id="prod"), None]),
 )
-def test_sc_005_analyst_never_reaches_a_write(
+def test_agtl_fr_005_sc_005_analyst_never_reaches_a_write(
     live_agent: LiveAgent,
     fake_superset: FakeSuperset,
     auth: AuthHeaders,
@@ -123,7 +123,9 @@ def test_sc_005_analyst_never_reaches_a_write(
     assert fake_superset.executed_sql == []
 
 
-def test_sc_005_no_write_tool_call_was_audited(live_agent: LiveAgent, auth: AuthHeaders) -> None:
+def test_agtl_fr_005_sc_005_no_write_tool_call_was_audited(
+    live_agent: LiveAgent, auth: AuthHeaders
+) -> None:
     client, app, _ = live_agent
     headers = auth(Role.analyst)
     calls = [[name, {"target_env_id": "prod", "name": "x", "message": "m"}] for name in WRITES]

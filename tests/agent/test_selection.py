@@ -103,7 +103,7 @@ def test_no_environment_hides_environment_bound_tools_with_the_reason() -> None:
     assert "create_branch" in selection.offered
 
 
-def test_router_narrows_but_capabilities_stay() -> None:
+def test_agtl_fr_006_router_hook_narrows_but_capabilities_stay() -> None:
     def router(message: str, tools: list[Any]) -> list[Any]:
         return [tool for tool in tools if "dashboard" in tool.name][:1]
 

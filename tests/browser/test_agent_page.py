@@ -40,7 +40,7 @@ def _health_then_summary(messages: list[BaseMessage], offered: list[str]) -> AIM
     )
 
 
-async def test_story1_from_the_dashboard_page_to_an_answer_about_it(site: Any) -> None:
+async def test_agctx_fr_001_story1_from_the_dashboard_page_to_an_answer_about_it(site: Any) -> None:
     async with site(_health_then_summary) as s:
         page = await s.page("/dashboards/10?env_id=ss-dev")
         await page.click("text=Спросить агента")
@@ -63,7 +63,9 @@ async def test_story1_from_the_dashboard_page_to_an_answer_about_it(site: Any) -
     assert _context_blocks(s.model)[0]["objectId"] == "10"
 
 
-async def test_story2_prod_card_is_destructive_and_staging_card_is_calm(site: Any) -> None:
+async def test_aggrd_fr_002_story2_prod_card_is_destructive_and_staging_card_is_calm(
+    site: Any,
+) -> None:
     deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"})
     async with site(deploy) as s:
         page = await s.page(
@@ -139,7 +141,7 @@ async def test_xss_in_object_name_and_model_output_stays_text(site: Any) -> None
     assert _context_blocks(s.model)[0]["objectName"] == XSS  # sent as data, verbatim
 
 
-async def test_env_selector_changes_the_next_message(site: Any) -> None:
+async def test_agctx_fr_003_env_selector_changes_the_next_message(site: Any) -> None:
     async with site(answer("ок")) as s:
         page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x")
         await ask(page, "первое")
@@ -171,7 +173,9 @@ async def test_two_tabs_with_different_objects_do_not_mix(site: Any) -> None:
     assert blocks == [("dashboard", "10", "ss-dev"), ("dataset", "2", "prod")]
 
 
-async def test_history_is_restored_on_reload_and_a_new_object_starts_fresh(site: Any) -> None:
+async def test_agctx_fr_003_history_is_restored_on_reload_and_a_new_object_starts_fresh(
+    site: Any,
+) -> None:
     async with site(answer("ответ агента")) as s:
         page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/a")
         await ask(page, "вопрос")
