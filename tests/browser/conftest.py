@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -118,3 +119,10 @@ def site(settings: Settings, browser: Browser) -> Callable[..., Any]:
 async def ask(page: Page, text: str) -> None:
     await page.fill("#message", text)
     await page.click("#send")
+
+
+async def screenshot(page: Page, name: str) -> None:
+    """Kept for people to look at when SSTOOLS_SCREENSHOTS names a folder (docs/screenshots)."""
+    folder = os.environ.get("SSTOOLS_SCREENSHOTS")
+    if folder:
+        await page.screenshot(path=f"{folder}/{name}.png")

@@ -14,7 +14,7 @@ from sstools.auth.roles import Role
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
 from tests.agent.test_selection import DASHBOARD_SET
-from tests.browser.conftest import ask
+from tests.browser.conftest import ask, screenshot
 from tests.support import ScriptedChatModel, answer, call_tool
 
 XSS = '<img src=x onerror="alert(\'xss\')"><script>alert("xss")</script>'
@@ -58,7 +58,7 @@ async def test_agctx_fr_001_story1_from_the_dashboard_page_to_an_answer_about_it
         await expect(reply).to_have_text("Отчёт по энергопотреблению")
         await expect(page.locator(".msg.assistant")).to_contain_text("(#10)")
         await expect(page.locator(".tool")).to_contain_text("get_health_summary: готово")
-        await page.screenshot(path="docs/screenshots/story1.png")
+        await screenshot(page, "story1")
     assert set(s.model.offered[0]) == DASHBOARD_SET
     assert _context_blocks(s.model)[0]["objectId"] == "10"
 
@@ -79,7 +79,7 @@ async def test_aggrd_fr_002_story2_prod_card_is_destructive_and_staging_card_is_
         await expect(card.locator(".card-impact")).to_contain_text("Влияние")
         await expect(card.locator("button.danger")).to_have_text("Подтвердить")
         await expect(card).to_be_focused()
-        await page.screenshot(path="docs/screenshots/card-prod.png")
+        await screenshot(page, "card-prod")
     async with site(call_tool("deploy_dashboard", {"target_env_id": "staging"})) as s:
         page = await s.page(
             "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/dashboards/10"
@@ -91,7 +91,7 @@ async def test_aggrd_fr_002_story2_prod_card_is_destructive_and_staging_card_is_
             "Изменения в staging-окружении «Superset staging»"
         )
         await expect(card).not_to_contain_text("⚠️")
-        await page.screenshot(path="docs/screenshots/card-staging.png")
+        await screenshot(page, "card-staging")
 
 
 async def test_permission_denied_card_offers_only_dismiss(site: Any) -> None:
@@ -106,7 +106,7 @@ async def test_permission_denied_card_offers_only_dismiss(site: Any) -> None:
         await expect(card.locator("button")).to_have_count(1)
         await expect(card.locator("button")).to_have_text("Закрыть")
         await expect(page.locator(".card:not(.denied)")).to_have_count(0)
-        await page.screenshot(path="docs/screenshots/card-denied.png")
+        await screenshot(page, "card-denied")
         await card.locator("button").click()
         await expect(card).to_have_count(0)
 
