@@ -15,11 +15,16 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.auth.users import add_user
 from sstools.config import Settings
+from sstools.logs import configure_logging
 from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.storage.db import create_engine, migrate, session_factory
 from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 PASSWORDS = {role: f"{role.value}-test-password" for role in Role}
+
+# As in production: JSON lines. Unconfigured structlog renders rich tracebacks, slow enough to
+# stall a server's event loop on a loaded machine.
+configure_logging("WARNING")
 
 
 def write_environments_file(

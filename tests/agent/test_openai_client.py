@@ -38,7 +38,7 @@ async def test_openai_compatible_model_streams_and_calls_tools(
         )
         app = create_app(app_settings, superset_transport=RoutingTransport(fake_superset))
         with LiveServer(app) as server:
-            async with httpx.AsyncClient(base_url=server.url) as client:
+            async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
                 headers = auth(Role.analyst)
                 cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
                 await client.post(
@@ -87,7 +87,7 @@ async def test_unreachable_model_is_an_llm_error_not_a_hang(
     app_settings = settings.model_copy(update={"llm_base_url": "http://127.0.0.1:9/v1"})
     app = create_app(app_settings, superset_transport=RoutingTransport(fake_superset))
     with LiveServer(app) as server:
-        async with httpx.AsyncClient(base_url=server.url) as client:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
             headers = auth(Role.analyst)
             cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
             await client.post(

@@ -246,7 +246,7 @@ async def test_history_without_context_says_so(site: Any) -> None:
     async with site(answer("ок")) as s:
         page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/a")
         cookies = {c["name"]: c["value"] for c in await page.context.cookies()}
-        async with httpx.AsyncClient(base_url=s.url, cookies=cookies) as api:
+        async with httpx.AsyncClient(base_url=s.url, cookies=cookies, timeout=30) as api:
             headers = {"X-CSRF-Token": cookies["sstools_csrf"]}
             cid = (await api.post("/api/agent/conversations", headers=headers)).json()["id"]
             await api.post(
