@@ -89,11 +89,6 @@ class AgentRuntime:
         if self._saver_cm is not None:
             await self._saver_cm.__aexit__(None, None, None)
 
-    async def idle(self) -> None:
-        """Wait for every run in flight (tests, shutdown)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
     @property
     def graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
         assert self._graph is not None, "AgentRuntime.start() was not awaited"

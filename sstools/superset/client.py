@@ -449,10 +449,14 @@ class SupersetClient:
         ]
 
     async def get_database(self, database_id: int) -> Database:
-        for database in await self.list_databases():
-            if database.id == database_id:
-                return database
-        raise SupersetNotFound(self.env.id, f"database {database_id} not found")
+        raw = (await self.get_json(f"/api/v1/database/{database_id}"))["result"]
+        return Database(
+            id=raw.get("id", database_id),
+            name=raw["database_name"],
+            backend=raw.get("backend"),
+            expose_in_sqllab=raw.get("expose_in_sqllab"),
+            allow_dml=raw.get("allow_dml"),
+        )
 
     async def list_schemas(self, database_id: int) -> list[str]:
         body = await self.get_json(f"/api/v1/database/{database_id}/schemas/")

@@ -93,3 +93,15 @@ async def test_format_in_the_database_dialect(client: httpx.AsyncClient, auth: A
     )
     assert response.json()["dialect"] == "sqlite"
     assert response.json()["sql"].startswith("SELECT\n  region,")
+
+
+async def test_unknown_database_is_404_naming_the_environment(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    response = await client.post(
+        "/api/sql/execute?env_id=ss-dev",
+        json={"database_id": 99999, "sql": "select 1"},
+        headers=auth(Role.analyst),
+    )
+    assert response.status_code == 404
+    assert "ss-dev" in response.json()["detail"]

@@ -85,15 +85,17 @@ class FakeSuperset:
             return httpx.Response(201, json={"id": new["id"], "result": body})
         if path.startswith("/api/v1/dashboard/") and request.method == "GET":
             return self._dashboard_detail(path)
+        demo = {
+            "id": 1,
+            "database_name": "demo",
+            "backend": "sqlite",
+            "expose_in_sqllab": True,
+            "allow_dml": True,
+        }
         if path == "/api/v1/database/" and request.method == "GET":
-            demo = {
-                "id": 1,
-                "database_name": "demo",
-                "backend": "sqlite",
-                "expose_in_sqllab": True,
-                "allow_dml": True,
-            }
             return httpx.Response(200, json={"count": 1, "result": [demo]})
+        if path == "/api/v1/database/1" and request.method == "GET":
+            return httpx.Response(200, json={"id": 1, "result": demo})
         if path == "/api/v1/sqllab/execute/":
             self.executed_sql.append(json.loads(request.content)["sql"])
             return httpx.Response(200, json={"status": "success", "data": [], "columns": []})
