@@ -6,8 +6,10 @@ import httpx
 import pytest
 
 from sstools.auth.roles import Role
+from sstools.storage.models import AuditEntry
 from tests.conftest import AuthHeaders
 from tests.unit.test_sql_classification import WRITES
+from tests.unit.test_sql_dialects import DEMO_READS, HIDDEN_WRITES
 
 COUNT_SQL = "select count(*) as n, sum(population_thousands) as total from regions"
 
@@ -105,3 +107,38 @@ async def test_unknown_database_is_404_naming_the_environment(
     )
     assert response.status_code == 404
     assert "ss-dev" in response.json()["detail"]
+
+
+async def test_analysts_everyday_queries_run_on_the_demo_database(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    """The function allow-list keeps what analysts write a read, and SQLite runs all of it."""
+    for sql in DEMO_READS:
+        response = await _run(client, auth, Role.analyst, sql, limit=5)
+        assert response.status_code == 200, (sql, response.text)
+        assert response.json()["classification"]["kind"] == "read"
+
+
+async def test_writes_hidden_by_dialect_syntax_are_refused_and_data_is_unchanged(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    before = (await _run(client, auth, Role.analyst, COUNT_SQL)).json()["rows"]
+    for sql in {sql for sql, _ in HIDDEN_WRITES}:
+        response = await _run(client, auth, Role.analyst, sql)
+        assert response.status_code in (403, 422), (sql, response.text)
+    after = (await _run(client, auth, Role.analyst, COUNT_SQL)).json()["rows"]
+    assert after == before
+
+
+async def test_a_failed_engineer_write_is_audited(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    sql = "insert into sstools_no_such_table values (1)"
+    response = await _run(client, auth, Role.engineer, sql)
+    assert response.status_code == 422, response.text
+    assert "sstools_no_such_table" in response.text
+    services = client._transport.app.state.services  # type: ignore[attr-defined]
+    async with services.sessions() as session:
+        rows = (await session.execute(AuditEntry.__table__.select())).all()
+    mine = [(row.outcome, row.username) for row in rows if row.detail.get("sql") == sql]
+    assert mine == [("error", "engineer")]

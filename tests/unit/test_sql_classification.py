@@ -88,7 +88,11 @@ def test_writes_are_never_reads_in_other_dialects(sql: str, dialect: str | None)
 
 
 def test_corpus_is_large_enough() -> None:
+    """The corpus is big and varied: its writes reach many distinct reasons of the classifier."""
     assert len(READS) + len(WRITES) >= 30
+    reasons = {classify(sql, "sqlite").reason for sql in WRITES}
+    assert len(reasons) >= 15, sorted(reasons)
+    assert {classify(sql, "sqlite").reason for sql in READS} == {"only queries"}
 
 
 def test_dialect_specific_write_is_caught() -> None:
@@ -96,11 +100,25 @@ def test_dialect_specific_write_is_caught() -> None:
     assert classify(sql, dialect_for("postgresql")).kind is SqlKind.write
 
 
-@pytest.mark.parametrize("sql", ["selec 1 from", "select (1", "   ", "delete from"])
-def test_unparseable_sql_raises_with_the_parser_message(sql: str) -> None:
+@pytest.mark.parametrize("dialect", [None, "sqlite", "postgres"])
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("selec 1 from", "Invalid expression / Unexpected token. Line 1, Col: 7, at '1'"),
+        ("select (1", "Expecting ). Line 1, Col: 9, at '1'"),
+        ("delete from", "Expected table name but got the end of the SQL. Line 1, Col: 11"),
+        ("select 'abc", "' opened at Line 1, Col: 8 is never closed"),
+        ("select 1\n/* never closed", "near 'select 1\\n/* never close': a comment or quote"),
+        ("   ", "SQL is empty"),
+    ],
+)
+def test_unparseable_sql_raises_with_the_parser_message(
+    sql: str, expected: str, dialect: str | None
+) -> None:
+    """The message names what the parser stopped at and where, so a person can fix the SQL."""
     with pytest.raises(SqlSyntaxError) as caught:
-        classify(sql)
-    assert str(caught.value)
+        classify(sql, dialect)
+    assert expected in str(caught.value)
 
 
 def test_format_uses_the_dialect() -> None:

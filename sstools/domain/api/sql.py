@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import anyio
+import anyio.to_thread
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
@@ -19,6 +21,7 @@ from sstools.domain.sql import (
     format_sql,
 )
 from sstools.storage import audit
+from sstools.superset.errors import SupersetError, SupersetUnavailable
 from sstools.superset.models import SqlResult
 
 router = APIRouter(prefix="/api/sql", tags=["sql"])
@@ -70,6 +73,17 @@ async def format_endpoint(
         raise _unprocessable("sql", str(exc)) from exc
 
 
+def _failed_write_outcome(exc: BaseException) -> str:
+    """How a write that raised is audited.
+
+    ``error``: Superset answered that the SQL failed (an earlier statement may still have run).
+    ``unknown``: it timed out, Superset broke or the client left: the write may well have run.
+    """
+    if isinstance(exc, SupersetError) and not isinstance(exc, SupersetUnavailable):
+        return "error"
+    return "unknown"
+
+
 @router.post("/execute")
 async def execute_endpoint(
     body: ExecuteRequest,
@@ -81,10 +95,14 @@ async def execute_endpoint(
     env_id = superset.env.id
     database = await superset.get_database(body.database_id)
     try:
-        classification = classify(body.sql, dialect_for(database.backend))
+        # Reading the SQL in several dialects is CPU work: keep it off the event loop.
+        classification = await anyio.to_thread.run_sync(
+            classify, body.sql, dialect_for(database.backend)
+        )
     except SqlSyntaxError as exc:
         raise _unprocessable("sql", str(exc)) from exc
-    if classification.kind is SqlKind.write and not user.role.allows(Role.engineer):
+    writes = classification.kind is SqlKind.write
+    if writes and not user.role.allows(Role.engineer):
         await audit.record(
             session,
             action="sql_execute",
@@ -96,10 +114,25 @@ async def execute_endpoint(
         )
         raise RoleRequired(Role.engineer, user.role, f"SQL that writes ({classification.reason})")
     limit = min(body.limit or settings.sql_row_limit, settings.sql_row_limit)
-    result = await superset.execute_sql(
-        body.database_id, body.sql, schema=body.schema_, row_limit=limit
-    )
-    if classification.kind is SqlKind.write:
+    try:
+        result = await superset.execute_sql(
+            body.database_id, body.sql, schema=body.schema_, row_limit=limit
+        )
+    except BaseException as exc:
+        if writes:  # it may have changed data before failing: the audit must say so
+            with anyio.CancelScope(shield=True):  # even when the client has gone away
+                await audit.record(
+                    session,
+                    action="sql_execute",
+                    outcome=_failed_write_outcome(exc),
+                    username=user.username,
+                    env_id=env_id,
+                    reason=classification.reason,
+                    sql=body.sql[:500],
+                    error=(str(exc) or type(exc).__name__)[:300],
+                )
+        raise
+    if writes:
         await audit.record(
             session,
             action="sql_execute",

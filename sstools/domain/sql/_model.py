@@ -1,0 +1,22 @@
+"""The verdict on a piece of SQL, and the error for SQL that does not parse."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+
+class SqlKind(StrEnum):
+    read = "read"
+    write = "write"
+
+
+class SqlClassification(BaseModel):
+    kind: SqlKind
+    reason: str
+    statements: int
+
+
+class SqlSyntaxError(ValueError):
+    """The SQL does not parse; the message is the parser's, with the line and column."""
