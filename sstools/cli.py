@@ -1,20 +1,26 @@
-"""The ``sstools`` command: serve, sandbox up|down|status, users add|list."""
+"""The ``sstools`` command: serve, sandbox up|down|status, users add|set-role|remove|list."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
 
 import typer
 import uvicorn
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.users import UserExists, add_user, list_users
+from sstools.auth.secret import SecretFileError, signing_key
+from sstools.auth.users import UserExists, add_user, list_users, remove_user, set_role
 from sstools.config import Settings
 from sstools.environments import ConfigError
 from sstools.logs import configure_logging
+from sstools.storage import audit
 from sstools.storage.db import create_engine, migrate, session_factory
+
+_T = TypeVar("_T")
 
 app = typer.Typer(
     help="sstools: Superset environments with a guarded AI agent.", no_args_is_help=True
@@ -50,6 +56,11 @@ def serve(
     configure_logging(settings.log_level)
     migrate(settings.database_url)
     try:
+        signing_key(settings)  # in development: create or read the generated secret, and say so
+    except (OSError, SecretFileError) as exc:
+        typer.echo(f"sstools: JWT secret: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    try:
         application = create_app(settings)
     except ConfigError as exc:
         typer.echo(f"sstools: {exc}", err=True)
@@ -57,15 +68,26 @@ def serve(
     uvicorn.run(application, host=host, port=port, log_level=settings.log_level.lower())
 
 
-async def _with_session_add(
-    settings: Settings, username: str, role: Role, password: str, upsert: bool
-) -> None:
-    engine = create_engine(settings.database_url)
-    try:
-        async with session_factory(engine)() as session:
-            await add_user(session, username, role, password, upsert=upsert)
-    finally:
-        await engine.dispose()
+def _in_session(work: Callable[[AsyncSession], Awaitable[_T]]) -> _T:
+    """Migrate, then run ``work`` in one session on the configured database."""
+    settings = _settings()
+    configure_logging("WARNING")  # the command says what it did; audit lines stay in the table
+    migrate(settings.database_url)
+
+    async def run() -> _T:
+        engine = create_engine(settings.database_url)
+        try:
+            async with session_factory(engine)() as session:
+                return await work(session)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(run())
+
+
+def _no_such_user(username: str) -> typer.Exit:
+    typer.echo(f"sstools: no user {username!r} (see `sstools users list`)", err=True)
+    return typer.Exit(1)
 
 
 @users_app.command("add")
@@ -75,33 +97,65 @@ def users_add(
     password: Annotated[str, typer.Option(prompt=True, hide_input=True, confirmation_prompt=True)],
     upsert: Annotated[bool, typer.Option(help="Update the user if it exists")] = False,
 ) -> None:
-    """Add a user (or, with --upsert, set an existing user's role and password)."""
-    settings = _settings()
-    migrate(settings.database_url)
+    """Add a user (or, with --upsert, set an existing user's role and password).
+
+    A changed password signs the user out everywhere.
+    """
+
+    async def add(session: AsyncSession) -> None:
+        await add_user(session, username, role, password, upsert=upsert)
+        await audit.record(
+            session, action="user_saved", outcome="ok", username=username, role=role.value
+        )
+
     try:
-        asyncio.run(_with_session_add(settings, username, role, password, upsert))
+        _in_session(add)
     except UserExists:
         typer.echo(f"sstools: user {username!r} exists (use --upsert to change it)", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"user {username} ({role.value})")
 
 
+@users_app.command("set-role")
+def users_set_role(
+    username: str,
+    role: Annotated[Role, typer.Option(help="analyst (read-only), engineer (read + write), admin")],
+) -> None:
+    """Change a user's role; it applies to their next request, tokens already issued included."""
+
+    async def change(session: AsyncSession) -> bool:
+        changed = await set_role(session, username, role)
+        if changed:
+            await audit.record(
+                session, action="user_role", outcome="ok", username=username, role=role.value
+            )
+        return changed
+
+    if not _in_session(change):
+        raise _no_such_user(username)
+    typer.echo(f"user {username} ({role.value})")
+
+
+@users_app.command("remove")
+def users_remove(username: str) -> None:
+    """Remove a user; their tokens stop working at once."""
+
+    async def remove(session: AsyncSession) -> bool:
+        removed = await remove_user(session, username)
+        if removed:
+            await audit.record(session, action="user_removed", outcome="ok", username=username)
+        return removed
+
+    if not _in_session(remove):
+        raise _no_such_user(username)
+    typer.echo(f"removed user {username}")
+
+
 @users_app.command("list")
 def users_list() -> None:
     """List users and their roles."""
-    settings = _settings()
-    migrate(settings.database_url)
-
-    async def run() -> None:
-        engine = create_engine(settings.database_url)
-        try:
-            async with session_factory(engine)() as session:
-                for user in await list_users(session):
-                    typer.echo(f"{user.username}\t{user.role.value}")
-        finally:
-            await engine.dispose()
-
-    asyncio.run(run())
+    for user in _in_session(list_users):
+        typer.echo(f"{user.username}\t{user.role.value}")
 
 
 @sandbox_app.command("up")

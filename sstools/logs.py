@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 import structlog
+
+
+class _CurrentStderr:
+    """``sys.stderr`` looked up at each write: test runners and daemons swap it after start-up."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def configure_logging(level: str = "INFO") -> None:
@@ -18,5 +29,7 @@ def configure_logging(level: str = "INFO") -> None:
             structlog.processors.JSONRenderer(ensure_ascii=False),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level)),
+        # stderr, as documented: a command's own output (e.g. `users list`) stays clean on stdout.
+        logger_factory=structlog.PrintLoggerFactory(_CurrentStderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=True,
     )

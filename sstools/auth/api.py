@@ -1,19 +1,23 @@
-"""``/api/auth``: log in (token + HttpOnly cookie), log out, who am I."""
+"""``/api/auth``: log in (token + HttpOnly cookie), log out (revokes), who am I."""
 
 from __future__ import annotations
 
 import secrets
+from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Response
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 from sstools.auth.deps import CSRF_COOKIE, SESSION_COOKIE, CurrentUser
+from sstools.auth.throttle import LoginThrottle, login_throttle
 from sstools.auth.tokens import Principal, issue_token
-from sstools.auth.users import authenticate
-from sstools.deps import SessionDep, SettingsDep
+from sstools.auth.users import authenticate, revoke_tokens
+from sstools.deps import ServicesDep, SettingsDep
 from sstools.storage import audit
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
+
+ThrottleDep = Annotated[LoginThrottle, Depends(login_throttle)]
 
 
 class LoginRequest(BaseModel):
@@ -28,15 +32,48 @@ class TokenResponse(BaseModel):
     expires_in: int
 
 
-@router.post("/login")
+@router.post(
+    "/login",
+    responses={
+        401: {"description": "Wrong username or password"},
+        429: {"description": "Too many attempts for this user or address; see Retry-After"},
+    },
+)
 async def login(
-    body: LoginRequest, response: Response, session: SessionDep, settings: SettingsDep
+    body: LoginRequest,
+    request: Request,
+    response: Response,
+    services: ServicesDep,
+    settings: SettingsDep,
+    throttle: ThrottleDep,
 ) -> TokenResponse:
-    user = await authenticate(session, body.username, body.password)
-    if user is None:
-        await audit.record(session, action="login", outcome="refused", username=body.username)
-        raise HTTPException(401, "invalid username or password")
-    token = issue_token(settings, Principal(username=user.username, role=user.role))
+    address = request.client.host if request.client else "unknown"
+    throttled = await throttle.attempt(body.username, address)
+    if throttled is not None:
+        if throttled.first:
+            async with services.sessions() as session:
+                await audit.record(
+                    session,
+                    action="login",
+                    outcome="throttled",
+                    username=body.username,
+                    address=address,
+                    limit=throttled.limit,
+                )
+        raise HTTPException(
+            429,
+            f"too many sign-in attempts; try again in {throttled.retry_after_s} s",
+            headers={"Retry-After": str(throttled.retry_after_s)},
+        )
+    async with services.sessions() as session:
+        account = await authenticate(session, body.username, body.password)
+        if account is None:
+            await audit.record(
+                session, action="login", outcome="refused", username=body.username, address=address
+            )
+            raise HTTPException(401, "invalid username or password")
+    principal = Principal(username=account.username, role=account.role)
+    token = issue_token(settings, principal, version=account.token_version)
     secure = settings.mode == "production"
     response.set_cookie(
         SESSION_COOKIE,
@@ -57,11 +94,19 @@ async def login(
         secure=secure,
         path="/",
     )
-    return TokenResponse(access_token=token, role=user.role.value, expires_in=settings.jwt_ttl_s)
+    return TokenResponse(access_token=token, role=account.role.value, expires_in=settings.jwt_ttl_s)
 
 
 @router.post("/logout", status_code=204)
-async def logout(response: Response) -> None:
+async def logout(response: Response, services: ServicesDep, user: CurrentUser) -> None:
+    """Sign out everywhere: every token issued to this user so far stops working.
+
+    Authenticated like any state-changing call (a cookie needs the X-CSRF-Token header), so
+    another site cannot sign a user out with a form post.
+    """
+    async with services.sessions() as session:
+        await revoke_tokens(session, user.username)
+        await audit.record(session, action="logout", outcome="ok", username=user.username)
     response.delete_cookie(SESSION_COOKIE, path="/")
     response.delete_cookie(CSRF_COOKIE, path="/")
 

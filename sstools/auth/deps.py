@@ -1,17 +1,26 @@
-"""Who is calling: a Bearer token, or the browser's session cookie plus an anti-CSRF header."""
+"""Who is calling: a Bearer token, or the browser's session cookie plus an anti-CSRF header.
+
+A valid signature is not enough: on every request the account is read (one indexed row) — a
+removed user is refused, a token older than the user's last logout or password change is
+refused, and the role is the account's current one, not the one the token was issued with.
+"""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from datetime import UTC
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import select
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import InvalidToken, Principal, verify_token
-from sstools.deps import SettingsDep
+from sstools.deps import ServicesDep
+from sstools.services import Services
+from sstools.storage.models import User
 
 SESSION_COOKIE = "sstools_session"
 CSRF_COOKIE = "sstools_csrf"
@@ -42,9 +51,31 @@ def request_token(
     return credentials.credentials if credentials else request.cookies.get(SESSION_COOKIE, "")
 
 
-def current_principal(
+async def resolve_principal(services: Services, token: str) -> Principal:
+    """The caller's current account behind ``token``, or :class:`InvalidToken`."""
+    claims = verify_token(services.settings, token)
+    # A short session of its own: this guards event streams too, which must not hold one.
+    async with services.sessions() as session:
+        account = (
+            await session.execute(
+                select(User.role, User.token_version, User.created_at).where(
+                    User.username == claims.username
+                )
+            )
+        ).one_or_none()
+    if account is None:
+        raise InvalidToken("this account no longer exists: sign in again")
+    created = account.created_at
+    created = created if created.tzinfo else created.replace(tzinfo=UTC)  # SQLite drops the zone
+    # An earlier account of the same name had its own tokens: none of them is this account's.
+    if claims.version != account.token_version or claims.issued_at < int(created.timestamp()):
+        raise InvalidToken("token revoked (signed out or password changed): sign in again")
+    return Principal(username=claims.username, role=Role(account.role))
+
+
+async def current_principal(
     request: Request,
-    settings: SettingsDep,
+    services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     token: Annotated[str, Depends(request_token)],
 ) -> Principal:
@@ -57,7 +88,7 @@ def current_principal(
     if not token:
         raise _unauthorized("not authenticated: send Authorization: Bearer <token>")
     try:
-        return verify_token(settings, token)
+        return await resolve_principal(services, token)
     except InvalidToken as exc:
         raise _unauthorized(str(exc)) from exc
 

@@ -1,55 +1,77 @@
-"""JWT access tokens (PyJWT, HS256 only): ``sub``, ``role``, ``aud``, ``iat``, ``exp``."""
+"""JWT access tokens (PyJWT, HS256 only): ``sub``, ``role``, ``ver``, ``aud``, ``iat``, ``exp``.
+
+``ver`` is the user's token version when the token was issued; logging out or changing the
+password bumps it, which revokes every token issued before (see :mod:`sstools.auth.deps`).
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 import jwt
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from sstools.auth.roles import Role
+from sstools.auth.secret import signing_key
 from sstools.config import Settings
 
 ALGORITHM = "HS256"
 
 
 class Principal(BaseModel):
-    """Who is calling, as proven by a valid token."""
+    """Who is calling, as proven by a valid token and their current account."""
 
     username: str
     role: Role
 
 
+class TokenClaims(BaseModel):
+    """What a valid token says; the account's current role is looked up, not taken from here."""
+
+    username: str
+    role: Role
+    version: int = Field(strict=True)  # a bool or a string is not a version
+    issued_at: float
+
+
 class InvalidToken(Exception):
-    """Missing, expired, tampered, wrong-audience or otherwise unusable token."""
+    """Missing, expired, tampered, wrong-audience, revoked or otherwise unusable token."""
 
 
-def issue_token(settings: Settings, principal: Principal, *, ttl_s: int | None = None) -> str:
+def issue_token(
+    settings: Settings, principal: Principal, *, version: int = 0, ttl_s: int | None = None
+) -> str:
     now = datetime.now(UTC)
     claims = {
         "sub": principal.username,
         "role": principal.role.value,
+        "ver": version,
         "aud": settings.jwt_audience,
         "iat": now,
         "exp": now + timedelta(seconds=ttl_s if ttl_s is not None else settings.jwt_ttl_s),
     }
-    return jwt.encode(claims, settings.jwt_secret.get_secret_value(), algorithm=ALGORITHM)
+    return jwt.encode(claims, signing_key(settings), algorithm=ALGORITHM)
 
 
-def verify_token(settings: Settings, token: str) -> Principal:
+def verify_token(settings: Settings, token: str) -> TokenClaims:
     try:
         claims = jwt.decode(
             token,
-            settings.jwt_secret.get_secret_value(),
+            signing_key(settings),
             algorithms=[ALGORITHM],  # an allow-list: "none" and key-confusion tokens fail here
             audience=settings.jwt_audience,
-            options={"require": ["exp", "iat", "aud", "sub", "role"]},
+            options={"require": ["exp", "iat", "aud", "sub", "role", "ver"]},
         )
     except jwt.ExpiredSignatureError as exc:
         raise InvalidToken("token expired") from exc
     except jwt.PyJWTError as exc:
         raise InvalidToken(f"invalid token: {exc}") from exc
     try:
-        return Principal(username=claims["sub"], role=claims["role"])
+        return TokenClaims(
+            username=claims["sub"],
+            role=claims["role"],
+            version=claims["ver"],
+            issued_at=claims["iat"],
+        )
     except ValidationError as exc:
-        raise InvalidToken("invalid token: unknown role") from exc
+        raise InvalidToken("invalid token: unknown role or malformed claims") from exc

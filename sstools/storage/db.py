@@ -6,6 +6,8 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import create_engine as create_sync_engine
+from sqlalchemy import pool
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -15,6 +17,8 @@ from sqlalchemy.ext.asyncio import (
 )
 
 _MIGRATIONS = Path(__file__).with_name("migrations")
+# How long a SQLite statement waits for another connection's write lock before "locked".
+SQLITE_BUSY_TIMEOUT_S = 15.0
 
 
 def _with_driver(url: str, *, asynchronous: bool) -> str:
@@ -36,23 +40,45 @@ def _ensure_sqlite_folder(url: str) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
+def _use_wal(database_url: str) -> None:
+    """SQLite in write-ahead-log mode: readers never wait for the writer (persists in the file)."""
+    parsed = make_url(database_url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    engine = create_sync_engine(
+        _with_driver(database_url, asynchronous=False),
+        poolclass=pool.NullPool,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S},
+    )
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+    finally:
+        engine.dispose()
+
+
 def migrate(database_url: str) -> None:
     """Bring the schema to the newest revision (idempotent)."""
     _ensure_sqlite_folder(database_url)
+    _use_wal(database_url)
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
     config.attributes["database_url"] = _with_driver(database_url, asynchronous=False)
     command.upgrade(config, "head")
 
 
-def create_engine(database_url: str) -> AsyncEngine:
+def create_engine(
+    database_url: str, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S
+) -> AsyncEngine:
     _ensure_sqlite_folder(database_url)
+    sqlite = make_url(database_url).get_backend_name() == "sqlite"
     # A confirmation burst holds a connection per request while the agent opens its own.
     return create_async_engine(
         _with_driver(database_url, asynchronous=True),
         pool_size=10,
         max_overflow=40,
         pool_timeout=10,
+        connect_args={"timeout": busy_timeout_s} if sqlite else {},
     )
 
 
