@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Query, Request
+from fastapi import Depends, HTTPException, Path, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.config import Settings
-from sstools.environments import Environment
+from sstools.environments import ENV_ID_PATTERN, Environment
 from sstools.services import Services
 from sstools.superset import SupersetClient
+from sstools.superset.models import MAX_ID
 
 
 def get_services(request: Request) -> Services:
@@ -39,7 +40,14 @@ SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
 def get_environment(
     services: ServicesDep,
-    env_id: Annotated[str, Query(description="Environment id, e.g. `ss-dev`", max_length=64)],
+    env_id: Annotated[
+        str,
+        Query(
+            description="Environment id, e.g. `ss-dev`: lowercase letters, digits, `-`, `_`",
+            max_length=64,
+            pattern=ENV_ID_PATTERN,
+        ),
+    ],
 ) -> Environment:
     if env_id not in services.environments:
         known = ", ".join(services.environments)
@@ -55,3 +63,7 @@ def get_superset(services: ServicesDep, env: EnvironmentDep) -> SupersetClient:
 
 
 SupersetDep = Annotated[SupersetClient, Depends(get_superset)]
+
+
+# A dashboard, dataset or database id in a path: bounded, so a huge one is a 422, not an outage.
+SupersetId = Annotated[int, Path(ge=1, le=MAX_ID)]

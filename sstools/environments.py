@@ -27,6 +27,9 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, SecretStr, ValidationError
 
+# Lowercase letters, digits, `-`, `_`: the API refuses any other `env_id` before a lookup.
+ENV_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+
 
 class Stage(StrEnum):
     dev = "dev"
@@ -43,7 +46,7 @@ class _EnvironmentEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")
+    id: str = Field(pattern=ENV_ID_PATTERN)
     name: str = Field(min_length=1, max_length=128)
     stage: Stage
     url: HttpUrl

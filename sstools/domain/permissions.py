@@ -8,11 +8,12 @@ may read dashboards and reaches every dataset behind its charts (else those char
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 
 from pydantic import BaseModel
 
-from sstools.superset.models import DatasetRef, RolePermissions
+from sstools.superset.models import DatasetSummary, RolePermissions
 
 
 class AuditedObject(StrEnum):
@@ -37,7 +38,7 @@ class PermissionAudit(BaseModel):
     notes: list[str]
 
 
-def _data_grants(dataset: DatasetRef) -> list[tuple[str, str]]:
+def _data_grants(dataset: DatasetSummary) -> list[tuple[str, str]]:
     database = f"[{dataset.database_name}]"
     grants = [
         ("all_datasource_access", "all_datasource_access"),
@@ -55,12 +56,12 @@ def _describe(grant: tuple[str, str]) -> str:
     return permission if permission == view else f"{permission} on {view}"
 
 
-def _dataset_grants_held(role: RolePermissions, dataset: DatasetRef) -> list[str]:
+def _dataset_grants_held(role: RolePermissions, dataset: DatasetSummary) -> list[str]:
     held = set(role.permissions)
     return [_describe(grant) for grant in _data_grants(dataset) if grant in held]
 
 
-def audit_dataset(role: RolePermissions, dataset: DatasetRef) -> RoleAccess:
+def audit_dataset(role: RolePermissions, dataset: DatasetSummary) -> RoleAccess:
     held = set(role.permissions)
     via = _dataset_grants_held(role, dataset)
     missing = []
@@ -74,7 +75,7 @@ def audit_dataset(role: RolePermissions, dataset: DatasetRef) -> RoleAccess:
 
 
 def audit_dashboard(
-    role: RolePermissions, datasets: list[DatasetRef], dashboard_roles: list[str]
+    role: RolePermissions, datasets: Sequence[DatasetSummary], dashboard_roles: list[str]
 ) -> RoleAccess:
     held = set(role.permissions)
     via: list[str] = []

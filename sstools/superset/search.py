@@ -6,12 +6,7 @@ only, so «Энерг» never finds «энергопотребление». We f
 
 from __future__ import annotations
 
-import unicodedata
-
-
-def normalize(text: str) -> str:
-    """Fold case and compatibility forms; treat «ё» as «е», as people type it either way."""
-    return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
+from sstools.text import normalize
 
 
 def matches(query: str | None, *fields: str | None) -> bool:

@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from sstools.auth.deps import SESSION_COOKIE
-from sstools.auth.tokens import InvalidToken, Principal, verify_token
-from sstools.deps import ServicesDep, SessionDep
-from sstools.domain.health import dashboard_health
-from sstools.domain.reviews import get_review
+from sstools.auth.deps import SESSION_COOKIE, resolve_principal
+from sstools.auth.tokens import InvalidToken, Principal
+from sstools.deps import ServicesDep, SessionDep, SupersetId
+from sstools.domain.dashboards import dashboard_overview
+from sstools.domain.datasets import dataset_with_review
 from sstools.environments import Environment
 from sstools.services import Services
 from sstools.superset import SupersetError
@@ -30,9 +30,9 @@ class LoginRequired(Exception):
     """No valid session cookie: the page redirects to /login and back."""
 
 
-def page_user(request: Request, services: ServicesDep) -> Principal:
+async def page_user(request: Request, services: ServicesDep) -> Principal:
     try:
-        return verify_token(services.settings, request.cookies.get(SESSION_COOKIE, ""))
+        return await resolve_principal(services, request.cookies.get(SESSION_COOKIE, ""))
     except InvalidToken as exc:
         raise LoginRequired from exc
 
@@ -91,10 +91,31 @@ async def home() -> RedirectResponse:
     return RedirectResponse("/dashboards", status_code=303)
 
 
+DEFAULT_NEXT = "/dashboards"
+_MAX_NEXT = 2048
+
+
+def same_site_path(target: str) -> str:
+    """``target`` if it is a path on this site, else the default page.
+
+    Only printable ASCII without spaces or backslashes: browsers read ``/\\evil``, ``/<TAB>/evil``
+    and friends as another host, and our own redirects never need them (they percent-encode).
+    """
+    if not 0 < len(target) <= _MAX_NEXT:
+        return DEFAULT_NEXT
+    if any(not "!" <= char <= "~" or char == "\\" for char in target):
+        return DEFAULT_NEXT
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/") or target.startswith("//"):
+        return DEFAULT_NEXT
+    return target
+
+
 @router.get("/login")
-async def login_page(request: Request, next: str = "/dashboards") -> HTMLResponse:
-    safe_next = next if next.startswith("/") and not next.startswith("//") else "/dashboards"
-    return templates.TemplateResponse(request, "login.html", {"t": UI, "next": safe_next})
+async def login_page(request: Request, next: str = DEFAULT_NEXT) -> HTMLResponse:
+    return templates.TemplateResponse(
+        request, "login.html", {"t": UI, "next": same_site_path(next)}
+    )
 
 
 SearchText = Annotated[str | None, Query(max_length=200)]
@@ -145,13 +166,14 @@ async def dashboards_page(
 @router.get("/dashboards/{dashboard_id}")
 async def dashboard_page(
     request: Request,
-    dashboard_id: int,
+    dashboard_id: SupersetId,
     services: ServicesDep,
     user: PageUser,
     env_id: str | None = None,
 ) -> HTMLResponse:
     env = _environment(services, env_id)
-    dashboard = await services.superset.client(env.id).get_dashboard(dashboard_id)
+    overview = await dashboard_overview(services.superset.client(env.id), dashboard_id)
+    dashboard = overview.dashboard
     route = f"/dashboards/{dashboard_id}"
     return _render(
         request,
@@ -160,7 +182,7 @@ async def dashboard_page(
         services,
         env,
         dashboard=dashboard,
-        health=dashboard_health(env.id, dashboard),
+        health=overview.health,
         ask=agent_link("dashboard", dashboard_id, dashboard.title, env.id, route),
     )
 
@@ -179,15 +201,14 @@ async def datasets_page(
 @router.get("/datasets/{dataset_id}")
 async def dataset_page(
     request: Request,
-    dataset_id: int,
+    dataset_id: SupersetId,
     services: ServicesDep,
     session: SessionDep,
     user: PageUser,
     env_id: str | None = None,
 ) -> HTMLResponse:
     env = _environment(services, env_id)
-    dataset = await services.superset.client(env.id).get_dataset(dataset_id)
-    review = await get_review(session, env.id, dataset_id)
+    dataset = await dataset_with_review(services.superset.client(env.id), session, dataset_id)
     route = f"/datasets/{dataset_id}"
     return _render(
         request,
@@ -196,7 +217,7 @@ async def dataset_page(
         services,
         env,
         dataset=dataset,
-        review=review,
+        review=dataset.review,
         ask=agent_link("dataset", dataset_id, dataset.name, env.id, route),
     )
 

@@ -1,10 +1,14 @@
-"""Security headers on every response: a strict CSP (no inline script), no sniffing, no framing."""
+"""Security headers on every response: a strict CSP (no inline script), no sniffing, no framing.
+
+A pure ASGI middleware that wraps ``send``: unlike ``BaseHTTPMiddleware`` it also sees streamed
+responses and every exception handler's response. The 500 handler runs outside all middleware,
+so it takes :data:`SECURITY_HEADERS` itself.
+"""
 
 from __future__ import annotations
 
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.requests import Request
-from starlette.responses import Response
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CONTENT_SECURITY_POLICY = "; ".join(
     [
@@ -20,12 +24,37 @@ CONTENT_SECURITY_POLICY = "; ".join(
     ]
 )
 
+SECURITY_HEADERS: dict[str, str] = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
 
-class SecurityHeaders(BaseHTTPMiddleware):
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        return response
+# Pages and API answers carry a user's data: no browser or proxy may keep a copy.
+NO_STORE: dict[str, str] = {"Cache-Control": "no-store"}
+
+
+class SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` everywhere and ``no-store`` outside the static assets."""
+
+    def __init__(self, app: ASGIApp, *, cacheable_prefixes: tuple[str, ...] = ("/static/",)):
+        self.app = app
+        self.cacheable_prefixes = cacheable_prefixes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        cacheable = str(scope["path"]).startswith(self.cacheable_prefixes)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    headers.setdefault(name, value)
+                if not cacheable:
+                    headers.setdefault("Cache-Control", "no-store")
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

@@ -8,9 +8,11 @@ from sstools.auth.roles import Role
 from tests.conftest import AuthHeaders
 
 
-async def _dataset_id(client: httpx.AsyncClient, auth: AuthHeaders, name: str) -> int:
+async def _dataset_id(
+    client: httpx.AsyncClient, auth: AuthHeaders, name: str, env_id: str = "staging"
+) -> int:
     response = await client.get(
-        "/api/datasets", params={"env_id": "staging", "q": name}, headers=auth(Role.analyst)
+        "/api/datasets", params={"env_id": env_id, "q": name}, headers=auth(Role.analyst)
     )
     items = response.json()["items"]
     return int(next(item["id"] for item in items if item["name"] == name))
@@ -38,7 +40,25 @@ async def test_dataset_lists_columns_database_and_dependents(
         "Energy KPIs",
         "Executive Summary",
     }
-    assert body["review"]["status"] in ("unreviewed", "approved", "changes_requested")
+    # sstools' own verdict, kept per environment: approving it in dev says nothing of staging.
+    dev_id = await _dataset_id(client, auth, "energy_consumption", env_id="ss-dev")
+    approved = await client.put(
+        f"/api/datasets/{dev_id}/review?env_id=ss-dev",
+        json={"status": "approved"},
+        headers=auth(Role.engineer),
+    )
+    assert approved.status_code == 200
+    again = await client.get(
+        f"/api/datasets/{dataset_id}?env_id=staging", headers=auth(Role.analyst)
+    )
+    assert again.json()["review"] == {
+        "status": "unreviewed",
+        "reviewed_by": None,
+        "updated_at": None,
+    }
+    in_dev = await client.get(f"/api/datasets/{dev_id}?env_id=ss-dev", headers=auth(Role.analyst))
+    assert in_dev.json()["review"]["status"] == "approved"
+    assert in_dev.json()["review"]["reviewed_by"] == "engineer"
 
 
 async def test_review_is_set_by_engineers_only_and_persists(

@@ -14,10 +14,10 @@ def fake_superset() -> FakeSuperset:
     return FakeSuperset()
 
 
-@pytest.fixture
-async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
-    env_file = write_environments_file(
-        tmp_path,
+def environments_for(folder: Path, fake_superset: FakeSuperset) -> Path:
+    """The faked ``ss-dev`` and an unreachable ``prod``, written as an environments file."""
+    return write_environments_file(
+        folder,
         [
             {
                 "id": "ss-dev",
@@ -39,6 +39,10 @@ async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
         ],
         secrets={"SVC_PASSWORD": fake_superset.password},
     )
-    settings = make_settings(tmp_path, env_file)
+
+
+@pytest.fixture
+async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
+    settings = make_settings(tmp_path, environments_for(tmp_path, fake_superset))
     await seed_users(settings)
     return settings

@@ -24,6 +24,17 @@ def sqlite_like_contains(value: str, needle: str) -> bool:
     return fold(needle) in fold(value)
 
 
+ENERGY_DATASET = {
+    "id": 1,
+    "table_name": "energy",
+    "schema": "main",
+    "database": {"id": 1, "database_name": "demo", "backend": "sqlite"},
+    "columns": [{"column_name": "region", "type": "TEXT"}],
+    "metrics": [{"metric_name": "count"}],
+    "owners": [],
+}
+
+
 @dataclass
 class FakeSuperset:
     username: str = "svc"
@@ -35,6 +46,7 @@ class FakeSuperset:
     issued: int = 0
     csrf_sessions: dict[str, str] = field(default_factory=dict)
     executed_sql: list[str] = field(default_factory=list)
+    chart_datasource: str = "1__table"  # "None__table": the chart's dataset was dropped
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -96,6 +108,14 @@ class FakeSuperset:
             return httpx.Response(200, json={"count": 1, "result": [demo]})
         if path == "/api/v1/database/1" and request.method == "GET":
             return httpx.Response(200, json={"id": 1, "result": demo})
+        if path == "/api/v1/dataset/1" and request.method == "GET":
+            return httpx.Response(200, json={"result": ENERGY_DATASET})
+        if path == "/api/v1/dataset/1/related_objects":
+            chart = {"id": 1, "slice_name": "Потребление", "viz_type": "bar"}
+            return httpx.Response(
+                200,
+                json={"charts": {"result": [chart]}, "dashboards": {"result": []}},
+            )
         if path == "/api/v1/sqllab/execute/":
             self.executed_sql.append(json.loads(request.content)["sql"])
             return httpx.Response(200, json={"status": "success", "data": [], "columns": []})
@@ -108,7 +128,8 @@ class FakeSuperset:
             return httpx.Response(404, json={"message": "Not found"})
         dashboard = found[0]
         if parts[1:] == ["charts"]:
-            chart = {"id": 1, "slice_name": "Потребление", "form_data": {"datasource": "1__table"}}
+            form_data = {"datasource": self.chart_datasource, "viz_type": "bar"}
+            chart = {"id": 1, "slice_name": "Потребление", "form_data": form_data}
             return httpx.Response(200, json={"result": [chart]})
         if parts[1:] == ["datasets"]:
             dataset = {"id": 1, "table_name": "energy", "database": {"id": 1}}

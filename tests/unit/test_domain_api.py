@@ -6,7 +6,9 @@ import httpx
 import pytest
 
 from sstools.auth.roles import Role
-from tests.conftest import AuthHeaders
+from sstools.config import Settings
+from tests.conftest import AuthHeaders, app_client
+from tests.unit.fake_superset import FakeSuperset
 
 
 async def test_unknown_environment_is_404_naming_it(
@@ -47,8 +49,20 @@ async def test_environments_report_reachability_without_secrets(
         ("/api/dashboards/abc?env_id=ss-dev", "dashboard_id"),
         ("/api/dashboards/0?env_id=ss-dev", "dashboard_id"),
         ("/api/dashboards", "env_id"),
+        ("/api/dashboards?env_id=SS-DEV", "env_id"),  # ids are lowercase, as in the file
+        ("/api/dashboards?env_id=ss%20dev", "env_id"),
+        ("/api/datasets?env_id=..%2Fetc", "env_id"),
         ("/api/permissions/audit?env_id=ss-dev&object_type=chart&object_id=1", "object_type"),
         ("/api/permissions/audit?env_id=ss-dev&object_type=dataset", "object_id"),
+        (
+            "/api/permissions/audit?env_id=ss-dev&object_type=dataset&object_id=2147483648",
+            "object_id",
+        ),
+        ("/api/dashboards?env_id=ss-dev&q=" + "x" * 201, "q"),
+        ("/api/databases/1/schemas/" + "s" * 129 + "/tables?env_id=ss-dev", "schema"),
+        ("/api/databases/1/schemas/a%00b/tables?env_id=ss-dev", "schema"),
+        ("/api/databases/1/schemas/main/tables/" + "t" * 129 + "/columns?env_id=ss-dev", "table"),
+        ("/api/databases/1/schemas/main/tables/a%0Ab/columns?env_id=ss-dev", "table"),
     ],
 )
 async def test_bad_parameters_are_422_naming_the_field(
@@ -90,3 +104,29 @@ async def test_openapi_is_served(client: httpx.AsyncClient) -> None:
     ):
         assert path in schema["paths"]
     assert (await client.get("/docs")).status_code == 200
+
+
+async def test_sql_the_database_refuses_is_a_422_naming_sql_without_internals(
+    settings: Settings, fake_superset: FakeSuperset, auth: AuthHeaders
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/v1/sqllab/execute/":
+            message = (
+                "(sqlite3.OperationalError) no such table: nope\n[SQL: SELECT * FROM nope]\n"
+                "(Background on this error at: https://sqlalche.me/e/14/e3q8)"
+            )
+            error = {"message": message, "error_type": "GENERIC_DB_ENGINE_ERROR"}
+            return httpx.Response(500, json={"errors": [error]})
+        return fake_superset.handle(request)
+
+    async for client in app_client(settings, httpx.MockTransport(answer)):
+        response = await client.post(
+            "/api/sql/execute?env_id=ss-dev",
+            json={"database_id": 1, "sql": "select * from nope"},
+            headers=auth(Role.analyst),
+        )
+    assert response.status_code == 422
+    assert response.json()["detail"] == [
+        {"type": "superset_refused", "loc": ["body", "sql"], "msg": "no such table: nope"}
+    ]
+    assert response.json()["env_id"] == "ss-dev"

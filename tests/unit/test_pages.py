@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from sstools.auth.roles import Role
 from sstools.web.pages import agent_link
@@ -76,3 +79,47 @@ async def test_unreachable_environment_is_said_on_the_page(
     response = await client.get("/dashboards?env_id=prod")
     assert response.status_code == 200
     assert "Superset-окружение недоступно" in response.text
+
+
+async def test_the_dashboard_page_shows_the_health_the_api_reports(
+    client: httpx.AsyncClient, fake_superset: FakeSuperset, auth: AuthHeaders, token_for: object
+) -> None:
+    fake_superset.dashboards = [{"id": 3, "dashboard_title": "Отчёт", "published": True}]
+    fake_superset.chart_datasource = "None__table"  # its one chart lost its dataset
+    health = await client.get("/api/dashboards/3/health?env_id=ss-dev", headers=auth(Role.analyst))
+    assert health.json()["status"] == "degraded"
+    [problem] = health.json()["problems"]
+    client.cookies.set("sstools_session", token_for(Role.analyst))  # type: ignore[operator]
+    page = await client.get("/dashboards/3?env_id=ss-dev")
+    assert f"<li>{html.escape(problem)}</li>" in page.text
+    assert 'class="status status-degraded"' in page.text
+    assert '<li class="bad">Потребление</li>' in page.text
+
+
+async def test_the_dataset_page_shows_the_review_the_api_reports(
+    client: httpx.AsyncClient, auth: AuthHeaders, token_for: object
+) -> None:
+    reviewed = await client.put(
+        "/api/datasets/1/review?env_id=ss-dev",
+        json={"status": "approved"},
+        headers=auth(Role.engineer),
+    )
+    assert reviewed.status_code == 200
+    dataset = await client.get("/api/datasets/1?env_id=ss-dev", headers=auth(Role.analyst))
+    assert dataset.json()["review"]["status"] == "approved"
+    assert [column["name"] for column in dataset.json()["columns"]] == ["region"]
+    client.cookies.set("sstools_session", token_for(Role.analyst))  # type: ignore[operator]
+    page = await client.get("/datasets/1?env_id=ss-dev")
+    assert page.status_code == 200
+    assert "<dd>approved</dd>" in page.text
+    assert "<code>region</code>" in page.text
+
+
+@pytest.mark.parametrize("path", ["/dashboards/99999999999999999999", "/datasets/0"])
+async def test_an_id_that_cannot_exist_is_a_422_not_an_outage(
+    client: httpx.AsyncClient, token_for: Callable[[Role], str], path: str
+) -> None:
+    client.cookies.set("sstools_session", token_for(Role.analyst))
+    response = await client.get(f"{path}?env_id=ss-dev")
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"][:2] == ["path", path.split("/")[1][:-1] + "_id"]

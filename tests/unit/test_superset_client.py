@@ -16,7 +16,8 @@ from sstools.superset import (
     SupersetNotFound,
     SupersetUnavailable,
 )
-from sstools.superset.search import matches, normalize
+from sstools.superset.search import matches
+from sstools.text import normalize
 from tests.unit.fake_superset import FakeSuperset
 
 TITLES = ["Отчёт по энергопотреблению", "ОТЧЁТ ПО ПРОДАЖАМ", "Energy KPIs", "Погода и нагрузка"]
@@ -64,17 +65,6 @@ async def test_search_is_case_insensitive_in_any_script(
     page = await client.search_dashboards(query)
     assert [item.title for item in page.items] == expected
     assert page.total == len(expected)
-
-
-async def test_superset_ct_filter_alone_would_miss_cyrillic_case(
-    fake_superset: FakeSuperset, client: SupersetClient
-) -> None:
-    """Why we match on our side: the metadata DB's LIKE folds ASCII only."""
-    body = await client.get_json(
-        "/api/v1/dashboard/",
-        query={"filters": [{"col": "dashboard_title", "opr": "ct", "value": "Энерг"}]},
-    )
-    assert body["count"] == 0
 
 
 async def test_rison_query_is_url_encoded(fake_superset: FakeSuperset) -> None:
@@ -202,4 +192,68 @@ async def test_a_500_blaming_the_query_is_a_bad_request(
     )
     with pytest.raises(error):
         await client.execute_sql(1, "select * from nope", schema=None, row_limit=10)
+    await client.aclose()
+
+
+SQLALCHEMY_ERROR = (
+    '(sqlite3.OperationalError) unknown database "public"\n'
+    '[SQL: PRAGMA "public".table_xinfo("x""y")]\n'
+    "(Background on this error at: https://sqlalche.me/e/14/e3q8)"
+)
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type", "error"),
+    [
+        (500, "GENERIC_BACKEND_ERROR", SupersetUnavailable),
+        (500, "GENERIC_DB_ENGINE_ERROR", SupersetBadRequest),
+        (422, None, SupersetBadRequest),
+    ],
+)
+async def test_backend_internals_never_reach_the_message(
+    fake_superset: FakeSuperset, status: int, error_type: str | None, error: type[Exception]
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/v1/dataset/7":
+            if error_type is None:
+                return httpx.Response(status, json={"error": SQLALCHEMY_ERROR})
+            failure = {"message": SQLALCHEMY_ERROR, "error_type": error_type}
+            return httpx.Response(status, json={"errors": [failure]})
+        return fake_superset.handle(request)
+
+    client = SupersetClient(
+        _environment(fake_superset.password), transport=httpx.MockTransport(answer)
+    )
+    with pytest.raises(error) as caught:
+        await client.get_json("/api/v1/dataset/7")
+    await client.aclose()
+    message = caught.value.message  # type: ignore[attr-defined]
+    for internal in ("SQL", "PRAGMA", "sqlite3", "sqlalche.me", "\n"):
+        assert internal not in message
+    if error is not SupersetUnavailable:
+        assert message == 'unknown database "public"'  # what blames the input stays
+
+
+async def test_an_unknown_schema_is_not_found_without_asking_the_database(
+    fake_superset: FakeSuperset,
+) -> None:
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        if request.url.path == "/api/v1/database/1/schemas/":
+            return httpx.Response(200, json={"result": ["main"]})
+        if request.url.path == "/api/v1/database/1/tables/":
+            return httpx.Response(200, json={"result": [{"value": "energy"}]})
+        return fake_superset.handle(request)
+
+    client = SupersetClient(
+        _environment(fake_superset.password), transport=httpx.MockTransport(answer)
+    )
+    with pytest.raises(SupersetNotFound, match="no schema 'public' in database 1"):
+        await client.list_tables(1, "public")
+    assert "/api/v1/database/1/tables/" not in asked
+    with pytest.raises(SupersetNotFound, match="no table 'nope' in schema 'main'"):
+        await client.table_columns(1, "main", "nope")
+    assert "/api/v1/database/1/table_metadata/" not in asked
     await client.aclose()

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from sstools.auth.deps import CurrentUser
-from sstools.deps import SettingsDep, SupersetDep
-from sstools.domain.health import DashboardHealth, dashboard_health
+from sstools.deps import SettingsDep, SupersetDep, SupersetId
+from sstools.domain.dashboards import dashboard_overview
+from sstools.domain.health import DashboardHealth
 from sstools.superset.models import DashboardDetail, DashboardSummary, Page
 
 router = APIRouter(prefix="/api/dashboards", tags=["dashboards"])
 
-DashboardId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+DashboardId = SupersetId
 
 
 @router.get("")
@@ -34,11 +35,11 @@ async def search_dashboards(
 async def get_dashboard(
     dashboard_id: DashboardId, superset: SupersetDep, user: CurrentUser
 ) -> DashboardDetail:
-    return await superset.get_dashboard(dashboard_id)
+    return (await dashboard_overview(superset, dashboard_id)).dashboard
 
 
 @router.get("/{dashboard_id}/health")
 async def get_dashboard_health(
     dashboard_id: DashboardId, superset: SupersetDep, user: CurrentUser
 ) -> DashboardHealth:
-    return dashboard_health(superset.env.id, await superset.get_dashboard(dashboard_id))
+    return (await dashboard_overview(superset, dashboard_id)).health

@@ -7,13 +7,14 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 
 from sstools.auth.deps import CurrentUser
-from sstools.deps import SupersetDep
+from sstools.deps import SupersetDep, SupersetId
 from sstools.superset.models import Column, Database
 
 router = APIRouter(prefix="/api/databases", tags=["databases"])
 
-DatabaseId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-Name = Annotated[str, Path(min_length=1, max_length=256)]
+DatabaseId = SupersetId
+# Longer than any database's identifiers (PostgreSQL 63 bytes, MySQL 64 characters); printable.
+Name = Annotated[str, Path(min_length=1, max_length=128, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
 
 @router.get("")

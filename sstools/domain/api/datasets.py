@@ -4,22 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from sstools.auth.deps import CurrentUser, EngineerUser
-from sstools.deps import SessionDep, SettingsDep, SupersetDep
-from sstools.domain.reviews import Review, ReviewStatus, get_review, set_review
+from sstools.deps import SessionDep, SettingsDep, SupersetDep, SupersetId
+from sstools.domain.datasets import DatasetWithReview, dataset_with_review
+from sstools.domain.reviews import Review, ReviewStatus, set_review
 from sstools.storage import audit
-from sstools.superset.models import DatasetDetail, DatasetSummary, Page
+from sstools.superset.models import DatasetSummary, Page
 
 router = APIRouter(prefix="/api/datasets", tags=["datasets"])
 
-DatasetId = Annotated[int, Path(ge=1, le=2**31 - 1)]
-
-
-class DatasetWithReview(DatasetDetail):
-    review: Review
+DatasetId = SupersetId
 
 
 class ReviewRequest(BaseModel):
@@ -44,9 +41,7 @@ async def search_datasets(
 async def get_dataset(
     dataset_id: DatasetId, superset: SupersetDep, session: SessionDep, user: CurrentUser
 ) -> DatasetWithReview:
-    dataset = await superset.get_dataset(dataset_id)
-    review = await get_review(session, superset.env.id, dataset_id)
-    return DatasetWithReview(**dataset.model_dump(by_alias=True), review=review)
+    return await dataset_with_review(superset, session, dataset_id)
 
 
 @router.put("/{dataset_id}/review")

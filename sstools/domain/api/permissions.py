@@ -16,7 +16,7 @@ from sstools.domain.permissions import (
     audit_database,
     audit_dataset,
 )
-from sstools.superset.models import DatasetRef
+from sstools.superset.models import MAX_ID
 
 router = APIRouter(prefix="/api/permissions", tags=["permissions"])
 
@@ -26,40 +26,24 @@ async def permissions_audit(
     superset: SupersetDep,
     user: CurrentUser,
     object_type: AuditedObject,
-    object_id: Annotated[int, Query(ge=1, le=2**31 - 1)],
+    object_id: Annotated[int, Query(ge=1, le=MAX_ID)],
 ) -> PermissionAudit:
     roles = await superset.roles_with_permissions()
     notes = ["Admin reaches everything in Superset regardless of grants."]
     if object_type is AuditedObject.dataset:
         dataset = await superset.get_dataset(object_id)
-        ref = DatasetRef(
-            id=dataset.id,
-            name=dataset.name,
-            schema=dataset.schema_,
-            database_id=dataset.database_id,
-            database_name=dataset.database_name,
-        )
         name = dataset.name
-        access = [audit_dataset(role, ref) for role in roles]
+        access = [audit_dataset(role, dataset) for role in roles]
     elif object_type is AuditedObject.dashboard:
         dashboard = await superset.get_dashboard(object_id)
+        # Each dataset in full: the dashboard's own list may lack a schema or database name.
         datasets = await asyncio.gather(
             *(superset.get_dataset(ref.id) for ref in dashboard.datasets)
         )
-        refs = [
-            DatasetRef(
-                id=d.id,
-                name=d.name,
-                schema=d.schema_,
-                database_id=d.database_id,
-                database_name=d.database_name,
-            )
-            for d in datasets
-        ]
         name = dashboard.title
         if not dashboard.published:
             notes.append("The dashboard is a draft: only its owners and admins see it listed.")
-        access = [audit_dashboard(role, refs, dashboard.roles) for role in roles]
+        access = [audit_dashboard(role, datasets, dashboard.roles) for role in roles]
     else:
         database = await superset.get_database(object_id)
         name = database.name

@@ -1,0 +1,264 @@
+"""One authenticated conversation with a Superset: login and refresh, CSRF, rison, errors, paging.
+
+The service account logs in on first use; an expired access token is refreshed (or the login
+redone) once, for all concurrent callers; mutations carry the CSRF token of the session cookie
+that fetched it. Every refusal becomes one of :mod:`sstools.superset.errors`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+import prison
+import structlog
+
+from sstools.environments import Environment
+from sstools.superset.errors import (
+    SupersetAuthError,
+    SupersetBadRequest,
+    SupersetError,
+    SupersetForbidden,
+    SupersetNotFound,
+    SupersetUnavailable,
+    public_text,
+)
+
+PAGE_SIZE = 100  # Superset's largest page
+
+logger = structlog.get_logger(__name__)
+
+
+def _error_message(response: httpx.Response) -> str:
+    """Superset's own words for a refusal, unfiltered (for the log; see :func:`public_text`)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:2000] or response.reason_phrase
+    if isinstance(body, dict):
+        if isinstance(body.get("errors"), list) and body["errors"]:
+            return "; ".join(
+                str(err.get("message", err)) if isinstance(err, dict) else str(err)
+                for err in body["errors"]
+            )
+        for key in ("message", "msg", "error"):
+            if key in body:
+                value = body[key]
+                return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return str(body)[:2000]
+
+
+def _is_query_error(response: httpx.Response) -> bool:
+    """Superset answers a failing query with a 500 whose typed error blames the query."""
+    try:
+        errors = response.json().get("errors") or []
+    except (ValueError, AttributeError):
+        return False
+    types = [str(error.get("error_type", "")) for error in errors if isinstance(error, dict)]
+    return bool(types) and not any(
+        kind.startswith("CONNECTION_") or kind in ("GENERIC_BACKEND_ERROR", "") for kind in types
+    )
+
+
+class SupersetSession:
+    """Authenticated JSON requests to one Superset environment as its service account."""
+
+    def __init__(
+        self,
+        env: Environment,
+        *,
+        timeout_s: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.env = env
+        self._http = httpx.AsyncClient(
+            base_url=env.url,
+            timeout=timeout_s,
+            transport=transport,
+            headers={"Accept": "application/json"},
+        )
+        self._access_token: str | None = None
+        self._refresh_token: str | None = None
+        self._csrf_token: str | None = None
+        self._auth_lock = asyncio.Lock()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            return await self._http.request(method, path, **kwargs)
+        except httpx.TimeoutException as exc:
+            raise SupersetUnavailable(self.env.id, f"timed out ({path})") from exc
+        except httpx.TransportError as exc:
+            raise SupersetUnavailable(self.env.id, f"unreachable at {self.env.url}: {exc}") from exc
+
+    def _raise_for(self, response: httpx.Response) -> None:
+        status = response.status_code
+        if status < 400:
+            return
+        raw = _error_message(response)
+        log = logger.warning if status >= 500 else logger.info
+        log(
+            "superset_refused",
+            env_id=self.env.id,
+            method=response.request.method,
+            path=response.request.url.path,
+            status=status,
+            message=raw,
+        )
+        message = public_text(raw)
+        if status == 401:
+            raise SupersetAuthError(self.env.id, f"service account rejected: {message}")
+        if status == 403:
+            raise SupersetForbidden(self.env.id, message)
+        if status == 404:
+            raise SupersetNotFound(self.env.id, message)
+        if status in (400, 409, 422):
+            raise SupersetBadRequest(self.env.id, message)
+        if status >= 500 and _is_query_error(response):
+            raise SupersetBadRequest(self.env.id, message)
+        if status >= 500:  # Superset's own failure: its words are internals, kept in the log
+            raise SupersetUnavailable(self.env.id, f"Superset answered HTTP {status}")
+        raise SupersetError(self.env.id, f"HTTP {status}: {message}")
+
+    async def _login(self) -> None:
+        response = await self._send(
+            "POST",
+            "/api/v1/security/login",
+            json={
+                "username": self.env.username,
+                "password": self.env.password.get_secret_value(),
+                "provider": "db",
+                "refresh": True,
+            },
+        )
+        if response.status_code in (400, 401):
+            raise SupersetAuthError(self.env.id, "service-account login refused; check its secret")
+        self._raise_for(response)
+        body = response.json()
+        self._access_token = body["access_token"]
+        self._refresh_token = body.get("refresh_token")
+        self._csrf_token = None
+
+    async def _renew(self, stale_token: str | None) -> None:
+        """Refresh the access token (or log in again); only once for concurrent callers."""
+        async with self._auth_lock:
+            if self._access_token != stale_token:
+                return  # another request renewed it meanwhile
+            if self._refresh_token:
+                response = await self._send(
+                    "POST",
+                    "/api/v1/security/refresh",
+                    headers={"Authorization": f"Bearer {self._refresh_token}"},
+                )
+                if response.status_code == 200:
+                    self._access_token = response.json()["access_token"]
+                    return
+            await self._login()
+
+    async def _csrf(self) -> str:
+        if self._csrf_token is None:
+            response = await self._send(
+                "GET",
+                "/api/v1/security/csrf_token/",
+                headers={"Authorization": f"Bearer {self._access_token}"},
+            )
+            self._raise_for(response)
+            self._csrf_token = response.json()["result"]
+        return self._csrf_token
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Any = None,
+        params: Mapping[str, str] | None = None,
+        json_body: Any = None,
+        files: Any = None,
+        data: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
+        """Send an authenticated request; renew an expired token and a stale CSRF token once."""
+        if self._access_token is None:
+            await self._renew(None)
+        mutating = method.upper() not in ("GET", "HEAD", "OPTIONS")
+        all_params = dict(params or {})
+        if query is not None:
+            all_params["q"] = prison.dumps(query)  # httpx percent-encodes it, non-ASCII included
+        for attempt in range(2):
+            token = self._access_token
+            headers = {"Authorization": f"Bearer {token}"}
+            if mutating:
+                headers["X-CSRFToken"] = await self._csrf()
+                headers["Referer"] = self.env.url
+            response = await self._send(
+                method,
+                path,
+                params=all_params or None,
+                json=json_body,
+                files=files,
+                data=data,
+                headers=headers,
+            )
+            # Both are refusals before Superset acted, so sending again cannot do anything twice.
+            if attempt == 0 and response.status_code == 401:
+                await self._renew(token)
+                continue
+            if attempt == 0 and response.status_code == 400 and "CSRF" in response.text:
+                self._csrf_token = None
+                continue
+            break
+        self._raise_for(response)
+        return response
+
+    async def get_json(self, path: str, *, query: Any = None, **params: str) -> Any:
+        return (await self.request("GET", path, query=query, params=params)).json()
+
+    async def post_json(self, path: str, body: Any) -> Any:
+        return (await self.request("POST", path, json_body=body)).json()
+
+    async def put_json(self, path: str, body: Any) -> Any:
+        return (await self.request("PUT", path, json_body=body)).json()
+
+    async def delete(self, path: str) -> None:
+        await self.request("DELETE", path)
+
+    async def list_all(
+        self,
+        resource: str,
+        *,
+        columns: list[str],
+        filters: list[dict[str, Any]] | None = None,
+        limit: int = 10_000,
+    ) -> list[dict[str, Any]]:
+        """Every row of a paged list (``/api/v1/<resource>/``), page by page, up to ``limit``.
+
+        The one pager for Superset's lists: dashboards, datasets, databases, roles, permissions.
+        """
+        rows: dict[Any, dict[str, Any]] = {}
+        page = 0
+        while len(rows) < limit:
+            # Not every list may be ordered by id, so rows are keyed by id against page overlap.
+            query: dict[str, Any] = {"columns": columns, "page": page, "page_size": PAGE_SIZE}
+            if filters:
+                query["filters"] = filters
+            body = await self.get_json(f"/api/v1/{resource}/", query=query)
+            batch = body.get("result", [])
+            for row in batch:
+                rows[row.get("id", len(rows))] = row
+            if len(batch) < PAGE_SIZE or (page + 1) * PAGE_SIZE >= int(body.get("count", 0)):
+                break
+            page += 1
+        return sorted(rows.values(), key=lambda row: row.get("id", 0))[:limit]
+
+    async def health(self) -> bool:
+        """Whether Superset answers its health check (no login needed)."""
+        try:
+            response = await self._http.get("/health", timeout=3.0)
+        except httpx.HTTPError:
+            return False
+        return response.status_code == 200
