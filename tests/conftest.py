@@ -18,7 +18,22 @@ from sstools.config import Settings
 from sstools.logs import configure_logging
 from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.storage.db import create_engine, migrate, session_factory
+from tests.seal import LoopbackGuard, seal_environment
 from tests.unit.fake_superset import FakeSuperset, RoutingTransport
+
+# Before any Settings is built: the shell's SSTOOLS_* must not steer the tests.
+seal_environment()
+_loopback_guard = LoopbackGuard()
+_loopback_guard.install()
+
+
+@pytest.fixture(autouse=True)
+def _only_loopback() -> Iterator[None]:
+    """Fails a test that connected off the machine, even where the code swallowed the error."""
+    yield
+    attempts = _loopback_guard.take_attempts()
+    assert not attempts, f"connections off loopback: {attempts}"
+
 
 PASSWORDS = {role: f"{role.value}-test-password" for role in Role}
 
@@ -42,6 +57,7 @@ def write_environments_file(
 
 
 def make_settings(tmp_path: Path, environments_file: Path, **overrides: object) -> Settings:
+    overrides.setdefault("llm_base_url", None)  # no model endpoint unless a test brings its own
     return Settings(
         _env_file=None,
         database_url=f"sqlite:///{tmp_path / 'sstools.db'}",
