@@ -19,9 +19,10 @@ from playwright.async_api import async_playwright
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
+from sstools.auth.users import add_user
 from sstools.config import Settings
-from sstools.storage.db import migrate
-from tests.support import CHROMIUM_ARGS, LiveServer, ScriptedChatModel, call_tool
+from sstools.storage.db import create_engine, migrate, session_factory
+from sstools.testing import CHROMIUM, CHROMIUM_ARGS, LiveServer, ScriptedChatModel, call_tool
 
 CARDS = 50
 
@@ -54,12 +55,15 @@ async def run(folder: Path) -> list[float]:
         checkpoints_file=folder / "checkpoints.db",
     )
     migrate(settings.database_url)
+    # A token is honoured only for a user on record (its version is checked on every request).
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        await add_user(session, "engineer", Role.engineer, secrets.token_urlsafe(16))
+    await engine.dispose()
     model = ScriptedChatModel(script=call_tool("deploy_dashboard", {"target_env_id": "prod"}))
     with LiveServer(create_app(settings, chat_model=model)) as server:
         async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(
-                executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-            )
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             context = await browser.new_context()
             token = issue_token(settings, Principal(username="engineer", role=Role.engineer))
             await context.add_cookies(

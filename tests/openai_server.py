@@ -9,14 +9,23 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
+import httpx
+from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from sstools.app import create_app
+from sstools.config import Settings
+from sstools.testing import LiveServer
+from tests.unit.fake_superset import FakeSuperset, RoutingTransport
+
 # messages and tools as the client sent them → {"text": "..."} or {"tool_calls": [(name, args)]}
+# (args a dict, or a string sent verbatim: malformed JSON) or {"status": 401, "body": {...}}
 Reply = dict[str, Any]
 OpenAIScript = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply]
 
@@ -30,6 +39,10 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
     return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+
+def _arguments(args: dict[str, Any] | str) -> str:
+    return args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
 
 
 class ScriptedOpenAI:
@@ -46,6 +59,8 @@ class ScriptedOpenAI:
         self.requests.append(body)
         self.authorization.append(request.headers.get("authorization", ""))
         reply = self.script(body["messages"], body.get("tools", []))
+        if "status" in reply:  # the endpoint refuses, as real ones do, with a JSON error body
+            return JSONResponse(reply["body"], status_code=reply["status"])
         if not body.get("stream"):
             return JSONResponse(self._whole(reply))
         return StreamingResponse(self._stream(reply), media_type="text/event-stream")
@@ -58,7 +73,7 @@ class ScriptedOpenAI:
                 {
                     "id": f"call_{i}",
                     "type": "function",
-                    "function": {"name": name, "arguments": json.dumps(args)},
+                    "function": {"name": name, "arguments": _arguments(args)},
                 }
                 for i, (name, args) in enumerate(reply["tool_calls"])
             ]
@@ -78,7 +93,7 @@ class ScriptedOpenAI:
             if word:
                 yield _chunk({"content": word + " "})
         for i, (name, args) in enumerate(reply.get("tool_calls") or []):
-            arguments = json.dumps(args, ensure_ascii=False)
+            arguments = _arguments(args)
             half = len(arguments) // 2
             yield _chunk(
                 {
@@ -108,3 +123,23 @@ def tool_then_text(name: str, args: dict[str, Any], text: str) -> OpenAIScript:
         return {"tool_calls": [(name, args)]}
 
     return script
+
+
+@asynccontextmanager
+async def chat_through_openai_client(
+    script: OpenAIScript, settings: Settings, fake_superset: FakeSuperset
+) -> AsyncIterator[tuple[httpx.AsyncClient, ScriptedOpenAI]]:
+    """The app with its model behind the real OpenAI client, talking to ``script``."""
+    llm = ScriptedOpenAI(script)
+    with LiveServer(llm.app) as llm_server:
+        app_settings = settings.model_copy(
+            update={
+                "llm_base_url": f"{llm_server.url}/v1",
+                "llm_model": "scripted",
+                "llm_api_key": SecretStr("sk-test-secret"),
+            }
+        )
+        app = create_app(app_settings, superset_transport=RoutingTransport(fake_superset))
+        with LiveServer(app) as server:
+            async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+                yield client, llm

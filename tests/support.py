@@ -1,140 +1,17 @@
-"""Test doubles at the true boundaries, and helpers to drive a live server.
+"""Read a live server's agent stream. The harness (scripted model, live server) is sstools.testing.
 
-- :class:`ScriptedChatModel`: the LLM, as a function of the messages (it records every prompt).
-- :class:`LiveServer`: a real uvicorn in a thread, so SSE streams and HTTP calls are real.
 - :func:`read_events`: an SSE client that stops at ``done`` or ``confirm_required``.
+- :func:`read_events_sync`: its blocking twin, for hypothesis tests.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import httpx
-import uvicorn
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import ConfigDict, Field
-from starlette.types import ASGIApp
-
-from sstools.agent.models import ToolCallingChatModel
-
-Script = Callable[[list[BaseMessage], list[str]], AIMessage]
-
-CHROMIUM = "/usr/bin/chromium"  # Debian's; Playwright never downloads a browser here
-# As the machine's notes say: without the background-networking flags Chromium keeps dialling out.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-class ScriptedChatModel(ToolCallingChatModel):
-    """A chat model whose every answer is ``script(messages, offered_tool_names)``."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    script: Script
-    prompts: list[list[BaseMessage]] = Field(default_factory=list)
-    offered: list[list[str]] = Field(default_factory=list)
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        names = self.tool_names(kwargs)
-        self.prompts.append(list(messages))
-        self.offered.append(names)
-        return ChatResult(generations=[ChatGeneration(message=self.script(messages, names))])
-
-    def system_prompts(self) -> list[str]:
-        return [
-            str(m.content)
-            for prompt in self.prompts
-            for m in prompt
-            if isinstance(m, SystemMessage)
-        ]
-
-
-def call_tool(name: str, args: dict[str, Any] | None = None, text: str = "") -> Script:
-    """Call ``name`` once, then answer with the tool's result (or ``text``)."""
-
-    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-        if isinstance(messages[-1], ToolMessage):
-            return AIMessage(content=text or f"Готово: {messages[-1].content}"[:500])
-        return AIMessage(
-            content="",
-            tool_calls=[{"name": name, "args": args or {}, "id": f"call_{len(messages)}"}],
-        )
-
-    return script
-
-
-def answer(text: str) -> Script:
-    return lambda messages, offered: AIMessage(content=text)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class LiveServer:
-    """Serve an ASGI app with uvicorn on a free loopback port, in a thread of its own."""
-
-    def __init__(self, app: ASGIApp, port: int | None = None) -> None:
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            app,
-            host="127.0.0.1",
-            port=self.port,
-            log_level="warning",
-            lifespan="on",
-            timeout_graceful_shutdown=1,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
-
-    def __enter__(self) -> LiveServer:
-        self._thread.start()
-        deadline = time.monotonic() + 20
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("server did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=20)
-
-
-@contextmanager
-def live(app: ASGIApp) -> Iterator[LiveServer]:
-    with LiveServer(app) as server:
-        yield server
 
 
 async def read_events(

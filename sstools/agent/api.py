@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import secrets
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -10,18 +11,32 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.types import Receive, Scope, Send
 
+from sstools.agent import texts
 from sstools.agent.context import ContextRejected, ObjectType, UIContext, parse_uicontext
-from sstools.agent.runtime import AgentRuntime, AlreadyDecided, Busy
+from sstools.agent.runtime import AgentRuntime, AlreadyDecided, Busy, TooManyRuns
 from sstools.agent.selection import HiddenTool, select_tools
+from sstools.agent.streams import StreamSlot, TooManyStreams
 from sstools.auth.deps import CurrentUser, request_token
 from sstools.deps import ServicesDep, SessionDep
 from sstools.storage import audit
+from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation, Conversation, ConversationMessage
 
+# Its own generator: the global one's state belongs to whoever else runs in the process.
+_jitter = random.Random()  # noqa: S311 - spreading polls, not a secret
+
 router = APIRouter(prefix="/api/agent", tags=["agent"])
+
+# When to try again after a 429: a stream's slot frees when another stream closes, a run's
+# when a run ends; neither is predictable, so a short fixed wait.
+STREAM_RETRY_AFTER_S = 10
+RUN_RETRY_AFTER_S = 5
+# How often an idle stream re-reads the log for events other workers appended (seconds).
+POLL_S = 3.0
 
 ConversationId = Annotated[str, Field(min_length=16, max_length=64)]
 
@@ -39,9 +54,11 @@ TokenDep = Annotated[str, Depends(request_token)]
 
 
 async def owned_conversation(
-    conversation_id: str, session: SessionDep, user: CurrentUser
+    conversation_id: str, services: ServicesDep, user: CurrentUser
 ) -> Conversation:
-    conversation = await session.get(Conversation, conversation_id)
+    # A session of its own, closed at once: an event stream must not hold a connection for life.
+    async with services.sessions() as session:
+        conversation = await session.get(Conversation, conversation_id)
     if conversation is None or conversation.owner != user.username:
         raise HTTPException(404, "conversation not found")  # someone else's looks absent too
     return conversation
@@ -68,7 +85,7 @@ class DecisionRequest(BaseModel):
 
 
 class DecisionResponse(BaseModel):
-    status: str
+    status: ConfirmationStatus
     run_id: str
 
 
@@ -91,8 +108,20 @@ class ToolsView(BaseModel):
     hidden: dict[str, HiddenTool]
 
 
-@router.post("/conversations", status_code=201)
-async def create_conversation(session: SessionDep, user: CurrentUser) -> Created:
+@router.post(
+    "/conversations",
+    status_code=201,
+    responses={409: {"description": "the caller has as many conversations as allowed"}},
+)
+async def create_conversation(
+    session: SessionDep, services: ServicesDep, user: CurrentUser
+) -> Created:
+    limit = services.settings.agent_conversations_per_user
+    stored = await session.scalar(
+        select(func.count()).select_from(Conversation).where(Conversation.owner == user.username)
+    )
+    if (stored or 0) >= limit:
+        raise HTTPException(409, texts.TOO_MANY_CONVERSATIONS.format(limit=limit))
     conversation = Conversation(id=f"c_{secrets.token_urlsafe(24)}", owner=user.username)
     session.add(conversation)
     await session.commit()
@@ -120,7 +149,14 @@ async def get_conversation(
     )
 
 
-@router.post("/conversations/{conversation_id}/messages", status_code=202)
+@router.post(
+    "/conversations/{conversation_id}/messages",
+    status_code=202,
+    responses={
+        409: {"description": "a run is active or a confirmation waits in this conversation"},
+        429: {"description": "the caller has as many runs going as allowed"},
+    },
+)
 async def post_message(
     body: MessageRequest,
     conversation: ConversationDep,
@@ -159,8 +195,12 @@ async def post_message(
     try:
         run_id = await runtime.post_message(conversation.id, user, token, body.text, context)
     except Busy as exc:
+        raise HTTPException(409, texts.CONVERSATION_BUSY) from exc
+    except TooManyRuns as exc:
         raise HTTPException(
-            409, "агент ещё отвечает или ждёт подтверждения; дождитесь окончания"
+            429,
+            texts.TOO_MANY_RUNS.format(limit=exc.limit),
+            headers={"Retry-After": str(RUN_RETRY_AFTER_S)},
         ) from exc
     return RunAccepted(run_id=run_id)
 
@@ -170,10 +210,28 @@ def _sse_data(event: dict[str, Any]) -> str:
     return json.dumps(event)
 
 
-@router.get("/conversations/{conversation_id}/events")
+class _SlotHoldingStream(EventSourceResponse):
+    """Gives its stream slot back however the response ends, even if the body never started."""
+
+    def __init__(self, content: AsyncIterator[ServerSentEvent], slot: StreamSlot) -> None:
+        super().__init__(content, ping=15)
+        self._slot = slot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._slot.release()
+
+
+@router.get(
+    "/conversations/{conversation_id}/events",
+    responses={429: {"description": "too many event streams open for this user or conversation"}},
+)
 async def stream_events(
     conversation: ConversationDep,
     runtime: RuntimeDep,
+    user: CurrentUser,
     request: Request,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
     resume_after: Annotated[int | None, Query(alias="last_event_id", ge=0)] = None,
@@ -183,25 +241,37 @@ async def stream_events(
         after = max(int(last_event_id or resume_after or 0), 0)
     except ValueError:
         after = 0
+    try:
+        slot = runtime.streams.acquire(user.username, conversation.id)
+    except TooManyStreams as exc:
+        raise HTTPException(
+            429, str(exc), headers={"Retry-After": str(STREAM_RETRY_AFTER_S)}
+        ) from exc
 
     async def events() -> AsyncIterator[ServerSentEvent]:
-        cursor = after
-        pending = await runtime.pending_confirmation(conversation.id)
-        replay = await runtime.events.since(conversation.id, cursor)
-        replayed_ids = {data.get("confirmation_id") for _, data in replay}
-        if pending is not None and pending.id not in replayed_ids:
-            # Re-sent with the client's own cursor as id, so its position never moves back.
-            yield ServerSentEvent(data=_sse_data(pending.event), id=str(cursor))
-        while True:
-            for seq, data in replay:
-                yield ServerSentEvent(data=_sse_data(data), id=str(seq))
-                cursor = seq
-            if await request.is_disconnected():
-                return
-            await runtime.events.wait(conversation.id, timeout_s=1.0)
+        # Every read below opens and closes its own session: nothing is held while waiting.
+        try:
+            cursor = after
+            pending = await runtime.pending_confirmation(conversation.id)
             replay = await runtime.events.since(conversation.id, cursor)
+            replayed_ids = {data.get("confirmation_id") for _, data in replay}
+            if pending is not None and pending.id not in replayed_ids:
+                # Re-sent with the client's own cursor as id, so its position never moves back.
+                yield ServerSentEvent(data=_sse_data(pending.event), id=str(cursor))
+            while True:
+                for seq, data in replay:
+                    yield ServerSentEvent(data=_sse_data(data), id=str(seq))
+                    cursor = seq
+                if await request.is_disconnected():
+                    return
+                # Appends in this process wake us; the poll is for other workers' appends.
+                poll_s = _jitter.uniform(0.8, 1.2) * POLL_S  # spreads the reads
+                await runtime.events.wait(conversation.id, after=cursor, timeout_s=poll_s)
+                replay = await runtime.events.since(conversation.id, cursor)
+        finally:
+            slot.release()  # the client left, the server is stopping, or a read failed
 
-    return EventSourceResponse(events(), ping=15)
+    return _SlotHoldingStream(events(), slot)
 
 
 @router.post("/conversations/{conversation_id}/confirmations/{confirmation_id}")
@@ -221,7 +291,7 @@ async def decide(
         or confirmation.username != user.username
     ):
         raise HTTPException(404, "confirmation not found")
-    if confirmation.status != "pending":
+    if confirmation.status != ConfirmationStatus.pending:
         raise HTTPException(409, f"confirmation already {confirmation.status}")
     try:
         run_id = await runtime.decide(confirmation, body.decision, user, token)
@@ -229,9 +299,10 @@ async def decide(
         raise HTTPException(409, f"confirmation can no longer be decided: {exc}") from exc
     except Busy as exc:
         raise HTTPException(409, "the conversation is busy") from exc
-    return DecisionResponse(
-        status="approved" if body.decision == "approve" else "denied", run_id=run_id
+    status = (
+        ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
     )
+    return DecisionResponse(status=status, run_id=run_id)
 
 
 @router.get("/tools")

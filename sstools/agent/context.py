@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -20,6 +21,17 @@ CONTEXT_VERSION = 1
 BLOCK_START = "<<<UI_CONTEXT"
 BLOCK_END = "UI_CONTEXT>>>"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Line breaks and controls (C0, C1, U+2028/9) could start a fake line in the prompt; Cs cannot
+# even be encoded.
+_BREAKING = frozenset({"Cc", "Cs", "Zl", "Zp"})
+# Format characters: bidi controls (U+202A-E, U+2066-9, U+200E/F, U+061C), zero-width ones
+# (U+200B-D, U+2060, U+FEFF) and the invisible tags U+E0000-7F that smuggle text past a reader.
+_FORMAT = "Cf"
+_UNPRINTABLE = _BREAKING | {_FORMAT, "Co", "Cn"}
+
+
+def _categories(text: str) -> set[str]:
+    return {unicodedata.category(char) for char in text}
 
 
 class ObjectType(StrEnum):
@@ -41,6 +53,14 @@ class UIContext(BaseModel):
     env_id: str | None = Field(default=None, alias="envId", max_length=64)
     route: str = Field(default="/", max_length=512)
 
+    @field_validator("context_version", mode="before")
+    @classmethod
+    def _an_integer(cls, value: object) -> object:
+        # The docs say 1: True (== 1 in Python), 1.0 and "1" are not versions.
+        if type(value) is not int:
+            raise ValueError(f"must be the integer {CONTEXT_VERSION}")
+        return value
+
     @field_validator("env_id")
     @classmethod
     def _known_environment(cls, value: str | None, info: ValidationInfo) -> str | None:
@@ -54,16 +74,24 @@ class UIContext(BaseModel):
     def _path_only(cls, value: str) -> str:
         if not value.startswith("/") or value.startswith("//") or "\\" in value:
             raise ValueError("must be a path starting with a single '/'")
-        if _CONTROL.search(value):
-            raise ValueError("must not contain control characters")
+        # Rejected, not cleaned: our page builds the route from its URL, which is ASCII; a raw
+        # invisible or control character means the payload was forged.
+        if _categories(value) & _UNPRINTABLE:
+            raise ValueError("must not contain control or invisible (bidi, zero-width) characters")
         return value
 
     @field_validator("object_name")
     @classmethod
     def _no_control_characters(cls, value: str | None) -> str | None:
-        if value is not None and _CONTROL.search(value):
-            raise ValueError("must not contain control characters")
-        return value
+        if value is None:
+            return None
+        if _CONTROL.search(value) or _categories(value) & _BREAKING:
+            raise ValueError("must not contain control characters or line breaks")
+        # Stripped, not rejected: titles copied into Superset carry bidi and zero-width marks
+        # innocently, and the person cannot fix a title from the chat; unseen, they could hide
+        # text from the person while the model reads it.
+        visible = "".join(char for char in value if unicodedata.category(char) != _FORMAT)
+        return visible or None
 
     def public(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
@@ -80,7 +108,10 @@ class ContextRejected(ValueError):
 
 def parse_uicontext(raw: Any, environments: set[str]) -> UIContext:
     """Validate a raw UIContext payload; raise :class:`ContextRejected` naming the field."""
-    size = len(json.dumps(raw, ensure_ascii=False).encode())
+    try:
+        size = len(json.dumps(raw, ensure_ascii=False).encode())
+    except UnicodeEncodeError as exc:  # a lone surrogate from "\\ud800" in the JSON
+        raise ContextRejected("uicontext", "contains a lone surrogate (invalid Unicode)") from exc
     if size > MAX_CONTEXT_BYTES:
         raise ContextRejected("uicontext", f"{size} bytes, more than {MAX_CONTEXT_BYTES}")
     if not isinstance(raw, dict):

@@ -80,7 +80,13 @@ class Cancelled(_Event):
 
 
 ErrorCode = Literal[
-    "session_expired", "timeout", "tool_error", "llm_error", "context_invalid", "run_interrupted"
+    "session_expired",
+    "timeout",
+    "tool_error",  # a tool call failed unexpectedly (a fault under the executor, a bug)
+    "llm_error",  # the model: unreachable, refused, unusable reply, or too many steps
+    "internal_error",  # ours: storage or a bug outside the model and the tools
+    "context_invalid",
+    "run_interrupted",
 ]
 
 
@@ -121,7 +127,10 @@ class EventLog:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # One-shot per append, and the last seq appended here: a waiter that is behind returns
+        # at once, so an append between its read and its wait is never missed.
         self._changed: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
+        self._latest: dict[str, int] = {}
 
     async def append(self, conversation_id: str, event: BaseModel) -> int:
         data = encode(event)
@@ -138,10 +147,12 @@ class EventLog:
                 )
             )
             await session.commit()
-        self._changed[conversation_id].set()
+        self._latest[conversation_id] = seq
+        self._changed.pop(conversation_id, asyncio.Event()).set()
         return seq
 
     async def since(self, conversation_id: str, after: int) -> list[tuple[int, dict[str, Any]]]:
+        """A short session per read: a waiting stream holds no database connection."""
         async with self._sessions() as session:
             rows = await session.execute(
                 select(ConversationEvent.seq, ConversationEvent.data)
@@ -153,12 +164,11 @@ class EventLog:
             )
             return [(seq, data) for seq, data in rows]
 
-    async def wait(self, conversation_id: str, timeout_s: float) -> None:
-        """Until something is appended here (or the timeout passes: another worker may have)."""
-        changed = self._changed[conversation_id]
+    async def wait(self, conversation_id: str, after: int, timeout_s: float) -> None:
+        """Until an event past ``after`` is appended here, or the timeout (for other workers)."""
+        if self._latest.get(conversation_id, 0) > after:
+            return
         try:
-            await asyncio.wait_for(changed.wait(), timeout_s)
+            await asyncio.wait_for(self._changed[conversation_id].wait(), timeout_s)
         except TimeoutError:
             return
-        finally:
-            changed.clear()

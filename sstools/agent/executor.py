@@ -4,11 +4,15 @@ Reads: one retry after a fixed delay on 5xx or a connection error. Writes: never
 they carry an ``Idempotency-Key``. A timeout never hangs the chat: a read reports it, a write
 reports that its status is unknown. 401 → session expired (no retry), 403 → permission denied.
 Every call lands in the audit log with its attempts, latency, and raw and summarised sizes.
+The route is checked as sent: a request whose path the client or server would read otherwise
+than it was built (dot segments, an encoded slash, a ``?`` cut) is refused, never sent.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Any
 
@@ -20,6 +24,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 from sstools.agent import texts
 from sstools.agent.summarize import LIMIT, summarize
 from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolRequest, ToolSpec
+from sstools.agent.tools.paths import is_inert
 from sstools.storage import audit
 
 
@@ -31,6 +36,7 @@ class Outcome(StrEnum):
     permission_denied = "permission_denied"
     session_expired = "session_expired"
     not_available = "not_available"
+    refused = "refused"  # never sent: the built route would not have been the one reached
 
 
 class ToolResult(BaseModel):
@@ -44,6 +50,10 @@ class ToolResult(BaseModel):
     raw_size: int = 0
 
 
+class _RouteChanged(Exception):
+    """The path as sent would not read as the path that was built."""
+
+
 class _Transient(Exception):
     """5xx or connection refused: worth one more try for a read."""
 
@@ -52,12 +62,29 @@ class _Transient(Exception):
         self.response = response
 
 
+_REQUEST_PARTS = ("body", "query", "path", "header", "cookie")
+
+
+def _field_problem(error: object) -> str:
+    """``{loc: ["body", "sql"], msg}`` → ``sql: msg``; a refusal of the whole body is its msg."""
+    if not isinstance(error, dict):
+        return str(error)
+    loc = [str(part) for part in error.get("loc") or []]
+    if loc and loc[0] in _REQUEST_PARTS:
+        loc = loc[1:]
+    message = str(error.get("msg") or error.get("type") or "invalid")
+    return f"{'.'.join(loc)}: {message}" if loc else message
+
+
 def _detail(response: httpx.Response) -> str:
+    """The server's reason in words: a validation list becomes ``field: problem; …``."""
     try:
         body = response.json()
     except ValueError:
         return response.text[:300]
     detail = body.get("detail", body) if isinstance(body, dict) else body
+    if isinstance(detail, list) and detail:
+        return "; ".join(_field_problem(error) for error in detail)[:500]
     return str(detail)[:500]
 
 
@@ -76,29 +103,44 @@ class ToolExecutor:
         sessions: async_sessionmaker[AsyncSession],
         transport: httpx.AsyncBaseTransport | None = None,
         retry_wait_s: float = 1.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self._http = httpx.AsyncClient(
             base_url=base_url, transport=transport, timeout=httpx.Timeout(timeout_s)
         )
         self._timeout_s = timeout_s
         self._retry_wait_s = retry_wait_s
+        self._sleep = sleep  # injectable, so tests assert the wait asked for without sleeping
         self._sessions = sessions
 
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    def _route_intact(self, built: str, sent: httpx.URL) -> bool:
+        """Whether the server will route ``sent`` by exactly the segments that were built."""
+        base = self._http.base_url.raw_path.split(b"?", 1)[0].rstrip(b"/")
+        path = sent.raw_path.split(b"?", 1)[0]
+        # Equal bytes: the client resolved no "..", cut nothing at "?" or "#", re-encoded nothing.
+        if not built.startswith("/") or path != base + built.encode():
+            return False
+        # And each segment stays one once decoded: no "%2F", no "%2e%2e".
+        return all(is_inert(segment) for segment in built[1:].split("/"))
+
     async def _send(self, request: ToolRequest, token: str, key: str | None) -> httpx.Response:
         headers = {"Authorization": f"Bearer {token}"}
         if key:
             headers["Idempotency-Key"] = key
+        outgoing = self._http.build_request(
+            request.method,
+            request.path,
+            params=request.params,
+            json=request.json_body,
+            headers=headers,
+        )
+        if not self._route_intact(request.path, outgoing.url):
+            raise _RouteChanged(request.path)
         try:
-            response = await self._http.request(
-                request.method,
-                request.path,
-                params=request.params,
-                json=request.json_body,
-                headers=headers,
-            )
+            response = await self._http.send(outgoing)
         except httpx.ConnectError as exc:
             raise _Transient(None, exc) from exc
         if response.status_code >= 500:
@@ -109,7 +151,7 @@ class ToolExecutor:
         """A read-only estimate before a confirmation card; None when it cannot be had."""
         try:
             response = await self._send(request, token, None)
-        except (_Transient, httpx.HTTPError):
+        except (_Transient, _RouteChanged, httpx.HTTPError):
             return None
         return response.json() if response.status_code == 200 else None
 
@@ -133,6 +175,7 @@ class ToolExecutor:
             async for attempt in AsyncRetrying(
                 stop=stop_after_attempt(1 if write else 2),
                 wait=wait_fixed(self._retry_wait_s),
+                sleep=self._sleep,
                 retry=retry_if_exception_type(_Transient),
                 reraise=True,
             ):
@@ -140,6 +183,9 @@ class ToolExecutor:
                     attempts += 1
                     response = await self._send(request, token, idempotency_key if write else None)
             result = self._interpret(tool, response)
+        except _RouteChanged:
+            attempts = 0  # nothing was sent
+            result = _error(Outcome.refused, texts.ROUTE_REFUSED.format(tool=tool.name))
         except httpx.TimeoutException:
             template = texts.TIMEOUT_WRITE if write else texts.TIMEOUT_READ
             message = template.format(tool=tool.name, seconds=self._timeout_s)
@@ -167,7 +213,8 @@ class ToolExecutor:
                 action="tool_call",
                 outcome=result.outcome.value,
                 username=username,
-                env_id=scope.env_id,
+                # Where it acts: a deploy's target, not the page it was asked from.
+                env_id=tool.environment(args, scope) or scope.env_id,
                 tool=tool.name,
                 kind="write" if write else "read",
                 attempts=attempts,

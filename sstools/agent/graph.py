@@ -1,8 +1,8 @@
 """The agent graph: agent → assess → confirm → tools → agent (LangGraph, checkpointed).
 
 - ``agent`` calls the model with only the offered tools.
-- ``assess`` checks each call at invocation (AGTL-FR-005): exact name, arguments, role, context;
-  then decides the risk and, for writes, fetches the read-only impact preview.
+- ``assess`` asks ``invocation.check_call`` whether the call may run (AGTL-FR-005) and, for a
+  call that needs a card, fetches the read-only impact preview.
 - ``confirm`` does nothing but ``interrupt()``: LangGraph re-runs a node from its start on resume,
   so nothing with a side effect may sit before it in the same node.
 - ``tools`` runs one call through the executor.
@@ -13,12 +13,13 @@ One call is assessed at a time, so there is at most one confirmation per interru
 
 from __future__ import annotations
 
-import hashlib
+import asyncio
 import json
 import uuid
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
+import structlog
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
@@ -26,27 +27,35 @@ from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, interrupt
-from pydantic import ValidationError
 
-from sstools.agent import texts
+from sstools.agent import reports, texts
+from sstools.agent.capabilities import capabilities
 from sstools.agent.context import UIContext, prompt_block
 from sstools.agent.events import (
-    Cancelled,
     ErrorEvent,
     MessageEvent,
-    PermissionDenied,
     ToolCallEvent,
-    ToolResultEvent,
     encode,
 )
 from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
-from sstools.agent.guardrails import decide, impact_text
-from sstools.agent.selection import HiddenBecause, Selection, select_tools
+from sstools.agent.guardrails import impact_text
+from sstools.agent.invocation import (
+    NeedsConfirmation,
+    PendingCall,
+    Refused,
+    ToolCall,
+    args_hash,
+    check_call,
+    storable,
+)
+from sstools.agent.selection import Selection, select_tools
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
 from sstools.auth.roles import Role
 from sstools.environments import EnvironmentRegistry
 
 RECURSION_LIMIT = 40
+
+_log = structlog.get_logger("sstools.agent")
 
 SYSTEM_PROMPT = """Ты — агент sstools рядом с Apache Superset (окружения: {environments}).
 Отвечай по-русски, кратко и по делу. Используй инструменты, чтобы узнать факты; не выдумывай.
@@ -59,37 +68,33 @@ SYSTEM_PROMPT = """Ты — агент sstools рядом с Apache Superset (о
 class AgentState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
     context: dict[str, Any] | None
-    queue: list[dict[str, Any]]
-    current: dict[str, Any] | None
+    queue: list[ToolCall]
+    current: PendingCall | None
     emit: list[dict[str, Any]]
     halted: bool
 
 
+class ModelFailed(Exception):
+    """The chat model call raised: the endpoint, its client, or its output (→ ``llm_error``)."""
+
+
 @dataclass(frozen=True)
 class RunContext:
-    """Per run, never checkpointed: the caller's identity and token."""
+    """Per run, never checkpointed: who acts, with which token.
+
+    ``role`` is None when nobody acts — an expired confirmation winding its run down — and then
+    a node that would need it fails rather than guess one.
+    """
 
     username: str
-    role: Role
+    role: Role | None
     token: str
     run_id: str
 
-
-def args_hash(args: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(args, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
-def storable(value: Any) -> Any:
-    """Model output as the checkpointer can store it: integers beyond 64 bits become strings."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value if -(2**63) <= value < 2**63 else str(value)
-    if isinstance(value, dict):
-        return {str(key): storable(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [storable(item) for item in value]
-    return value
+    def acting_role(self) -> Role:
+        if self.role is None:
+            raise RuntimeError("a run resumed without a person acting reached a step that acts")
+        return self.role
 
 
 def _context(state: AgentState) -> UIContext | None:
@@ -112,23 +117,6 @@ def _last_human_text(state: AgentState) -> str:
         if isinstance(message, HumanMessage):
             return str(message.content)
     return ""
-
-
-def _capabilities(selection: Selection) -> dict[str, Any]:
-    return {
-        "title": texts.CAPABILITIES_TITLE,
-        "available": [
-            {
-                "tool": name,
-                "title": CATALOGUE[name].title,
-                "what": CATALOGUE[name].description.splitlines()[0],
-            }
-            for name in selection.offered
-        ],
-        "hidden": [
-            {"tool": name, "why": hidden.detail} for name, hidden in selection.hidden.items()
-        ],
-    }
 
 
 class AgentGraph:
@@ -167,7 +155,8 @@ class AgentGraph:
 
     async def _agent(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         context = _context(state)
-        selection = self.selection(state, runtime.context.role)
+        run_id = runtime.context.run_id
+        selection = self.selection(state, runtime.context.acting_role())
         environments = ", ".join(
             f"{env.id} ({env.stage.value})" for env in self._environments.values()
         )
@@ -177,13 +166,34 @@ class AgentGraph:
             system += f"\n\nОкружение не выбрано: {texts.NEEDS_ENVIRONMENT} для работы с Superset."
         tools = [CATALOGUE[name].schema() for name in selection.offered]
         bound = self._model.bind_tools(tools) if tools else self._model
-        reply = await bound.ainvoke([SystemMessage(system), *state.get("messages", [])])
-        assert isinstance(reply, AIMessage)
+        try:
+            reply = await bound.ainvoke([SystemMessage(system), *state.get("messages", [])])
+        except Exception as exc:  # only the model call: the runtime reports it as llm_error
+            raise ModelFailed(type(exc).__name__) from exc
+        if not isinstance(reply, AIMessage):
+            raise ModelFailed(f"the model answered with {type(reply).__name__}")
         reply.tool_calls = [{**call, "args": storable(call["args"])} for call in reply.tool_calls]
         emit = []
         if reply.text:
-            emit.append(encode(MessageEvent(text=reply.text, run_id=runtime.context.run_id)))
-        queue = [
+            emit.append(encode(MessageEvent(text=reply.text, run_id=run_id)))
+        if reply.invalid_tool_calls:
+            # Arguments that are not JSON: say so rather than end in silence. Kept out of the
+            # history too, or the next request would carry calls that have no results.
+            _log.warning(
+                "model tool call unusable",
+                tools=[call.get("name") for call in reply.invalid_tool_calls],
+                run_id=run_id,
+            )
+            unusable = ErrorEvent(
+                code="llm_error", message=texts.MODEL_REPLY_UNUSABLE, run_id=run_id
+            )
+            emit.append(encode(unusable))
+            reply = AIMessage(
+                content=reply.text or texts.MODEL_REPLY_UNUSABLE,
+                tool_calls=reply.tool_calls,
+                id=reply.id,
+            )
+        queue: list[ToolCall] = [
             {
                 "id": call["id"] or f"call_{uuid.uuid4().hex[:12]}",
                 "name": call["name"],
@@ -193,42 +203,10 @@ class AgentGraph:
         ]
         return {"messages": [reply], "queue": queue, "current": None, "emit": emit, "halted": False}
 
-    def _refuse(
-        self,
-        call: dict[str, Any],
-        message: str,
-        emit: list[dict[str, Any]],
-        rest: list[dict[str, Any]],
-        run_id: str,
-    ) -> AgentState:
-        emit.append(
-            encode(
-                ToolResultEvent(
-                    tool=call["name"],
-                    call_id=call["id"],
-                    outcome="refused",
-                    message=message,
-                    run_id=run_id,
-                )
-            )
-        )
-        return {
-            "messages": [
-                ToolMessage(
-                    content=json.dumps({"error": message}, ensure_ascii=False),
-                    tool_call_id=call["id"],
-                    name=call["name"],
-                )
-            ],
-            "queue": rest,
-            "current": None,
-            "emit": emit,
-        }
-
     async def _assess(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         call, *rest = state["queue"]
         run_id = runtime.context.run_id
-        role = runtime.context.role
+        role = runtime.context.acting_role()
         emit = [
             encode(
                 ToolCallEvent(
@@ -236,75 +214,31 @@ class AgentGraph:
                 )
             )
         ]
-        selection = self.selection(state, role)
-        # Exact names only: a case or Unicode look-alike is an unknown tool, never "the nearest".
-        tool = CATALOGUE.get(call["name"])
-        if tool is None:
-            available = ", ".join(selection.offered)
-            return self._refuse(
-                call,
-                texts.UNKNOWN_TOOL.format(tool=call["name"], available=available),
-                emit,
-                rest,
-                run_id,
-            )
-        # The role first: a tool the role may never use is denied whatever its arguments.
-        required = tool.min_role
-        args: ToolArgs | None = None
-        if role.allows(required):
-            try:
-                args = tool.args_model.model_validate(call["args"])
-            except ValidationError as exc:
-                problems = "; ".join(
-                    f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
-                )
-                return self._refuse(
-                    call,
-                    texts.BAD_ARGUMENTS.format(tool=tool.name, problems=problems),
-                    emit,
-                    rest,
-                    run_id,
-                )
-            required = tool.required_role(args)  # per call: DML needs more than a SELECT
-        if args is None or not role.allows(required):
-            message = texts.PERMISSION_DENIED.format(tool=tool.name, roles=required.value)
-            emit.append(
-                encode(
-                    PermissionDenied(
-                        tool=tool.name,
-                        call_id=call["id"],
-                        required_roles=[required.value],
-                        message=message,
-                        run_id=run_id,
-                    )
-                )
-            )
-            return self._refuse(call, message, emit, rest, run_id)
-        hidden = selection.hidden.get(tool.name)
-        if hidden is not None and hidden.reason is not HiddenBecause.role:
-            return self._refuse(
-                call,
-                texts.NOT_OFFERED.format(tool=tool.name, reason=hidden.detail),
-                emit,
-                rest,
-                run_id,
-            )
         scope = _scope(_context(state))
-        env_id = tool.environment(args, scope)
-        if env_id is not None and env_id not in self._environments:
-            return self._refuse(call, f"неизвестное окружение «{env_id}»", emit, rest, run_id)
-        impact = None
-        decision = decide(tool, args, env_id, self._environments, confirm_reads=self._confirm_reads)
-        if decision.needs_confirmation and tool.preview is not None:
+        # Pure, but classifying a long SQL script in every dialect takes seconds: off the loop.
+        verdict = await asyncio.to_thread(
+            check_call,
+            call,
+            role,
+            self.selection(state, role),
+            scope,
+            self._environments,
+            confirm_reads=self._confirm_reads,
+        )
+        if isinstance(verdict, Refused):
+            refused, message = reports.refusal(call, verdict, run_id)
+            return {"messages": [message], "queue": rest, "current": None, "emit": emit + refused}
+        decision = verdict.decision
+        preview_of = verdict.tool.preview
+        if isinstance(verdict, NeedsConfirmation) and preview_of is not None:
             try:
                 preview = await self._executor.preview(
-                    tool.preview(args, scope), runtime.context.token
+                    preview_of(verdict.args, scope), runtime.context.token
                 )
             except ToolArgumentError:
                 preview = None
-            impact = impact_text(preview)
-            decision = decision.model_copy(update={"impact": impact})
-        current = {
+            decision = decision.model_copy(update={"impact": impact_text(preview)})
+        current: PendingCall = {
             "call": call,
             "decision": decision.model_dump(mode="json"),
             "confirmation_id": f"cf_{uuid.uuid4().hex}",
@@ -329,48 +263,22 @@ class AgentGraph:
         # LangGraph hands back whatever resume value it got: accept exactly this card's answer.
         valid = (
             isinstance(answer, dict)
-            and answer.get("decision") in ("approve", "deny")
+            and answer.get("decision") in ("approve", "deny", "expired")
             and answer.get("confirmation_id") == current["confirmation_id"]
         )
         if valid and answer.get("args_hash") != args_hash(call["args"]):
             reason = texts.CANCELLED_MISMATCH.format(tool=tool.title)
         elif valid and answer["decision"] == "approve":
             return {"current": {**current, "approved": True}, "emit": [], "halted": False}
-        elif valid and answer.get("reason") == "expired":
+        elif valid and answer["decision"] == "expired":
             reason = texts.CANCELLED_EXPIRED.format(tool=tool.title)
         elif valid:
             reason = texts.CANCELLED_BY_USER.format(tool=tool.title)
         else:
             reason = texts.CANCELLED_MISMATCH.format(tool=tool.title)
-        text = texts.OPERATION_CANCELLED.format(reason=reason)
         not_run = [call, *state.get("queue", [])]
-        return {
-            "messages": [
-                *(
-                    ToolMessage(
-                        content=json.dumps({"cancelled": text}, ensure_ascii=False),
-                        tool_call_id=item["id"],
-                        name=item["name"],
-                    )
-                    for item in not_run
-                ),
-                AIMessage(content=text),
-            ],
-            "queue": [],
-            "current": None,
-            "halted": True,
-            "emit": [
-                encode(
-                    Cancelled(
-                        tool=tool.name,
-                        confirmation_id=current["confirmation_id"],
-                        reason=reason,
-                        message=text,
-                    )
-                ),
-                encode(MessageEvent(text=text)),
-            ],
-        }
+        emit, messages = reports.cancellation(tool, current["confirmation_id"], reason, not_run)
+        return {"messages": messages, "queue": [], "current": None, "halted": True, "emit": emit}
 
     async def _tools(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         current = state["current"]
@@ -380,42 +288,13 @@ class AgentGraph:
         tool = CATALOGUE[call["name"]]
         args = tool.args_model.model_validate(call["args"])
         run_id = runtime.context.run_id
-        result = await self._run(tool, args, state, runtime, current["confirmation_id"])
-        emit = [
-            encode(
-                ToolResultEvent(
-                    tool=tool.name,
-                    call_id=call["id"],
-                    outcome=result.outcome.value,
-                    message=result.message,
-                    run_id=run_id,
-                )
-            )
-        ]
-        halted = False
-        if result.outcome is Outcome.session_expired:
-            emit.append(
-                encode(
-                    ErrorEvent(code="session_expired", message=texts.SESSION_EXPIRED, run_id=run_id)
-                )
-            )
-            halted = True
-        elif result.outcome is Outcome.permission_denied:
-            emit.append(
-                encode(
-                    PermissionDenied(
-                        tool=tool.name,
-                        call_id=call["id"],
-                        required_roles=result.required_roles,
-                        message=result.message or "",
-                        run_id=run_id,
-                    )
-                )
-            )
-        elif result.outcome in (Outcome.timeout, Outcome.unknown):
-            emit.append(
-                encode(ErrorEvent(code="timeout", message=result.message or "", run_id=run_id))
-            )
+        crash = False
+        try:
+            result = await self._run(tool, args, state, runtime, current["confirmation_id"])
+        except Exception:  # a bug or a fault under the executor: this call failed, say which
+            _log.exception("tool call failed unexpectedly", tool=tool.name, run_id=run_id)
+            result, crash = reports.crashed(tool), True
+        emit, halted = reports.result_events(tool, call, result, run_id, crash=crash)
         message = ToolMessage(content=result.content, tool_call_id=call["id"], name=tool.name)
         return {"messages": [message], "current": None, "emit": emit, "halted": halted}
 
@@ -428,8 +307,8 @@ class AgentGraph:
         key: str,
     ) -> ToolResult:
         if tool.build is None:  # show_capabilities: answered from the selection itself
-            selection = self.selection(state, runtime.context.role)
-            content = json.dumps(_capabilities(selection), ensure_ascii=False)
+            selection = self.selection(state, runtime.context.acting_role())
+            content = json.dumps(capabilities(selection), ensure_ascii=False)
             return ToolResult(outcome=Outcome.ok, content=content)
         try:
             return await self._executor.execute(

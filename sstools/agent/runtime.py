@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
+import openai
 import structlog
 from langchain_core.messages import AIMessageChunk, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
-from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools.agent import texts
@@ -32,11 +34,18 @@ from sstools.agent.events import (
     RunStarted,
     TokenEvent,
 )
-from sstools.agent.graph import RECURSION_LIMIT, AgentGraph, RunContext
+from sstools.agent.graph import RECURSION_LIMIT, AgentGraph, ModelFailed, RunContext
 from sstools.agent.guardrails import GuardrailDecision
+from sstools.agent.invocation import ConfirmationAnswer
+from sstools.agent.streams import StreamSlots
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.tokens import Principal
-from sstools.storage.models import Confirmation, Conversation, ConversationMessage
+from sstools.storage import confirmations, runs
+from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.models import Confirmation, ConversationMessage
+from sstools.storage.runs import Claim
+
+Clock = Callable[[], datetime]
 
 _log = structlog.get_logger("sstools.agent")
 
@@ -45,8 +54,45 @@ class Busy(Exception):
     """The conversation has a run in progress or a confirmation waiting (→ 409)."""
 
 
+class TooManyRuns(Exception):
+    """The user already has as many runs going as allowed, across conversations (→ 429)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"at most {limit} agent runs at once per user")
+        self.limit = limit
+
+
 class AlreadyDecided(Exception):
     """The confirmation was decided, has expired, or no longer matches the paused run (→ 409)."""
+
+
+def _explain(exc: Exception, conversation_id: str, run_id: str) -> ErrorEvent:
+    """The one place a failed run becomes words: plain ones for the chat, the detail to the log.
+
+    The model's failures are ``llm_error``; anything else failed on our side (storage, a bug) and
+    is ``internal_error``. A model endpoint's error text may quote keys or prompts, so only its
+    status and codes are logged; our own failures are logged with their traceback.
+    """
+    ids = {"conversation_id": conversation_id, "run_id": run_id}
+    if isinstance(exc, GraphRecursionError):  # the model kept calling tools
+        _log.warning("run stopped at the step limit", limit=RECURSION_LIMIT, **ids)
+        return ErrorEvent(code="llm_error", message=texts.RUN_TOO_LONG, run_id=run_id)
+    if isinstance(exc, ModelFailed):
+        cause = exc.__cause__
+        if isinstance(cause, openai.APIError):
+            _log.error(
+                "model endpoint failed",
+                error=type(cause).__name__,
+                status=getattr(cause, "status_code", None),
+                code=cause.code,
+                error_type=cause.type,
+                **ids,
+            )
+        else:
+            _log.error("model call failed", error=str(exc), exc_info=cause, **ids)
+        return ErrorEvent(code="llm_error", message=texts.LLM_FAILED, run_id=run_id)
+    _log.exception("run failed", **ids)
+    return ErrorEvent(code="internal_error", message=texts.INTERNAL_ERROR, run_id=run_id)
 
 
 def _now() -> datetime:
@@ -66,12 +112,18 @@ class AgentRuntime:
         events: EventLog,
         checkpoints_file: str,
         confirmation_ttl_s: float,
+        streams: StreamSlots,
+        runs_per_user: int,
+        clock: Clock = _now,
     ) -> None:
         self._graph_builder = graph
         self._sessions = sessions
         self.events = events
         self._checkpoints_file = checkpoints_file
         self._ttl = timedelta(seconds=confirmation_ttl_s)
+        self.streams = streams
+        self._runs_per_user = runs_per_user
+        self.clock = clock  # confirmation expiry reads only this, so tests can move time
         self._saver_cm: Any = None
         self._graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -97,53 +149,39 @@ class AgentRuntime:
     async def _recover(self) -> None:
         """Runs in flight when the process died end with an explicit error; paused ones wait."""
         async with self._sessions() as session:
-            stale = (
-                await session.scalars(
-                    select(Conversation).where(Conversation.active_run_id.is_not(None))
-                )
-            ).all()
-            paused = set(
-                await session.scalars(
-                    select(Confirmation.conversation_id).where(Confirmation.status == "pending")
-                )
+            cut_off = await runs.release_all_runs(session)
+            paused = await confirmations.conversations_awaiting_decision(session)
+        for conversation_id, run_id in cut_off:
+            if conversation_id in paused:
+                continue  # it died after asking: the confirmation is still there to decide
+            interrupted = ErrorEvent(
+                code="run_interrupted", message=texts.RUN_INTERRUPTED, run_id=run_id
             )
-            for conversation in stale:
-                run_id = conversation.active_run_id
-                conversation.active_run_id = None
-                await session.commit()
-                if conversation.id in paused:
-                    continue  # it died after asking: the confirmation is still there to decide
-                await self.events.append(
-                    conversation.id,
-                    ErrorEvent(
-                        code="run_interrupted", message=texts.RUN_INTERRUPTED, run_id=run_id
-                    ),
-                )
-                await self.events.append(conversation.id, Done(run_id=run_id))
+            await self.events.append(conversation_id, interrupted)
+            await self.events.append(conversation_id, Done(run_id=run_id))
 
     # -- starting and resuming --------------------------------------------------------------
 
     async def pending_confirmation(self, conversation_id: str) -> Confirmation | None:
-        await self.expire_stale(conversation_id)
+        # One read in the usual case: every stream and history request comes through here.
         async with self._sessions() as session:
-            return await session.scalar(
-                select(Confirmation).where(
-                    Confirmation.conversation_id == conversation_id,
-                    Confirmation.status == "pending",
-                )
-            )
+            pending = await confirmations.find_pending(session, conversation_id)
+        if pending is not None and _aware(pending.expires_at) <= self.clock():
+            await self.expire_stale(conversation_id)
+            async with self._sessions() as session:
+                pending = await confirmations.find_pending(session, conversation_id)
+        return pending
 
-    async def _claim(self, conversation_id: str) -> str:
+    async def _claim(self, conversation_id: str, *, capped_for: str | None = None) -> str:
         run_id = f"run_{secrets.token_hex(8)}"
         async with self._sessions() as session:
-            claimed = await session.execute(
-                update(Conversation)
-                .where(Conversation.id == conversation_id, Conversation.active_run_id.is_(None))
-                .values(active_run_id=run_id)
+            claim = await runs.claim_run(
+                session, conversation_id, run_id, capped_for=capped_for, cap=self._runs_per_user
             )
-            await session.commit()
-        if claimed.rowcount != 1:  # type: ignore[attr-defined]
+        if claim is Claim.busy:
             raise Busy(conversation_id)
+        if claim is Claim.over_cap:
+            raise TooManyRuns(self._runs_per_user)
         return run_id
 
     async def post_message(
@@ -156,7 +194,7 @@ class AgentRuntime:
     ) -> str:
         if await self.pending_confirmation(conversation_id) is not None:
             raise Busy(conversation_id)
-        run_id = await self._claim(conversation_id)
+        run_id = await self._claim(conversation_id, capped_for=user.username)
         raw_context = context.public() if context else None
         async with self._sessions() as session:
             session.add(
@@ -171,64 +209,60 @@ class AgentRuntime:
             "queue": [],
             "current": None,
         }
-        self._spawn(conversation_id, run_id, state, user, token)
+        acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
+        self._spawn(conversation_id, state, acting)
         return run_id
 
+    async def _still_waiting(self, confirmation: Confirmation) -> bool:
+        state = await self.graph.aget_state(self._config(confirmation.conversation_id))
+        return confirmation.interrupt_id in {item.id for item in state.interrupts}
+
     async def decide(
-        self,
-        confirmation: Confirmation,
-        decision: str,
-        user: Principal,
-        token: str,
-        *,
-        reason: str | None = None,
+        self, confirmation: Confirmation, decision: str, user: Principal, token: str
     ) -> str:
         """Record the decision (once: a second one is :class:`AlreadyDecided`), then resume."""
-        status = {"approve": "approved", "deny": "denied"}[decision]
-        if reason == "expired":
-            status = "expired"
-        elif _aware(confirmation.expires_at) <= _now():
+        if _aware(confirmation.expires_at) <= self.clock():
             await self.expire_stale(confirmation.conversation_id)
-            raise AlreadyDecided("expired")
-        state = await self.graph.aget_state(self._config(confirmation.conversation_id))
-        if confirmation.interrupt_id not in {item.id for item in state.interrupts}:
+            raise AlreadyDecided(ConfirmationStatus.expired)
+        if not await self._still_waiting(confirmation):
             raise AlreadyDecided("the run is no longer waiting for this confirmation")
+        status = ConfirmationStatus.approved if decision == "approve" else ConfirmationStatus.denied
         async with self._sessions() as session:
-            won = await session.execute(
-                update(Confirmation)
-                .where(Confirmation.id == confirmation.id, Confirmation.status == "pending")
-                .values(status=status, decided_at=_now())
-            )
-            await session.commit()
-        if won.rowcount != 1:  # type: ignore[attr-defined]
+            won = await confirmations.decide_once(session, confirmation.id, status, self.clock())
+        if not won:
             raise AlreadyDecided(confirmation.id)
         run_id = await self._claim(confirmation.conversation_id)
-        resume = {
-            "decision": decision,
+        answer: ConfirmationAnswer = {
+            "decision": "approve" if status is ConfirmationStatus.approved else "deny",
             "confirmation_id": confirmation.id,
             "args_hash": confirmation.args_hash,
-            "reason": reason,
         }
-        self._spawn(confirmation.conversation_id, run_id, Command(resume=resume), user, token)
+        acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
+        self._spawn(confirmation.conversation_id, Command(resume=answer), acting)
         return run_id
 
     async def expire_stale(self, conversation_id: str) -> None:
-        """A confirmation past its expiry is cancelled, with the usual explicit message."""
+        """A confirmation past its expiry is marked expired, and its run cancelled with a message.
+
+        Nobody decided, so nobody acts: the run resumes with no role and no token, and the only
+        step it can reach is the cancellation.
+        """
         async with self._sessions() as session:
-            expired = await session.scalar(
-                select(Confirmation).where(
-                    Confirmation.conversation_id == conversation_id,
-                    Confirmation.status == "pending",
-                    Confirmation.expires_at <= _now(),
-                )
-            )
-        if expired is None:
-            return
-        owner = Principal(username=expired.username, role="analyst")  # deny needs no rights
-        try:
-            await self.decide(expired, "deny", owner, token="", reason="expired")
-        except (AlreadyDecided, Busy):
-            return
+            expired = await confirmations.expire_due(session, conversation_id, self.clock())
+        for confirmation in expired:
+            if not await self._still_waiting(confirmation):
+                continue
+            try:
+                run_id = await self._claim(conversation_id)
+            except Busy:
+                continue
+            answer: ConfirmationAnswer = {
+                "decision": "expired",
+                "confirmation_id": confirmation.id,
+                "args_hash": confirmation.args_hash,
+            }
+            nobody = RunContext(username=confirmation.username, role=None, token="", run_id=run_id)
+            self._spawn(conversation_id, Command(resume=answer), nobody)
 
     # -- driving the graph ------------------------------------------------------------------
 
@@ -236,17 +270,13 @@ class AgentRuntime:
     def _config(conversation_id: str) -> RunnableConfig:
         return {"configurable": {"thread_id": conversation_id}, "recursion_limit": RECURSION_LIMIT}
 
-    def _spawn(
-        self, conversation_id: str, run_id: str, graph_input: Any, user: Principal, token: str
-    ) -> None:
-        context = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
-        task = asyncio.create_task(self._drive(conversation_id, run_id, graph_input, context))
+    def _spawn(self, conversation_id: str, graph_input: Any, context: RunContext) -> None:
+        task = asyncio.create_task(self._drive(conversation_id, graph_input, context))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _drive(
-        self, conversation_id: str, run_id: str, graph_input: Any, context: RunContext
-    ) -> None:
+    async def _drive(self, conversation_id: str, graph_input: Any, context: RunContext) -> None:
+        run_id = context.run_id
         paused = False
         await self.events.append(conversation_id, RunStarted(run_id=run_id))
         try:
@@ -267,29 +297,19 @@ class AgentRuntime:
                     continue
                 for node, node_update in chunk.items():
                     if node == "__interrupt__":
-                        await self._ask(conversation_id, run_id, context, node_update[0])
+                        await self._ask(conversation_id, context, node_update[0])
                         paused = True
                         continue
                     for data in (node_update or {}).get("emit", []):
                         await self._record(conversation_id, run_id, data)
-        except Exception as exc:  # the model or the graph failed: say so, never hang the chat
-            _log.exception("run failed", conversation_id=conversation_id, run_id=run_id)
-            await self.events.append(
-                conversation_id,
-                ErrorEvent(
-                    code="llm_error",
-                    message=texts.LLM_FAILED.format(detail=str(exc)[:300]),
-                    run_id=run_id,
-                ),
-            )
+        except Exception as exc:  # say what failed, never hang the chat
+            await self.events.append(conversation_id, _explain(exc, conversation_id, run_id))
         finally:
-            async with self._sessions() as session:
-                await session.execute(
-                    update(Conversation)
-                    .where(Conversation.id == conversation_id)
-                    .values(active_run_id=None)
-                )
-                await session.commit()
+            try:
+                async with self._sessions() as session:
+                    await runs.release_run(session, conversation_id)
+            except Exception:  # the next start's recovery releases it
+                _log.exception("could not release the run", conversation_id=conversation_id)
             if not paused:
                 await self.events.append(conversation_id, Done(run_id=run_id))
 
@@ -308,9 +328,7 @@ class AgentRuntime:
                 )
                 await session.commit()
 
-    async def _ask(
-        self, conversation_id: str, run_id: str, context: RunContext, pending: Any
-    ) -> None:
+    async def _ask(self, conversation_id: str, context: RunContext, pending: Any) -> None:
         value = pending.value
         call = value["call"]
         tool = CATALOGUE[call["name"]]
@@ -322,24 +340,21 @@ class AgentRuntime:
             call_id=call["id"],
             args=call["args"],
             decision=decision,
-            expires_at=_now() + self._ttl,
-            run_id=run_id,
+            expires_at=self.clock() + self._ttl,
+            run_id=context.run_id,
         )
         async with self._sessions() as session:
-            session.add(
-                Confirmation(
-                    id=value["confirmation_id"],
-                    conversation_id=conversation_id,
-                    interrupt_id=pending.id,
-                    call_id=call["id"],
-                    tool=tool.name,
-                    args_hash=value["args_hash"],
-                    env_id=decision.env_id,
-                    username=context.username,
-                    event=event.model_dump(mode="json"),
-                    status="pending",
-                    expires_at=event.expires_at,
-                )
+            await confirmations.save_pending(
+                session,
+                confirmation_id=value["confirmation_id"],
+                conversation_id=conversation_id,
+                interrupt_id=pending.id,
+                call_id=call["id"],
+                tool=tool.name,
+                args_hash=value["args_hash"],
+                env_id=decision.env_id,
+                username=context.username,
+                event=event.model_dump(mode="json"),
+                expires_at=event.expires_at,
             )
-            await session.commit()
         await self.events.append(conversation_id, event)

@@ -9,8 +9,9 @@ from langchain_core.language_models import BaseChatModel
 from sstools.agent.events import EventLog
 from sstools.agent.executor import ToolExecutor
 from sstools.agent.graph import AgentGraph
-from sstools.agent.models import chat_model as configured_model
+from sstools.agent.llm import chat_model as configured_model
 from sstools.agent.runtime import AgentRuntime
+from sstools.agent.streams import StreamSlots
 from sstools.services import Services
 
 # With no SSTOOLS_TOOLS_BASE_URL the tools call this very app, in process, over ASGI.
@@ -42,5 +43,10 @@ def build_agent(
         events=EventLog(services.sessions),
         checkpoints_file=str(settings.checkpoints_file),
         confirmation_ttl_s=settings.confirmation_ttl_s,
+        streams=StreamSlots(
+            per_user=settings.agent_streams_per_user,
+            per_conversation=settings.agent_streams_per_conversation,
+        ),
+        runs_per_user=settings.agent_runs_per_user,
     )
     return executor, runtime

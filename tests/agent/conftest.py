@@ -14,8 +14,8 @@ from langchain_core.messages import AIMessage
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.testing import LiveServer, Script, ScriptedChatModel
 from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
-from tests.support import LiveServer, Script, ScriptedChatModel
 from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 

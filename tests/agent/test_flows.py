@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -15,9 +17,10 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry, Confirmation, Conversation
+from sstools.testing import answer, call_tool
 from tests.agent.conftest import dashboard_context, dataset_context
 from tests.agent.test_selection import DASHBOARD_SET
-from tests.support import answer, call_tool, read_events, types
+from tests.support import read_events, types
 from tests.unit.fake_superset import FakeSuperset
 
 DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
@@ -270,21 +273,64 @@ async def test_reconnect_re_emits_the_pending_confirmation_once(make_agent: Any)
     ]
 
 
+@dataclass
+class _Clock:
+    """The runtime's clock, moved by hand: expiry without sleeping."""
+
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
 async def test_expired_confirmation_is_cancelled(
-    make_agent: Any, fake_superset: FakeSuperset
+    make_agent: Any, fake_superset: FakeSuperset, settings: Settings
 ) -> None:
-    async with make_agent(
-        call_tool("superset_execute_sql", DELETE), confirmation_ttl_s=0.5
-    ) as agent:
+    clock = _Clock()
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        agent.app.state.agent.clock = clock
         cid, card = await _card(agent)
-        await asyncio.sleep(0.7)
+        clock.now += timedelta(seconds=settings.confirmation_ttl_s - 1)
+        assert await _pending_card(agent, cid) is not None  # not yet
+        clock.now += timedelta(seconds=1)
         late = await agent.decide(cid, card["confirmation_id"], "approve")
         events = await read_events(
             agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
         )
     assert late.status_code == 409
-    assert "истекло" in next(e for e in events if e["type"] == "cancelled")["message"]
+    assert types(events) == ["run_started", "cancelled", "message", "done"]
+    assert "истекло" in events[1]["message"]
     assert fake_superset.executed_sql == []
+
+
+async def test_a_confirmation_expires_on_its_own_and_frees_the_conversation(
+    make_agent: Any, fake_superset: FakeSuperset, settings: Settings
+) -> None:
+    clock = _Clock()
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        agent.app.state.agent.clock = clock
+        cid, card = await _card(agent)
+        clock.now += timedelta(seconds=settings.confirmation_ttl_s)
+        assert await _pending_card(agent, cid) is None  # nobody decided: reading expires it
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        again = await agent.send(cid, "ещё раз", dataset_context(env_id="prod"))
+        late = await agent.decide(cid, card["confirmation_id"], "approve")
+    assert types(events) == ["run_started", "cancelled", "message", "done"]
+    assert events[1]["confirmation_id"] == card["confirmation_id"]
+    assert "истекло" in events[1]["message"]
+    assert again.status_code == 202
+    assert late.status_code == 409
+    assert fake_superset.executed_sql == []
+
+
+async def _pending_card(agent: Any, cid: str) -> dict[str, Any] | None:
+    history = await agent.client.get(
+        f"/api/agent/conversations/{cid}", headers=agent.auth(Role.engineer)
+    )
+    card: dict[str, Any] | None = history.json()["pending_confirmation"]
+    return card
 
 
 async def test_hitl_all_asks_for_reads_with_a_green_card(make_agent: Any) -> None:

@@ -6,50 +6,38 @@ import json
 from typing import Any
 
 import httpx
-from pydantic import SecretStr
 
 from sstools.agent.context import BLOCK_START
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.testing import LiveServer
 from tests.agent.conftest import dashboard_context
 from tests.agent.test_selection import DASHBOARD_SET
 from tests.conftest import AuthHeaders
-from tests.openai_server import ScriptedOpenAI, tool_then_text
-from tests.support import LiveServer, read_events, types
+from tests.openai_server import chat_through_openai_client, tool_then_text
+from tests.support import read_events, types
 from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 
 async def test_openai_compatible_model_streams_and_calls_tools(
     settings: Settings, fake_superset: FakeSuperset, auth: AuthHeaders
 ) -> None:
-    llm = ScriptedOpenAI(
-        tool_then_text(
-            "get_health_summary", {}, "Дашборд 3 в порядке: владельцы есть, графики работают."
-        )
+    script = tool_then_text(
+        "get_health_summary", {}, "Дашборд 3 в порядке: владельцы есть, графики работают."
     )
-    with LiveServer(llm.app) as llm_server:
-        app_settings = settings.model_copy(
-            update={
-                "llm_base_url": f"{llm_server.url}/v1",
-                "llm_model": "scripted",
-                "llm_api_key": SecretStr("sk-test-secret"),
-            }
+    async with chat_through_openai_client(script, settings, fake_superset) as (client, llm):
+        headers = auth(Role.analyst)
+        cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
+        await client.post(
+            f"/api/agent/conversations/{cid}/messages",
+            headers=headers,
+            json={
+                "text": "как дела у этого дашборда?",
+                "uicontext": dashboard_context("3"),
+            },
         )
-        app = create_app(app_settings, superset_transport=RoutingTransport(fake_superset))
-        with LiveServer(app) as server:
-            async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
-                headers = auth(Role.analyst)
-                cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
-                await client.post(
-                    f"/api/agent/conversations/{cid}/messages",
-                    headers=headers,
-                    json={
-                        "text": "как дела у этого дашборда?",
-                        "uicontext": dashboard_context("3"),
-                    },
-                )
-                events = await read_events(client, cid, headers)
+        events = await read_events(client, cid, headers)
     kinds = types(events)
     assert kinds[:3] == ["run_started", "tool_call", "tool_result"]
     assert kinds[-2:] == ["message", "done"]

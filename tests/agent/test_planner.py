@@ -8,12 +8,12 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from sstools.agent.context import UIContext, prompt_block
-from sstools.agent.models import OfflinePlanner
+from sstools.agent.offline import offline_planner
 from sstools.agent.selection import select_tools
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
 
-PLANNER = OfflinePlanner(environment_ids=["ss-dev", "staging", "prod"])
+PLANNER = offline_planner(["ss-dev", "staging", "prod"])
 
 
 def _plan(text: str, object_type: str | None, role: Role = Role.engineer) -> AIMessage:
@@ -63,9 +63,29 @@ def test_planner_picks_an_offered_tool_and_fills_its_arguments(
     assert [(call["name"], call["args"]) for call in reply.tool_calls] == [(tool, args)]
 
 
-def test_planner_never_picks_what_is_not_offered() -> None:
-    reply = _plan("выкати на prod", "dashboard", Role.analyst)
-    assert reply.tool_calls[0]["name"] != "deploy_dashboard"
+@pytest.mark.parametrize("role", list(Role))
+@pytest.mark.parametrize("object_type", ["dashboard", "dataset", "migration", None])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "выкати на prod",
+        "сделай бэкап",
+        "выполни `delete from t`",
+        "создай ветку feature/x",
+        "создай датасет",
+        "мигрируй на staging",
+        "что ты умеешь?",
+    ],
+)
+def test_planner_never_picks_what_is_not_offered(
+    text: str, object_type: str | None, role: Role
+) -> None:
+    context = UIContext.model_validate(
+        {"contextVersion": 1, "objectType": object_type, "envId": "ss-dev", "route": "/"}
+    )
+    offered = set(select_tools(role, context).offered)
+    reply = _plan(text, object_type, role)
+    assert {call["name"] for call in reply.tool_calls} <= offered
 
 
 def test_planner_asks_for_what_it_cannot_fill() -> None:

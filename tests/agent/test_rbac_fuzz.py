@@ -14,14 +14,16 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from sqlalchemy import select
 
+from sstools.agent.context import parse_uicontext
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry
+from sstools.testing import LiveServer, ScriptedChatModel
 from tests.agent.conftest import dashboard_context, dataset_context
 from tests.conftest import AuthHeaders
-from tests.support import LiveServer, ScriptedChatModel, read_events_sync
+from tests.support import read_events_sync
 from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 WRITES = sorted(name for name, tool in CATALOGUE.items() if tool.kind is ToolKind.write)
@@ -169,6 +171,23 @@ _malformed = st.one_of(
 )
 
 
+def _audited_context_rejections(app: Any) -> list[AuditEntry]:
+    import asyncio
+
+    async def rows() -> list[AuditEntry]:
+        async with app.state.services.sessions() as session:
+            query = select(AuditEntry).where(AuditEntry.action == "context_rejected")
+            return list(await session.scalars(query.order_by(AuditEntry.id)))
+
+    return asyncio.run(rows())
+
+
+def _has_int_beyond_64_bits(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_has_int_beyond_64_bits(item) for item in value.values())
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63
+
+
 @settings(
     max_examples=60,
     deadline=None,
@@ -180,20 +199,77 @@ def test_sc_006_malformed_contexts_are_422_audited_and_never_prompted(
     auth: AuthHeaders,
     uicontext: dict[str, Any],
 ) -> None:
-    client, _, model = live_agent
+    client, app, model = live_agent
     headers = auth(Role.engineer)
     prompts_before = len(model.prompts)
+    audited_before = len(_audited_context_rejections(app))
     cid = client.post("/api/agent/conversations", headers=headers).json()["id"]
     response = client.post(
         f"/api/agent/conversations/{cid}/messages",
         headers=headers,
         json={"text": "[]", "uicontext": uicontext},
     )
-    if response.status_code == 202:  # the generated value happened to be valid
+    if response.status_code == 202:
+        # Only a context the server's own parser accepts may reach the model, and then it does.
+        parse_uicontext(uicontext, set(app.state.services.environments))
         read_events_sync(client, cid, headers)
+        assert len(model.prompts) > prompts_before
         return
     assert response.status_code == 422
-    assert response.json()["detail"][0]["loc"][:2] == ["body", "uicontext"]
+    loc = response.json()["detail"][0]["loc"]
     assert len(model.prompts) == prompts_before
     history = client.get(f"/api/agent/conversations/{cid}", headers=headers).json()
     assert history["messages"] == []
+    if loc == ["body"]:
+        # JSON our storage cannot hold is refused for the whole body, before the route (issue 7).
+        assert _has_int_beyond_64_bits(uicontext)
+        return
+    assert loc[:2] == ["body", "uicontext"]
+    audited = _audited_context_rejections(app)[audited_before:]
+    assert [(entry.username, entry.detail["field"]) for entry in audited] == [
+        ("engineer", ".".join(loc[1:]))
+    ]
+
+
+def test_issue7_traversal_in_tool_arguments_never_reaches_another_endpoint(
+    live_agent: LiveAgent, auth: AuthHeaders
+) -> None:
+    # Schema and task id aimed at GET /api/auth/me (the suffix cut by "#"): before the fix the
+    # model read the user's own account back, audited as a database exploration.
+    client, app, model = live_agent
+    headers = auth(Role.engineer)
+    calls = [
+        [
+            "superset_explore_database",
+            {"database_id": 1, "schema_name": "../../../../api/auth/me#"},
+        ],
+        ["get_task_status", {"task_id": "../auth/me#"}],
+        ["superset_explore_database", {"database_id": 1, "schema_name": "..%2F.."}],
+    ]
+    cid = client.post("/api/agent/conversations", headers=headers).json()["id"]
+    client.post(
+        f"/api/agent/conversations/{cid}/messages",
+        headers=headers,
+        json={"text": json.dumps(calls), "uicontext": dataset_context(env_id="staging")},
+    )
+    events = read_events_sync(client, cid, headers)
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert [e["outcome"] for e in results][:2] == ["refused", "refused"]
+    assert "schema_name" in results[0]["message"]
+    assert "task_id" in results[1]["message"]
+    tool_messages = [m for m in model.prompts[-1] if isinstance(m, ToolMessage)]
+    assert len(tool_messages) == 3
+    assert not any('"role"' in str(m.content) for m in tool_messages)  # /api/auth/me's answer
+
+    import asyncio
+
+    async def tool_calls() -> list[AuditEntry]:
+        async with app.state.services.sessions() as session:
+            return list(
+                await session.scalars(select(AuditEntry).where(AuditEntry.action == "tool_call"))
+            )
+
+    # Only the encoded call ran, and its row names the tool and the environment it ran in.
+    assert [(e.detail["tool"], e.env_id) for e in asyncio.run(tool_calls())] == [
+        ("superset_explore_database", "staging")
+    ]

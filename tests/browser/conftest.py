@@ -18,8 +18,8 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
 from sstools.sandbox import Sandbox
+from sstools.testing import CHROMIUM, CHROMIUM_ARGS, LiveServer, Script, ScriptedChatModel
 from tests.conftest import make_settings, seed_users
-from tests.support import CHROMIUM, CHROMIUM_ARGS, LiveServer, Script, ScriptedChatModel
 
 CHROMIUM_INSTALLED = Path(CHROMIUM).exists()
 

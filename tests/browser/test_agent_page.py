@@ -13,9 +13,9 @@ from sstools.agent.context import BLOCK_END, BLOCK_START
 from sstools.auth.roles import Role
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
+from sstools.testing import ScriptedChatModel, answer, call_tool
 from tests.agent.test_selection import DASHBOARD_SET
 from tests.browser.conftest import ask, screenshot
-from tests.support import ScriptedChatModel, answer, call_tool
 
 XSS = '<img src=x onerror="alert(\'xss\')"><script>alert("xss")</script>'
 
@@ -191,7 +191,7 @@ async def test_agctx_fr_003_history_is_restored_on_reload_and_a_new_object_start
 async def test_reconnect_after_the_server_drops_the_stream_shows_the_card_once(
     site: Any,
 ) -> None:
-    from tests.support import free_port
+    from sstools.testing import free_port
 
     port = free_port()
     model = ScriptedChatModel(script=call_tool("deploy_dashboard", {"target_env_id": "staging"}))

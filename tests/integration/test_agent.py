@@ -14,11 +14,13 @@ import httpx
 import pytest
 
 from sstools.auth.roles import Role
+from sstools.auth.secret import signing_key
 from sstools.config import Settings
 from sstools.sandbox import Sandbox
+from sstools.testing import LiveServer, free_port
 from tests.conftest import AuthHeaders, make_settings, seed_users
 from tests.openai_server import ScriptedOpenAI, tool_then_text
-from tests.support import LiveServer, free_port, read_events, types
+from tests.support import read_events, types
 
 
 async def test_story1_independent_test_with_the_offline_planner(
@@ -81,16 +83,20 @@ def _serve(port: int, environ: dict[str, str]) -> subprocess.Popen[bytes]:
 
 
 @pytest.fixture
-def crash_env(sandbox: Sandbox, tmp_path: Path) -> tuple[dict[str, str], Settings]:
-    settings = make_settings(tmp_path, sandbox.settings.environments_file.resolve())
+def crash_env(
+    sandbox: Sandbox, tmp_path: Path, settings: Settings
+) -> tuple[dict[str, str], Settings]:
+    """A server of its own that accepts the tokens the ``auth`` fixture signs."""
+    own = make_settings(tmp_path, sandbox.settings.environments_file.resolve())
     environ = {
         **os.environ,
-        "SSTOOLS_DATABASE_URL": settings.database_url,
-        "SSTOOLS_CHECKPOINTS_FILE": str(settings.checkpoints_file),
-        "SSTOOLS_ENVIRONMENTS_FILE": str(settings.environments_file),
+        "SSTOOLS_JWT_SECRET": signing_key(settings),
+        "SSTOOLS_DATABASE_URL": own.database_url,
+        "SSTOOLS_CHECKPOINTS_FILE": str(own.checkpoints_file),
+        "SSTOOLS_ENVIRONMENTS_FILE": str(own.environments_file),
         "SSTOOLS_LOG_LEVEL": "WARNING",
     }
-    return environ, settings
+    return environ, own
 
 
 async def _demo_database(client: httpx.AsyncClient, headers: dict[str, str]) -> int:

@@ -11,15 +11,25 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from sstools.agent.events import Done, EventLog, MessageEvent, RunStarted
 from sstools.auth.roles import Role
-from sstools.auth.users import UserExists, add_user, authenticate, list_users
+from sstools.auth.users import (
+    UserExists,
+    add_user,
+    authenticate,
+    list_users,
+    remove_user,
+    revoke_tokens,
+    set_role,
+)
 from sstools.domain.reviews import ReviewStatus, get_review, set_review
-from sstools.storage import audit
+from sstools.storage import audit, confirmations, runs
+from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.db import create_engine, migrate, session_factory
-from sstools.storage.models import AuditEntry, Confirmation, User
+from sstools.storage.models import AuditEntry, Confirmation, Conversation, User
+from sstools.storage.runs import Claim
 
 POSTGRES_URL = os.environ.get(
     "SSTOOLS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -108,10 +118,13 @@ async def test_event_log_and_decide_once_hold_on_each_backend(database_url: str)
     ]
     assert (await log.since("c1", 1))[0][1]["text"] == "привет"
 
-    async with sessions() as session:
-        session.add(
-            Confirmation(
-                id="cf_1",
+    now = datetime.now(UTC)
+
+    async def save(confirmation_id: str, expires_at: datetime) -> None:
+        async with sessions() as session:
+            await confirmations.save_pending(
+                session,
+                confirmation_id=confirmation_id,
                 conversation_id="c1",
                 interrupt_id="i",
                 call_id="call",
@@ -119,22 +132,101 @@ async def test_event_log_and_decide_once_hold_on_each_backend(database_url: str)
                 args_hash="h",
                 env_id=None,
                 username="u",
-                event={},
-                status="pending",
-                expires_at=datetime.now(UTC) + timedelta(minutes=5),
+                event={"type": "confirm_required"},
+                expires_at=expires_at,
             )
-        )
+
+    async def decide(confirmation_id: str, status: ConfirmationStatus) -> bool:
+        async with sessions() as session:
+            return await confirmations.decide_once(session, confirmation_id, status, now)
+
+    async def expire(conversation_id: str, at: datetime) -> list[str]:
+        async with sessions() as session:
+            return [c.id for c in await confirmations.expire_due(session, conversation_id, at)]
+
+    async def status(confirmation_id: str) -> str | None:
+        async with sessions() as session:
+            return await session.scalar(
+                select(Confirmation.status).where(Confirmation.id == confirmation_id)
+            )
+
+    await save("cf_1", now + timedelta(minutes=5))
+    async with sessions() as session:
+        pending = await confirmations.find_pending(session, "c1")
+    assert pending is not None
+    assert pending.id == "cf_1"
+    # Ten approvals and ten denials race: exactly one wins, and its status is the one stored.
+    racing = [ConfirmationStatus.approved, ConfirmationStatus.denied] * 10
+    wins = await asyncio.gather(*(decide("cf_1", status) for status in racing))
+    assert sum(wins) == 1
+    assert await status("cf_1") == racing[wins.index(True)]
+    assert not await decide("cf_1", ConfirmationStatus.approved)  # decided stays decided
+    assert await expire("c1", now + timedelta(hours=1)) == []  # …and never expires after
+    async with sessions() as session:
+        assert await confirmations.find_pending(session, "c1") is None
+
+    await save("cf_2", now + timedelta(minutes=5))
+    assert await expire("c1", now) == []  # not yet due
+    assert await expire("c1", now + timedelta(minutes=5)) == ["cf_2"]
+    assert await expire("c1", now + timedelta(minutes=6)) == []  # expired once
+    assert not await decide("cf_2", ConfirmationStatus.approved)  # too late to approve
+    assert await status("cf_2") == ConfirmationStatus.expired
+
+    await save("cf_3", now - timedelta(seconds=1))  # already past its expiry when decided
+    assert not await decide("cf_3", ConfirmationStatus.approved)
+    assert await status("cf_3") == ConfirmationStatus.pending
+    await engine.dispose()
+
+
+async def test_a_run_is_claimed_once_and_capped_per_user_on_each_backend(database_url: str) -> None:
+    migrate(database_url)
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    async with sessions() as session:
+        session.add_all(Conversation(id=f"c{i}", owner="u") for i in range(3))
+        session.add(Conversation(id="theirs", owner="other"))
         await session.commit()
 
-    async def decide() -> int:
+    async def claim(conversation_id: str, run_id: str, capped_for: str | None = "u") -> Claim:
         async with sessions() as session:
-            result = await session.execute(
-                update(Confirmation)
-                .where(Confirmation.id == "cf_1", Confirmation.status == "pending")
-                .values(status="approved")
+            return await runs.claim_run(
+                session, conversation_id, run_id, capped_for=capped_for, cap=2
             )
-            await session.commit()
-            return int(result.rowcount)  # type: ignore[attr-defined]
 
-    assert sorted(await asyncio.gather(*(decide() for _ in range(10)))) == [0] * 9 + [1]
+    racing = await asyncio.gather(*(claim("c0", f"r{i}") for i in range(10)))
+    assert sorted(racing) == sorted([Claim.claimed] + [Claim.busy] * 9)
+    assert await claim("c1", "r") is Claim.claimed
+    assert await claim("c2", "r") is Claim.over_cap  # two of u's conversations are running
+    assert await claim("theirs", "r", capped_for="other") is Claim.claimed  # per user
+    assert await claim("c0", "again", capped_for=None) is Claim.busy  # a resume is not capped…
+    async with sessions() as session:
+        await runs.release_run(session, "c0")
+    assert await claim("c2", "r") is Claim.claimed  # …and a released slot is free again
+    async with sessions() as session:
+        released = await runs.release_all_runs(session)
+    assert sorted(conversation for conversation, _ in released) == ["c1", "c2", "theirs"]
+    assert await claim("c1", "after-restart") is Claim.claimed
+    await engine.dispose()
+
+
+async def test_role_changes_revocation_and_removal_on_each_backend(database_url: str) -> None:
+    migrate(database_url)
+    engine = create_engine(database_url)
+    async with session_factory(engine)() as session:
+        await add_user(session, "пётр", Role.engineer, "pw-1")
+        version = select(User.token_version).where(User.username == "пётр")
+        assert await session.scalar(version) == 0
+        await revoke_tokens(session, "пётр")
+        await revoke_tokens(session, "пётр")
+        assert await session.scalar(version) == 2
+        await add_user(session, "пётр", Role.engineer, "pw-1", upsert=True)  # same password
+        assert await session.scalar(version) == 2
+        await add_user(session, "пётр", Role.engineer, "pw-2", upsert=True)
+        assert await session.scalar(version) == 3
+        assert await set_role(session, "пётр", Role.analyst) is True
+        assert [u.role for u in await list_users(session)] == [Role.analyst]
+        assert await set_role(session, "nobody", Role.admin) is False
+        assert await remove_user(session, "пётр") is True
+        assert await remove_user(session, "пётр") is False
+        assert await list_users(session) == []
     await engine.dispose()

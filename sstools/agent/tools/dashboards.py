@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
+from sstools.agent.tools.paths import ObjectId, api_path
 from sstools.agent.tools.spec import (
     CallScope,
     ToolArgs,
@@ -17,6 +18,7 @@ from sstools.agent.tools.spec import (
 from sstools.auth.roles import Role
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
+DASHBOARDS = "/api/dashboards"
 
 
 class SearchDashboardsArgs(ToolArgs):
@@ -40,8 +42,8 @@ def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolReque
 
 
 class DashboardArgs(ToolArgs):
-    dashboard_id: int | None = Field(
-        default=None, ge=1, description="Dashboard id; defaults to the dashboard in context"
+    dashboard_id: ObjectId | None = Field(
+        default=None, description="Dashboard id; defaults to the dashboard in context"
     )
 
 
@@ -66,12 +68,12 @@ def get_health_summary(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     git status and last validation."""
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
-        method="GET", path=f"/api/dashboards/{dashboard}/health", params=env_param(scope)
+        method="GET", path=api_path(DASHBOARDS, dashboard, "health"), params=env_param(scope)
     )
 
 
 class DeployArgs(ToolArgs):
-    dashboard_id: int | None = Field(default=None, ge=1, description="Defaults to the context")
+    dashboard_id: ObjectId | None = Field(default=None, description="Defaults to the context")
     target_env_id: str = Field(max_length=64, description="Environment id to deploy to")
 
 
@@ -87,7 +89,7 @@ def _deploy_body(args: DeployArgs, scope: CallScope) -> tuple[int, dict[str, str
 def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
     dashboard, body = _deploy_body(args, scope)
     return ToolRequest(
-        method="POST", path=f"/api/dashboards/{dashboard}/deploy/preview", json_body=body
+        method="POST", path=api_path(DASHBOARDS, dashboard, "deploy", "preview"), json_body=body
     )
 
 
@@ -104,7 +106,9 @@ def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
 def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
     """Deploy a dashboard from the current environment to another one (e.g. to prod)."""
     dashboard, body = _deploy_body(args, scope)
-    return ToolRequest(method="POST", path=f"/api/dashboards/{dashboard}/deploy", json_body=body)
+    return ToolRequest(
+        method="POST", path=api_path(DASHBOARDS, dashboard, "deploy"), json_body=body
+    )
 
 
 @assistant_tool(
@@ -118,7 +122,7 @@ def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     """Start an LLM review of a dashboard's charts and queries; returns a task id."""
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
-        method="POST", path=f"/api/dashboards/{dashboard}/validate", params=env_param(scope)
+        method="POST", path=api_path(DASHBOARDS, dashboard, "validate"), params=env_param(scope)
     )
 
 
@@ -133,5 +137,5 @@ def run_llm_documentation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     """Start writing documentation for a dashboard with the LLM; returns a task id."""
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
-        method="POST", path=f"/api/dashboards/{dashboard}/document", params=env_param(scope)
+        method="POST", path=api_path(DASHBOARDS, dashboard, "document"), params=env_param(scope)
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
+from sstools.agent.tools.paths import ObjectId, PathName, api_path
 from sstools.agent.tools.spec import (
     CallScope,
     ToolArgs,
@@ -22,11 +23,9 @@ S = ObjectType.dataset
 
 
 class ExploreArgs(ToolArgs):
-    database_id: int | None = Field(default=None, ge=1, description="Omit to list databases")
-    schema_name: str | None = Field(
-        default=None, max_length=256, description="Omit to list schemas"
-    )
-    table: str | None = Field(default=None, max_length=256, description="Omit to list tables")
+    database_id: ObjectId | None = Field(default=None, description="Omit to list databases")
+    schema_name: PathName | None = Field(default=None, description="Omit to list schemas")
+    table: PathName | None = Field(default=None, description="Omit to list tables")
 
 
 @assistant_tool(
@@ -41,19 +40,18 @@ def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolReques
     params = env_param(scope)
     if args.database_id is None:
         return ToolRequest(method="GET", path="/api/databases", params=params)
-    base = f"/api/databases/{args.database_id}/schemas"
+    database = ("/api/databases", args.database_id, "schemas")
     if args.schema_name is None:
-        return ToolRequest(method="GET", path=base, params=params)
+        return ToolRequest(method="GET", path=api_path(*database), params=params)
+    tables = (*database, args.schema_name, "tables")
     if args.table is None:
-        return ToolRequest(method="GET", path=f"{base}/{args.schema_name}/tables", params=params)
-    return ToolRequest(
-        method="GET", path=f"{base}/{args.schema_name}/tables/{args.table}/columns", params=params
-    )
+        return ToolRequest(method="GET", path=api_path(*tables), params=params)
+    return ToolRequest(method="GET", path=api_path(*tables, args.table, "columns"), params=params)
 
 
 class FormatSqlArgs(ToolArgs):
     sql: str = Field(min_length=1, max_length=20_000)
-    database_id: int | None = Field(default=None, ge=1, description="For the database's dialect")
+    database_id: ObjectId | None = Field(default=None, description="For the database's dialect")
 
 
 @assistant_tool(
@@ -76,7 +74,7 @@ class AuditArgs(ToolArgs):
         pattern="^(dataset|dashboard|database)$",
         description="dataset, dashboard or database",
     )
-    object_id: int | None = Field(default=None, ge=1, description="Defaults to the context")
+    object_id: ObjectId | None = Field(default=None, description="Defaults to the context")
 
 
 @assistant_tool(
@@ -101,16 +99,22 @@ def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest
 
 class ExecuteSqlArgs(ToolArgs):
     sql: str = Field(min_length=1, max_length=20_000)
-    database_id: int = Field(ge=1)
+    database_id: ObjectId
     limit: int = Field(default=100, ge=1, le=1000)
 
 
 def _sql_kind(args: ExecuteSqlArgs) -> ToolKind:
-    """Decided per call by parsing; what does not parse is treated as a write (refuse if unsure)."""
+    """Decided per call by parsing, never laxer than the database's own dialect would be.
+
+    The database's backend is not known here, so the SQL is read in every dialect sstools knows
+    (``dialect=None``): any reading that writes, readings that disagree, or SQL no dialect can
+    parse make it a write, so the card is shown.
+    """
     try:
-        return ToolKind.read if classify(args.sql).kind is SqlKind.read else ToolKind.write
+        verdict = classify(args.sql, dialect=None)
     except SqlSyntaxError:
         return ToolKind.write
+    return ToolKind.read if verdict.kind is SqlKind.read else ToolKind.write
 
 
 @assistant_tool(
@@ -132,7 +136,7 @@ def superset_execute_sql(args: ExecuteSqlArgs, scope: CallScope) -> ToolRequest:
 
 
 class CreateDatasetArgs(ToolArgs):
-    database_id: int = Field(ge=1)
+    database_id: ObjectId
     table_name: str = Field(min_length=1, max_length=256)
     schema_name: str | None = Field(default=None, max_length=256)
 

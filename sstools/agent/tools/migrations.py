@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
+from sstools.agent.tools.paths import ObjectId
 from sstools.agent.tools.spec import (
     CallScope,
     ToolArgs,
@@ -23,7 +24,7 @@ class MigrationArgs(ToolArgs):
     source_env_id: str | None = Field(
         default=None, max_length=64, description="Defaults to current"
     )
-    dashboard_ids: list[int] = Field(
+    dashboard_ids: list[ObjectId] = Field(
         default_factory=list, max_length=100, description="Defaults to the dashboard in context"
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
+from sstools.agent.tools.paths import BranchName, ObjectId, TaskId, api_path
 from sstools.agent.tools.spec import (
     CallScope,
     ToolArgs,
@@ -34,7 +35,7 @@ def list_environments(args: NoArgs, scope: CallScope) -> ToolRequest:
 
 
 class TaskArgs(ToolArgs):
-    task_id: str = Field(min_length=1, max_length=64)
+    task_id: TaskId = Field(description="The id a task-starting tool returned")
 
 
 @assistant_tool(
@@ -45,7 +46,7 @@ class TaskArgs(ToolArgs):
 )
 def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
     """Status of a background task (deploy, migration, validation, backup) by its id."""
-    return ToolRequest(method="GET", path=f"/api/tasks/{args.task_id}")
+    return ToolRequest(method="GET", path=api_path("/api/tasks", args.task_id))
 
 
 @assistant_tool(
@@ -83,7 +84,7 @@ def list_backups(args: NoArgs, scope: CallScope) -> ToolRequest:
 
 
 class BranchArgs(ToolArgs):
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$")
+    name: BranchName = Field(description="A git branch name, e.g. feature/sales-report")
 
 
 @assistant_tool(
@@ -100,7 +101,7 @@ def create_branch(args: BranchArgs, scope: CallScope) -> ToolRequest:
 
 class CommitArgs(ToolArgs):
     message: str = Field(min_length=1, max_length=500)
-    dashboard_ids: list[int] = Field(default_factory=list, max_length=100)
+    dashboard_ids: list[ObjectId] = Field(default_factory=list, max_length=100)
 
 
 @assistant_tool(

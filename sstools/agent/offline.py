@@ -1,8 +1,9 @@
-"""Chat-model providers: any OpenAI-compatible endpoint, or the offline planner.
+"""The offline planner: what answers when no language model is configured.
 
-The offline planner answers when no LLM is configured. It goes through the same graph (so the
-same selection, guardrails and confirmations): it picks one of the offered tools by lexical
-score, fills arguments from the UIContext block and the message, then renders the result.
+It is a reply function for :class:`~sstools.agent.function_model.FunctionChatModel`, so it goes
+through the same graph (the same selection, guardrails and confirmations): it picks one of the
+offered tools by lexical score, fills arguments from the UIContext block and the message, then
+renders the result.
 """
 
 from __future__ import annotations
@@ -10,22 +11,16 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
-from langchain_openai import ChatOpenAI
-from pydantic import Field, SecretStr
 
 from sstools.agent import texts
 from sstools.agent.context import context_from_prompt
+from sstools.agent.function_model import FunctionChatModel
 from sstools.agent.tools import CATALOGUE
-from sstools.config import Settings
-from sstools.superset.search import normalize
+from sstools.text import normalize
 
 _WORD = re.compile(r"[\w-]+", re.UNICODE)
 _STOP = frozenset(
@@ -107,43 +102,16 @@ def _words(text: str) -> list[str]:
     ]
 
 
-class ToolCallingChatModel(BaseChatModel):
-    """A chat model that is handed the offered tools as OpenAI function schemas."""
+@dataclass(frozen=True)
+class OfflinePlanner:
+    """A deterministic planner with no language model behind it, as a reply function."""
 
-    def bind_tools(
-        self, tools: Sequence[Any], **kwargs: Any
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        return self.bind(tools=list(tools), **kwargs)
+    environment_ids: tuple[str, ...] = ()
 
-    @staticmethod
-    def tool_names(kwargs: dict[str, Any]) -> list[str]:
-        """The names of the tools bound for this call."""
-        return [tool["function"]["name"] for tool in kwargs.get("tools", [])]
-
-
-class OfflinePlanner(ToolCallingChatModel):
-    """A deterministic planner with no language model behind it."""
-
-    environment_ids: list[str] = Field(default_factory=list)
-
-    @property
-    def _llm_type(self) -> str:
-        return "sstools-offline-planner"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        offered = self.tool_names(kwargs)
-        last = messages[-1]
-        if isinstance(last, ToolMessage):
-            message = AIMessage(content=self._render(messages))
-        else:
-            message = self._plan(messages, offered)
-        return ChatResult(generations=[ChatGeneration(message=message)])
+    def __call__(self, messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        if isinstance(messages[-1], ToolMessage):
+            return AIMessage(content=self._render(messages))
+        return self._plan(messages, offered)
 
     # -- planning -------------------------------------------------------------------------
 
@@ -253,16 +221,9 @@ def _lines(payload: Any, depth: int = 0) -> list[str]:
     return [f"{pad}{payload}"]
 
 
-def chat_model(settings: Settings, environment_ids: list[str]) -> BaseChatModel:
-    """The configured provider: OpenAI-compatible when SSTOOLS_LLM_BASE_URL is set, else offline."""
-    if settings.llm_base_url:
-        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else "not-needed"
-        return ChatOpenAI(
-            base_url=settings.llm_base_url,
-            model=settings.llm_model,
-            api_key=SecretStr(key),
-            streaming=True,
-            timeout=120,
-            max_retries=1,
-        )
-    return OfflinePlanner(environment_ids=environment_ids)
+def offline_planner(environment_ids: list[str]) -> FunctionChatModel:
+    """The offline planner as a chat model the graph can bind tools to."""
+    return FunctionChatModel(
+        function=OfflinePlanner(environment_ids=tuple(environment_ids)),
+        name="sstools-offline-planner",
+    )

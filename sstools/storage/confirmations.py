@@ -1,0 +1,126 @@
+"""Confirmations: saved when a run pauses, decided once, expired once.
+
+Every change of status is one compare-and-set ``UPDATE … WHERE status = 'pending'``: of any
+number of racing decisions (or a decision racing the expiry) exactly one wins, on SQLite and
+PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sstools.storage.models import Confirmation
+
+
+class ConfirmationStatus(StrEnum):
+    pending = "pending"
+    approved = "approved"
+    denied = "denied"
+    expired = "expired"
+
+
+async def save_pending(
+    session: AsyncSession,
+    *,
+    confirmation_id: str,
+    conversation_id: str,
+    interrupt_id: str,
+    call_id: str,
+    tool: str,
+    args_hash: str,
+    env_id: str | None,
+    username: str,
+    event: dict[str, Any],
+    expires_at: datetime,
+) -> None:
+    session.add(
+        Confirmation(
+            id=confirmation_id,
+            conversation_id=conversation_id,
+            interrupt_id=interrupt_id,
+            call_id=call_id,
+            tool=tool,
+            args_hash=args_hash,
+            env_id=env_id,
+            username=username,
+            event=event,
+            status=ConfirmationStatus.pending,
+            expires_at=expires_at,
+        )
+    )
+    await session.commit()
+
+
+async def find_pending(session: AsyncSession, conversation_id: str) -> Confirmation | None:
+    return await session.scalar(
+        select(Confirmation).where(
+            Confirmation.conversation_id == conversation_id,
+            Confirmation.status == ConfirmationStatus.pending,
+        )
+    )
+
+
+async def conversations_awaiting_decision(session: AsyncSession) -> set[str]:
+    return set(
+        await session.scalars(
+            select(Confirmation.conversation_id).where(
+                Confirmation.status == ConfirmationStatus.pending
+            )
+        )
+    )
+
+
+async def decide_once(
+    session: AsyncSession,
+    confirmation_id: str,
+    decision: ConfirmationStatus,
+    now: datetime,
+) -> bool:
+    """Whether this decision won: the confirmation was pending and not yet past its expiry."""
+    if decision not in (ConfirmationStatus.approved, ConfirmationStatus.denied):
+        raise ValueError(f"a person decides approved or denied, not {decision}")
+    won = await session.execute(
+        update(Confirmation)
+        .where(
+            Confirmation.id == confirmation_id,
+            Confirmation.status == ConfirmationStatus.pending,
+            Confirmation.expires_at > now,
+        )
+        .values(status=decision, decided_at=now)
+    )
+    await session.commit()
+    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
+
+
+async def expire_due(
+    session: AsyncSession, conversation_id: str, now: datetime
+) -> list[Confirmation]:
+    """Mark the conversation's pending confirmations past expiry as expired; those this call won."""
+    due = (
+        await session.scalars(
+            select(Confirmation).where(
+                Confirmation.conversation_id == conversation_id,
+                Confirmation.status == ConfirmationStatus.pending,
+                Confirmation.expires_at <= now,
+            )
+        )
+    ).all()
+    won = []
+    for confirmation in due:
+        result = await session.execute(
+            update(Confirmation)
+            .where(
+                Confirmation.id == confirmation.id,
+                Confirmation.status == ConfirmationStatus.pending,
+            )
+            .values(status=ConfirmationStatus.expired, decided_at=now)
+        )
+        if result.rowcount == 1:  # type: ignore[attr-defined]
+            won.append(confirmation)
+    await session.commit()
+    return won

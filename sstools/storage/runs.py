@@ -1,0 +1,75 @@
+"""Which conversation has a run going: claimed by one conditional ``UPDATE``, released after.
+
+``conversations.active_run_id`` is the lock. A claim may be capped per user: the count of that
+user's running conversations is a subquery of the same ``UPDATE`` — exact on SQLite (one writer
+at a time); on PostgreSQL two claims racing for the last slot may both win, so the cap is soft
+by one or two.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from sstools.storage.models import Conversation
+
+
+class Claim(StrEnum):
+    claimed = "claimed"
+    busy = "busy"  # this conversation has a run going
+    over_cap = "over_cap"  # the user has as many runs going as allowed
+
+
+async def claim_run(
+    session: AsyncSession,
+    conversation_id: str,
+    run_id: str,
+    *,
+    capped_for: str | None = None,
+    cap: int = 0,
+) -> Claim:
+    """Mark the conversation running as ``run_id``; with ``capped_for``, only under ``cap``."""
+    conditions = [Conversation.id == conversation_id, Conversation.active_run_id.is_(None)]
+    if capped_for is not None:
+        others = aliased(Conversation)
+        running = (
+            select(func.count())
+            .select_from(others)
+            .where(others.owner == capped_for, others.active_run_id.is_not(None))
+            .scalar_subquery()
+        )
+        conditions.append(running < cap)
+    claimed = await session.execute(
+        update(Conversation).where(*conditions).values(active_run_id=run_id)
+    )
+    await session.commit()
+    if claimed.rowcount == 1:  # type: ignore[attr-defined]
+        return Claim.claimed
+    busy = await session.scalar(
+        select(Conversation.active_run_id).where(Conversation.id == conversation_id)
+    )
+    return Claim.busy if busy is not None or capped_for is None else Claim.over_cap
+
+
+async def release_run(session: AsyncSession, conversation_id: str) -> None:
+    await session.execute(
+        update(Conversation).where(Conversation.id == conversation_id).values(active_run_id=None)
+    )
+    await session.commit()
+
+
+async def release_all_runs(session: AsyncSession) -> list[tuple[str, str]]:
+    """After a restart no run is going: release every claim; (conversation, run) of each."""
+    running = (
+        await session.execute(
+            select(Conversation.id, Conversation.active_run_id).where(
+                Conversation.active_run_id.is_not(None)
+            )
+        )
+    ).all()
+    for conversation_id, _ in running:
+        await release_run(session, conversation_id)
+    return [(conversation_id, str(run_id)) for conversation_id, run_id in running]
