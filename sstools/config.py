@@ -10,10 +10,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from limits import parse as parse_rate_limit
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# Refused outside development: anyone who reads this file could mint tokens with it.
+# Earlier versions signed development tokens with this published value; it is refused everywhere.
 DEVELOPMENT_JWT_SECRET = "sstools-development-secret-do-not-use-in-production"  # noqa: S105
 
 
@@ -26,13 +27,20 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///.sstools/sstools.db"
     environments_file: Path = Path(".sandbox/environments.yaml")
 
-    jwt_secret: SecretStr = SecretStr(DEVELOPMENT_JWT_SECRET)
+    # Empty: development generates a random one into jwt_secret_file (sstools.auth.secret).
+    jwt_secret: SecretStr = SecretStr("")
+    jwt_secret_file: Path | None = None
     jwt_ttl_s: int = Field(default=8 * 3600, gt=0)
     jwt_audience: str = "sstools"
+    # `limits` notation ("10/minute"); every attempt counts, kept in this process's memory.
+    login_limit_per_user: str = "10/minute"
+    login_limit_per_address: str = "60/minute"
 
     superset_timeout_s: float = Field(default=30.0, gt=0)
     sql_row_limit: int = Field(default=1000, gt=0, le=100_000)
     search_scan_limit: int = Field(default=10_000, gt=0)
+    # The largest real body: 100 000 characters of SQL, ~600 kB even with every one \u-escaped.
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
 
     # Agent settings (used by the agent; declared here so there is one Settings class).
     llm_base_url: str | None = None
@@ -44,17 +52,33 @@ class Settings(BaseSettings):
     tool_retry_wait_s: float = Field(default=1.0, ge=0)
     checkpoints_file: Path = Path(".sstools/checkpoints.db")
     confirmation_ttl_s: float = Field(default=900.0, gt=0)
+    # Per-user caps on the agent; open streams are counted in this process's memory.
+    agent_streams_per_user: int = Field(default=10, gt=0)
+    agent_streams_per_conversation: int = Field(default=3, gt=0)
+    agent_conversations_per_user: int = Field(default=200, gt=0)
+    agent_runs_per_user: int = Field(default=3, gt=0)
 
     log_level: str = "INFO"
 
+    @field_validator("login_limit_per_user", "login_limit_per_address")
+    @classmethod
+    def _rate_limit(cls, value: str) -> str:
+        try:
+            parse_rate_limit(value)
+        except ValueError as exc:
+            raise ValueError(f"expected a rate such as '10/minute', got {value!r}") from exc
+        return value
+
     @model_validator(mode="after")
     def _refuse_default_secret_outside_development(self) -> Settings:
+        secret = self.jwt_secret.get_secret_value()
+        if secret == DEVELOPMENT_JWT_SECRET:
+            raise ValueError("SSTOOLS_JWT_SECRET is the published development value; pick another")
         if self.mode != "development":
-            secret = self.jwt_secret.get_secret_value()
-            if secret == DEVELOPMENT_JWT_SECRET:
+            if not secret:
                 raise ValueError(
-                    "SSTOOLS_JWT_SECRET is the development default; set a secret of your own "
-                    "outside development"
+                    "SSTOOLS_JWT_SECRET is the development default (unset); production needs a "
+                    "secret of your own, at least 32 characters"
                 )
             if len(secret) < 32:
                 raise ValueError("SSTOOLS_JWT_SECRET must be at least 32 characters in production")
