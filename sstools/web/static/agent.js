@@ -256,12 +256,22 @@
     connect();
   }
 
+  // The server's own sentence where it gives one (a cap, a busy conversation), else the status.
+  async function refusal(response) {
+    try {
+      const detail = (await response.json()).detail;
+      if (typeof detail === "string") return detail;
+    } catch { /* not JSON */ }
+    return `${ui.error}: ${response.status}`;
+  }
+
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const text = input.value.trim();
     if (!text) return;
     if (!conversationId) {
       const created = await api("/api/agent/conversations", { method: "POST" });
+      if (!created.ok) { add("status error", await refusal(created)); return; }
       conversationId = (await created.json()).id;
       sessionStorage.setItem(storageKey, conversationId);
     }
@@ -270,7 +280,7 @@
     });
     if (response.status === 409) { add("status waiting", ui.wait_run); return; }
     if (response.status === 401) { add("status error error-session_expired", ui.session_expired); return; }
-    if (!response.ok) { add("status error", `${ui.error}: ${response.status}`); return; }
+    if (!response.ok) { add("status error", await refusal(response)); return; }
     add("msg user", text);
     input.value = "";
     connect();
