@@ -128,6 +128,28 @@ async def create_conversation(
     return Created(id=conversation.id)
 
 
+@router.delete(
+    "/conversations/{conversation_id}",
+    status_code=204,
+    responses={409: {"description": "the agent is answering in it right now"}},
+)
+async def delete_conversation(
+    conversation: ConversationDep, session: SessionDep, runtime: RuntimeDep, user: CurrentUser
+) -> None:
+    """Forget it: messages, events, a waiting confirmation (never decided) and checkpoints."""
+    try:
+        await runtime.forget(conversation.id)
+    except Busy as exc:
+        raise HTTPException(409, texts.CONVERSATION_BUSY) from exc
+    await audit.record(
+        session,
+        action="conversation_deleted",
+        outcome="ok",
+        username=user.username,
+        conversation_id=conversation.id,
+    )
+
+
 @router.get("/conversations/{conversation_id}")
 async def get_conversation(
     conversation: ConversationDep, session: SessionDep, runtime: RuntimeDep

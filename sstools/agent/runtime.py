@@ -42,6 +42,7 @@ from sstools.agent.tools import CATALOGUE
 from sstools.auth.tokens import Principal
 from sstools.storage import confirmations, runs
 from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.conversations import Forgotten, delete_conversation
 from sstools.storage.models import Confirmation, ConversationMessage
 from sstools.storage.runs import Claim
 
@@ -131,6 +132,7 @@ class AgentRuntime:
     async def start(self) -> None:
         self._saver_cm = AsyncSqliteSaver.from_conn_string(self._checkpoints_file)
         saver = await self._saver_cm.__aenter__()
+        await saver.setup()  # its tables now: deleting a thread that never ran must find them
         self._graph = self._graph_builder.compile(saver)
         await self._recover()
 
@@ -145,6 +147,13 @@ class AgentRuntime:
     def graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
         assert self._graph is not None, "AgentRuntime.start() was not awaited"
         return self._graph
+
+    async def forget(self, conversation_id: str) -> None:
+        """Delete an idle conversation and its checkpoints; :class:`Busy` while a run holds it."""
+        async with self._sessions() as session:
+            if await delete_conversation(session, conversation_id) is Forgotten.busy:
+                raise Busy(conversation_id)
+        await self.graph.checkpointer.adelete_thread(conversation_id)  # type: ignore[union-attr]
 
     async def _recover(self) -> None:
         """Runs in flight when the process died end with an explicit error; paused ones wait."""
