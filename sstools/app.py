@@ -24,6 +24,7 @@ from sstools.auth.api import router as auth_router
 from sstools.auth.deps import RoleRequired
 from sstools.config import Settings
 from sstools.domain.api import router as domain_router
+from sstools.domain.git_store import GitStoreError
 from sstools.services import Services
 from sstools.superset import (
     SupersetAuthError,
@@ -130,6 +131,11 @@ async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _git_refused(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, GitStoreError)
+    return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+
 async def _role_required(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RoleRequired)
     return JSONResponse({"detail": str(exc), "required_role": exc.required.value}, status_code=403)
@@ -161,6 +167,7 @@ def create_app(
     app.state.agent = agent
     app.add_exception_handler(SupersetError, _superset_error)
     app.add_exception_handler(RoleRequired, _role_required)
+    app.add_exception_handler(GitStoreError, _git_refused)
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(Exception, _internal_error)
     app.include_router(auth_router)

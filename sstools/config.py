@@ -58,6 +58,10 @@ class Settings(BaseSettings):
     agent_conversations_per_user: int = Field(default=200, gt=0)
     agent_runs_per_user: int = Field(default=3, gt=0)
 
+    # Git versioning of dashboard exports (sstools.domain.git_store).
+    git_dir: Path = Path(".sstools/git")
+    git_remote: str | None = None
+
     log_level: str = "INFO"
 
     @field_validator("login_limit_per_user", "login_limit_per_address")

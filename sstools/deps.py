@@ -9,6 +9,7 @@ from fastapi import Depends, HTTPException, Path, Query, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.config import Settings
+from sstools.domain.git_store import GitStore
 from sstools.environments import ENV_ID_PATTERN, Environment
 from sstools.services import Services
 from sstools.superset import SupersetClient
@@ -38,24 +39,33 @@ async def get_session(services: ServicesDep) -> AsyncIterator[AsyncSession]:
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
 
-def get_environment(
-    services: ServicesDep,
-    env_id: Annotated[
-        str,
-        Query(
-            description="Environment id, e.g. `ss-dev`: lowercase letters, digits, `-`, `_`",
-            max_length=64,
-            pattern=ENV_ID_PATTERN,
-        ),
-    ],
-) -> Environment:
+EnvIdQuery = Query(
+    description="Environment id, e.g. `ss-dev`: lowercase letters, digits, `-`, `_`",
+    max_length=64,
+    pattern=ENV_ID_PATTERN,
+)
+
+
+def find_environment(services: Services, env_id: str) -> Environment:
+    """The configured environment, or a 404 naming the known ones."""
     if env_id not in services.environments:
         known = ", ".join(services.environments)
         raise HTTPException(404, f"unknown environment {env_id!r} (known: {known})")
     return services.environments[env_id]
 
 
+def get_environment(services: ServicesDep, env_id: Annotated[str, EnvIdQuery]) -> Environment:
+    return find_environment(services, env_id)
+
+
+def get_optional_environment(
+    services: ServicesDep, env_id: Annotated[str | None, EnvIdQuery] = None
+) -> Environment | None:
+    return None if env_id is None else find_environment(services, env_id)
+
+
 EnvironmentDep = Annotated[Environment, Depends(get_environment)]
+OptionalEnvironmentDep = Annotated[Environment | None, Depends(get_optional_environment)]
 
 
 def get_superset(services: ServicesDep, env: EnvironmentDep) -> SupersetClient:
@@ -63,6 +73,13 @@ def get_superset(services: ServicesDep, env: EnvironmentDep) -> SupersetClient:
 
 
 SupersetDep = Annotated[SupersetClient, Depends(get_superset)]
+
+
+def get_git(services: ServicesDep) -> GitStore:
+    return services.git
+
+
+GitDep = Annotated[GitStore, Depends(get_git)]
 
 
 # A dashboard, dataset or database id in a path: bounded, so a huge one is a 422, not an outage.

@@ -8,6 +8,7 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from sstools.config import Settings
+from sstools.domain.git_store import GitStore
 from sstools.environments import EnvironmentRegistry, load_environments
 from sstools.storage.db import create_engine, session_factory
 from sstools.superset import SupersetPool
@@ -20,6 +21,7 @@ class Services:
     sessions: async_sessionmaker[AsyncSession]
     environments: EnvironmentRegistry
     superset: SupersetPool
+    git: GitStore
 
     @classmethod
     def start(
@@ -36,6 +38,7 @@ class Services:
             superset=SupersetPool(
                 environments, timeout_s=settings.superset_timeout_s, transport=superset_transport
             ),
+            git=GitStore(settings.git_dir, settings.git_remote),
         )
 
     async def aclose(self) -> None:

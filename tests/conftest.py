@@ -63,6 +63,7 @@ def make_settings(tmp_path: Path, environments_file: Path, **overrides: object) 
         database_url=f"sqlite:///{tmp_path / 'sstools.db'}",
         checkpoints_file=tmp_path / "checkpoints.db",
         environments_file=environments_file,
+        git_dir=overrides.pop("git_dir", tmp_path / "git"),
         **overrides,  # type: ignore[arg-type]
     )
 

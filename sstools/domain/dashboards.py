@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sstools.domain.git_store import DEFAULT_BRANCH, GitStore
 from sstools.domain.health import DashboardHealth, dashboard_health
 from sstools.superset import SupersetClient
 from sstools.superset.models import DashboardDetail
@@ -15,7 +16,12 @@ class DashboardOverview:
     health: DashboardHealth
 
 
-async def dashboard_overview(superset: SupersetClient, dashboard_id: int) -> DashboardOverview:
-    """The dashboard as Superset has it and our verdict on its health, from one fetch."""
-    dashboard = await superset.get_dashboard(dashboard_id)
-    return DashboardOverview(dashboard, dashboard_health(superset.env.id, dashboard))
+async def dashboard_overview(
+    superset: SupersetClient, git: GitStore, dashboard_id: int
+) -> DashboardOverview:
+    """The dashboard as Superset has it and our verdict on its health, git status included."""
+    dashboard = await superset.get_dashboard(dashboard_id)  # first: a missing one is a quick 404
+    status = await git.dashboard_status(superset, dashboard_id, DEFAULT_BRANCH)
+    return DashboardOverview(
+        dashboard, dashboard_health(superset.env.id, dashboard, status, DEFAULT_BRANCH)
+    )

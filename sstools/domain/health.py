@@ -6,11 +6,23 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
+from sstools.domain.git_store import DashboardStatus
 from sstools.superset.models import DashboardDetail, Owner
 
-# Until the write side versions dashboards and validates them, these are the honest answers.
 GIT_NOT_VERSIONED = "не версионирован"
+GIT_CLEAN = "совпадает с веткой {branch}"
+GIT_MODIFIED = "изменён относительно ветки {branch} (файлов: {files})"
+# Until the write side validates dashboards, this is the honest answer.
 VALIDATION_NEVER_RUN = "не проверялся"
+
+
+def git_status_text(status: DashboardStatus, branch: str) -> str:
+    """The dashboard's git status as the page and the agent say it."""
+    if status.status == "clean":
+        return GIT_CLEAN.format(branch=branch)
+    if status.status == "modified":
+        return GIT_MODIFIED.format(branch=branch, files=len(status.changed_files))
+    return GIT_NOT_VERSIONED
 
 
 class ChartHealth(BaseModel):
@@ -30,12 +42,15 @@ class DashboardHealth(BaseModel):
     charts: list[ChartHealth]
     broken_charts: int
     git_status: str
+    git: DashboardStatus
     last_validation: str
     status: str  # "ok" | "degraded"
     problems: list[str]
 
 
-def dashboard_health(env_id: str, dashboard: DashboardDetail) -> DashboardHealth:
+def dashboard_health(
+    env_id: str, dashboard: DashboardDetail, git: DashboardStatus, branch: str
+) -> DashboardHealth:
     dataset_ids = {dataset.id for dataset in dashboard.datasets}
     charts = [
         ChartHealth(
@@ -64,7 +79,8 @@ def dashboard_health(env_id: str, dashboard: DashboardDetail) -> DashboardHealth
         owners=dashboard.owners,
         charts=charts,
         broken_charts=sum(not chart.dataset_resolves for chart in charts),
-        git_status=GIT_NOT_VERSIONED,
+        git_status=git_status_text(git, branch),
+        git=git,
         last_validation=VALIDATION_NEVER_RUN,
         status="degraded" if problems else "ok",
         problems=problems,

@@ -172,7 +172,9 @@ async def dashboard_page(
     env_id: str | None = None,
 ) -> HTMLResponse:
     env = _environment(services, env_id)
-    overview = await dashboard_overview(services.superset.client(env.id), dashboard_id)
+    overview = await dashboard_overview(
+        services.superset.client(env.id), services.git, dashboard_id
+    )
     dashboard = overview.dashboard
     route = f"/dashboards/{dashboard_id}"
     return _render(

@@ -28,6 +28,7 @@ UI = {
     "health_ok": "в порядке",
     "health_degraded": "есть проблемы",
     "git_status": "Git",
+    "git_last_commit": "Последний коммит",
     "last_validation": "Последняя проверка",
     "columns": "Колонки",
     "database": "База данных",

@@ -6,13 +6,17 @@ ASCII case only, and mutations need the CSRF token of the session that fetched i
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
+from uuid import NAMESPACE_URL, uuid5
 
 import httpx
 import prison
+import yaml
 
 
 def sqlite_like_contains(value: str, needle: str) -> bool:
@@ -95,6 +99,8 @@ class FakeSuperset:
             new = {"id": len(self.dashboards) + 1, "published": False, **body}
             self.dashboards.append(new)
             return httpx.Response(201, json={"id": new["id"], "result": body})
+        if path == "/api/v1/dashboard/export/" and request.method == "GET":
+            return self._export(request)
         if path.startswith("/api/v1/dashboard/") and request.method == "GET":
             return self._dashboard_detail(path)
         demo = {
@@ -139,6 +145,33 @@ class FakeSuperset:
             200,
             json={"result": {**dashboard, "owners": [owner], "changed_on": "2026-11-01T10:00:00"}},
         )
+
+    def _export(self, request: httpx.Request) -> httpx.Response:
+        """Superset's export bundle: a stamped folder, metadata.yaml, one YAML per object."""
+        ids = prison.loads(parse_qs(request.url.query.decode())["q"][0])
+        found = [d for d in self.dashboards if d["id"] in ids]
+        if len(found) != len(ids):
+            return httpx.Response(404, json={"message": "Not found"})
+        files: dict[str, dict[str, Any]] = {
+            "metadata.yaml": {"version": "1.0.0", "type": "Dashboard", "timestamp": self.issued},
+            "databases/demo.yaml": {"uuid": str(uuid5(NAMESPACE_URL, "db")), "password": "x"},
+            "datasets/demo/energy.yaml": {
+                "uuid": str(uuid5(NAMESPACE_URL, "ds")),
+                "schema": "main",
+            },
+        }
+        for dashboard in found:
+            title = dashboard["dashboard_title"]
+            document = {
+                "uuid": str(uuid5(NAMESPACE_URL, str(dashboard["id"]))),
+                "dashboard_title": title,
+            }
+            files[f"dashboards/{title}_{dashboard['id']}.yaml"] = document
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            for name, content in files.items():
+                archive.writestr(f"dashboard_export_{self.issued}/{name}", yaml.safe_dump(content))
+        return httpx.Response(200, content=buffer.getvalue())
 
     def _list_dashboards(self, request: httpx.Request) -> httpx.Response:
         raw_q = parse_qs(request.url.query.decode()).get("q", ["()"])[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
-from sstools.agent.tools.paths import BranchName, ObjectId, TaskId, api_path
+from sstools.agent.tools.paths import ObjectId, TaskId, api_path
 from sstools.agent.tools.spec import (
     CallScope,
     ToolArgs,
@@ -15,6 +15,7 @@ from sstools.agent.tools.spec import (
     env_param,
 )
 from sstools.auth.roles import Role
+from sstools.domain.git_store.names import BranchName
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 
@@ -130,7 +131,13 @@ def commit_changes(args: CommitArgs, scope: CallScope) -> ToolRequest:
 )
 def get_git_status(args: NoArgs, scope: CallScope) -> ToolRequest:
     """What changed in the dashboard-exports repository since the last commit."""
-    return ToolRequest(method="GET", path="/api/git/status")
+    # In an environment: its dashboards (this one, on a dashboard page) against the branch.
+    params: dict[str, str | int] = {}
+    if scope.env_id is not None:
+        params["env_id"] = scope.env_id
+        if scope.object_type is D and scope.object_id is not None:
+            params["dashboard_id"] = scope.object_id
+    return ToolRequest(method="GET", path="/api/git/status", params=params)
 
 
 @assistant_tool(title="Список веток", kind=ToolKind.read, keywords=("ветки", "branches"))

@@ -13,14 +13,12 @@ import unicodedata
 from typing import Annotated
 from urllib.parse import quote, unquote
 
-from dulwich.refs import Ref, check_ref_format
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from sstools.agent.tools.spec import ToolArgumentError
 from sstools.superset.models import MAX_ID
 
 MAX_NAME = 256
-MAX_BRANCH = 100
 _DOT_SEGMENTS = frozenset({".", ".."})
 _SEPARATORS = ("/", "\\")
 _CONTROL_CATEGORIES = frozenset({"Cc", "Cs"})
@@ -70,23 +68,7 @@ def _not_a_boolean(value: object) -> object:
     return value
 
 
-def _git_branch_name(value: str) -> str:
-    # git check-ref-format --branch: the ref rules for refs/heads/<name>, plus its own two.
-    if value.startswith("-") or value in ("HEAD", "@"):
-        raise ValueError("must not start with '-' or be 'HEAD' or '@'")
-    if not check_ref_format(Ref(b"refs/heads/" + value.encode())):
-        raise ValueError(
-            "is not a valid git branch name: no '..', '//', '@{', spaces, control characters or "
-            "any of ~^:?*[\\; no part starting with '.' or ending with '.lock'; no '/' or '.' "
-            "at the end"
-        )
-    return value
-
-
 # Field first: after a BeforeValidator its bounds would leave the JSON schema the model reads.
 ObjectId = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(_not_a_boolean)]
 PathName = Annotated[str, Field(min_length=1, max_length=MAX_NAME), AfterValidator(check_segment)]
 TaskId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")]
-BranchName = Annotated[
-    str, Field(min_length=1, max_length=MAX_BRANCH), AfterValidator(_git_branch_name)
-]

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from sstools.auth.deps import CurrentUser
-from sstools.deps import SettingsDep, SupersetDep, SupersetId
+from sstools.deps import GitDep, SettingsDep, SupersetDep, SupersetId
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.health import DashboardHealth
 from sstools.superset.models import DashboardDetail, DashboardSummary, Page
@@ -35,11 +35,11 @@ async def search_dashboards(
 async def get_dashboard(
     dashboard_id: DashboardId, superset: SupersetDep, user: CurrentUser
 ) -> DashboardDetail:
-    return (await dashboard_overview(superset, dashboard_id)).dashboard
+    return await superset.get_dashboard(dashboard_id)
 
 
 @router.get("/{dashboard_id}/health")
 async def get_dashboard_health(
-    dashboard_id: DashboardId, superset: SupersetDep, user: CurrentUser
+    dashboard_id: DashboardId, superset: SupersetDep, git: GitDep, user: CurrentUser
 ) -> DashboardHealth:
-    return (await dashboard_overview(superset, dashboard_id)).health
+    return (await dashboard_overview(superset, git, dashboard_id)).health
