@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 import structlog
@@ -93,6 +93,20 @@ class SupersetClient(SupersetSession):
             datasets=datasets.get("result", []),
             superset_url=self.env.url,
         )
+
+    async def find_dashboard(
+        self, column: Literal["id", "uuid"], value: int | str
+    ) -> tuple[str, DashboardSummary] | None:
+        """The dashboard whose ``column`` equals ``value`` with its UUID, or None if there is none.
+
+        The detail endpoint has no ``changed_on_utc``; one filtered list query has both.
+        """
+        query = {
+            "columns": ["id", "uuid", "dashboard_title", "slug", "published", "changed_on_utc"],
+            "filters": [{"col": column, "opr": "eq", "value": value}],
+        }
+        rows = (await self.get_json("/api/v1/dashboard/", query=query)).get("result") or []
+        return (str(rows[0]["uuid"]), self._dashboard_summary(rows[0])) if rows else None
 
     async def export_dashboards(self, dashboard_ids: list[int]) -> bytes:
         """A ZIP bundle of the dashboards with their charts, datasets and databases."""

@@ -16,12 +16,15 @@ from sstools.auth.tokens import InvalidToken, Principal
 from sstools.deps import ServicesDep, SessionDep, SupersetId
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.datasets import dataset_with_review
+from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.environments import Environment
 from sstools.services import Services
 from sstools.superset import SupersetError
+from sstools.web.dates import human_datetime
 from sstools.web.strings import UI
 
 templates = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
+templates.env.filters["human_date"] = human_datetime
 STATIC_DIR = Path(__file__).with_name("static")
 router = APIRouter(include_in_schema=False)
 
@@ -46,15 +49,25 @@ def login_redirect(request: Request, exc: Exception) -> Response:
 
 
 def agent_link(
-    object_type: str | None, object_id: int | None, name: str | None, env_id: str, route: str
+    object_type: str | None,
+    object_id: int | None,
+    name: str | None,
+    env_id: str,
+    route: str,
+    prompt: str | None = None,
 ) -> str:
-    """/agent with the page's context in the URL (spaces as %20, as the spec's example)."""
+    """/agent with the page's context in the URL (spaces as %20, as the spec's example).
+
+    ``prompt`` prefills the request box; the page never sends it by itself.
+    """
     params: dict[str, str] = {}
     if object_type and object_id is not None:
         params |= {"objectType": object_type, "objectId": str(object_id)}
         if name:
             params["objectName"] = name
     params |= {"envId": env_id, "route": route}
+    if prompt:
+        params["prompt"] = prompt
     return "/agent?" + urlencode(params, quote_via=quote, safe="/")
 
 
@@ -177,6 +190,19 @@ async def dashboard_page(
     )
     dashboard = overview.dashboard
     route = f"/dashboards/{dashboard_id}"
+    placements = await _placements_or_none(services, env, dashboard_id)
+
+    def ask(prompt: str | None = None) -> str:
+        return agent_link("dashboard", dashboard_id, dashboard.title, env.id, route, prompt)
+
+    actions = {
+        row.env_id: {
+            "deploy": ask(UI["prompt_deploy"].format(target=row.name)),
+            "compare": ask(UI["prompt_compare"].format(source=env.name, target=row.name)),
+        }
+        for row in (placements.environments if placements else [])
+        if row.env_id != env.id
+    }
     return _render(
         request,
         "dashboard.html",
@@ -185,8 +211,26 @@ async def dashboard_page(
         env,
         dashboard=dashboard,
         health=overview.health,
-        ask=agent_link("dashboard", dashboard_id, dashboard.title, env.id, route),
+        placements=placements,
+        actions=actions,
+        ask=ask(),
     )
+
+
+async def _placements_or_none(
+    services: Services, env: Environment, dashboard_id: int
+) -> DashboardPlacements | None:
+    """Where the dashboard lives; None (the table says so) if its environment stopped answering."""
+    try:
+        return await dashboard_placements(
+            services.superset,
+            list(services.environments.values()),
+            services.git,
+            services.superset.client(env.id),
+            dashboard_id,
+        )
+    except SupersetError:
+        return None
 
 
 @router.get("/datasets")

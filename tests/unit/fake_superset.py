@@ -176,10 +176,13 @@ class FakeSuperset:
     def _list_dashboards(self, request: httpx.Request) -> httpx.Response:
         raw_q = parse_qs(request.url.query.decode()).get("q", ["()"])[0]
         query = prison.loads(raw_q)
-        rows = self.dashboards
+        # The same UUID the export gives each dashboard.
+        rows = [{"uuid": str(uuid5(NAMESPACE_URL, str(d["id"]))), **d} for d in self.dashboards]
         for flt in query.get("filters", []):
             if flt["opr"] == "ct":
                 rows = [r for r in rows if sqlite_like_contains(r[flt["col"]], flt["value"])]
+            if flt["opr"] == "eq":
+                rows = [r for r in rows if r[flt["col"]] == flt["value"]]
         page, size = query.get("page", 0), query.get("page_size", 25)
         return httpx.Response(
             200,

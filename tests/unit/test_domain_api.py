@@ -130,3 +130,43 @@ async def test_sql_the_database_refuses_is_a_422_naming_sql_without_internals(
         {"type": "superset_refused", "loc": ["body", "sql"], "msg": "no such table: nope"}
     ]
     assert response.json()["env_id"] == "ss-dev"
+
+
+async def test_dashboard_environments_lists_every_environment_one_down_as_its_row(
+    client: httpx.AsyncClient, auth: AuthHeaders, fake_superset: FakeSuperset
+) -> None:
+    fake_superset.dashboards = [
+        {
+            "id": 3,
+            "dashboard_title": "Отчёт",
+            "published": True,
+            "changed_on_utc": "2026-11-30T00:19:00",
+        }
+    ]
+    response = await client.get(
+        "/api/dashboards/3/environments?env_id=ss-dev", headers=auth(Role.analyst)
+    )
+    assert response.status_code == 200
+    body = response.json()
+    rows = {row["env_id"]: row for row in body["environments"]}
+    assert set(rows) == {"ss-dev", "prod"}
+    dev = rows["ss-dev"]
+    assert (dev["reachable"], dev["present"], dev["dashboard_id"], dev["title"]) == (
+        True,
+        True,
+        3,
+        "Отчёт",
+    )
+    assert dev["changed_on"].startswith("2026-11-30T00:19:00")
+    assert dev["git_status"] == "не версионирован"
+    assert (rows["prod"]["reachable"], rows["prod"]["present"]) == (False, None)
+    assert rows["prod"]["stage"] == "prod"
+
+
+async def test_dashboard_environments_of_a_missing_dashboard_is_404(
+    client: httpx.AsyncClient, auth: AuthHeaders, fake_superset: FakeSuperset
+) -> None:
+    response = await client.get(
+        "/api/dashboards/77/environments?env_id=ss-dev", headers=auth(Role.analyst)
+    )
+    assert response.status_code == 404

@@ -123,3 +123,43 @@ async def test_an_id_that_cannot_exist_is_a_422_not_an_outage(
     response = await client.get(f"{path}?env_id=ss-dev")
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"][:2] == ["path", path.split("/")[1][:-1] + "_id"]
+
+
+async def test_the_dashboard_page_shows_where_it_lives_with_actions_for_the_agent(
+    client: httpx.AsyncClient, fake_superset: FakeSuperset, token_for: object
+) -> None:
+    fake_superset.dashboards = [
+        {
+            "id": 3,
+            "dashboard_title": "Отчёт",
+            "published": True,
+            "changed_on_utc": "2026-11-30T00:19:00",
+        }
+    ]
+    client.cookies.set("sstools_session", token_for(Role.analyst))  # type: ignore[operator]
+    page = await client.get("/dashboards/3?env_id=ss-dev")
+    assert page.status_code == 200
+    assert 'id="placements"' in page.text
+    assert "30 ноября 2026, 00:19" in page.text  # the list's changed_on_utc, read as people do
+    assert "2026-11-30T00:19" not in page.text
+    assert '<tr data-env-id="prod"' in page.text
+    assert "недоступно" in page.text
+    deploy = agent_link(
+        "dashboard",
+        3,
+        "Отчёт",
+        "ss-dev",
+        "/dashboards/3",
+        "Разверни этот дашборд в окружение «Prod»",
+    )
+    assert html.escape(deploy) in page.text
+    assert "prompt=" in deploy
+    assert "Развернуть…" in page.text
+
+
+def test_agent_link_carries_the_prompt_only_when_given() -> None:
+    assert "prompt" not in agent_link("dashboard", 3, "Отчёт", "ss-dev", "/dashboards/3")
+    link = agent_link("dashboard", 3, None, "ss-dev", "/x", "Сравни <b>это</b> & то")
+    assert link.endswith(
+        "&prompt=%D0%A1%D1%80%D0%B0%D0%B2%D0%BD%D0%B8%20%3Cb%3E%D1%8D%D1%82%D0%BE%3C/b%3E%20%26%20%D1%82%D0%BE"
+    )

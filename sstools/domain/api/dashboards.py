@@ -7,9 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from sstools.auth.deps import CurrentUser
-from sstools.deps import GitDep, SettingsDep, SupersetDep, SupersetId
+from sstools.deps import GitDep, ServicesDep, SettingsDep, SupersetDep, SupersetId
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.health import DashboardHealth
+from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.superset.models import DashboardDetail, DashboardSummary, Page
 
 router = APIRouter(prefix="/api/dashboards", tags=["dashboards"])
@@ -43,3 +44,16 @@ async def get_dashboard_health(
     dashboard_id: DashboardId, superset: SupersetDep, git: GitDep, user: CurrentUser
 ) -> DashboardHealth:
     return (await dashboard_overview(superset, git, dashboard_id)).health
+
+
+@router.get("/{dashboard_id}/environments")
+async def get_dashboard_environments(
+    dashboard_id: DashboardId,
+    superset: SupersetDep,
+    services: ServicesDep,
+    git: GitDep,
+    user: CurrentUser,
+) -> DashboardPlacements:
+    """The dashboard of ``env_id`` in every environment, matched by UUID; one down is one row."""
+    environments = list(services.environments.values())
+    return await dashboard_placements(services.superset, environments, git, superset, dashboard_id)

@@ -58,6 +58,11 @@
   const toolLines = new Map(); // call_id → element
   window.__sstoolsCardTimings = [];
 
+  // A page's action («Развернуть…») may suggest a request: it lands in the box as plain text
+  // (.value, never HTML) and waits for the person to read it and press send.
+  const suggested = (params.get("prompt") || "").slice(0, Number(input.maxLength) || 4000);
+  if (suggested && !input.value) input.value = suggested;
+
   function add(className, text) {
     const item = document.createElement("li");
     item.className = className;
