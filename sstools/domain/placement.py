@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import datetime
 
 import structlog
@@ -50,7 +51,7 @@ async def _git_status(git: GitStore, superset: SupersetClient, dashboard_id: int
 
 
 async def _placement(
-    env: Environment, superset: SupersetClient, git: GitStore, uuid: str
+    env: Environment, superset: SupersetClient, git: GitStore, uuid: str, known: str | None
 ) -> Placement:
     row = Placement(env_id=env.id, name=env.name, stage=env.stage, reachable=True, present=False)
     try:
@@ -66,7 +67,7 @@ async def _placement(
             "dashboard_id": dashboard.id,
             "title": dashboard.title,
             "changed_on": dashboard.changed_on,
-            "git_status": await _git_status(git, superset, dashboard.id),
+            "git_status": known or await _git_status(git, superset, dashboard.id),
         }
     )
 
@@ -77,8 +78,11 @@ async def dashboard_placements(
     git: GitStore,
     source: SupersetClient,
     dashboard_id: int,
+    known_git_status: Mapping[str, str] | None = None,
 ) -> DashboardPlacements:
     """The source dashboard across ``environments``, asked concurrently.
+
+    ``known_git_status`` (by environment) spares an export the caller has already made.
 
     Raises:
         SupersetNotFound: the source environment has no such dashboard.
@@ -89,6 +93,9 @@ async def dashboard_placements(
         raise SupersetNotFound(source.env.id, f"dashboard {dashboard_id} not found")
     uuid, _ = found
     rows = await asyncio.gather(
-        *(_placement(env, pool.client(env.id), git, uuid) for env in environments)
+        *(
+            _placement(env, pool.client(env.id), git, uuid, (known_git_status or {}).get(env.id))
+            for env in environments
+        )
     )
     return DashboardPlacements(uuid=uuid, source_env_id=source.env.id, environments=list(rows))

@@ -190,7 +190,10 @@ async def dashboard_page(
     )
     dashboard = overview.dashboard
     route = f"/dashboards/{dashboard_id}"
-    placements = await _placements_or_none(services, env, dashboard_id)
+    # The health above already exported this dashboard for its git status: not a second time.
+    placements = await _placements_or_none(
+        services, env, dashboard_id, {env.id: overview.health.git_status}
+    )
 
     def ask(prompt: str | None = None) -> str:
         return agent_link("dashboard", dashboard_id, dashboard.title, env.id, route, prompt)
@@ -218,7 +221,7 @@ async def dashboard_page(
 
 
 async def _placements_or_none(
-    services: Services, env: Environment, dashboard_id: int
+    services: Services, env: Environment, dashboard_id: int, known_git_status: dict[str, str]
 ) -> DashboardPlacements | None:
     """Where the dashboard lives; None (the table says so) if its environment stopped answering."""
     try:
@@ -228,6 +231,7 @@ async def _placements_or_none(
             services.git,
             services.superset.client(env.id),
             dashboard_id,
+            known_git_status,
         )
     except SupersetError:
         return None

@@ -155,6 +155,9 @@ async def test_the_dashboard_page_shows_where_it_lives_with_actions_for_the_agen
     assert html.escape(deploy) in page.text
     assert "prompt=" in deploy
     assert "Развернуть…" in page.text
+    # Health and the table share one export of the dashboard for its git status.
+    exports = [call for call in fake_superset.calls if call[1] == "/api/v1/dashboard/export/"]
+    assert len(exports) == 1
 
 
 def test_agent_link_carries_the_prompt_only_when_given() -> None:
