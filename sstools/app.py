@@ -34,6 +34,9 @@ from sstools.superset import (
     SupersetNotFound,
     SupersetUnavailable,
 )
+from sstools.tasks import TaskConflict
+from sstools.tasks.api import router as tasks_router
+from sstools.tasks.api import task_conflict
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
 from sstools.web.pages import STATIC_DIR, LoginRequired, login_redirect
@@ -152,6 +155,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await services.tasks.recover()  # resumes interrupted tasks or ends them `failed`
         await agent.start()
         yield
         await agent.aclose()
@@ -168,10 +172,12 @@ def create_app(
     app.add_exception_handler(SupersetError, _superset_error)
     app.add_exception_handler(RoleRequired, _role_required)
     app.add_exception_handler(GitStoreError, _git_refused)
+    app.add_exception_handler(TaskConflict, task_conflict)
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(Exception, _internal_error)
     app.include_router(auth_router)
     app.include_router(domain_router)
+    app.include_router(tasks_router)
     app.include_router(agent_router)
     app.include_router(pages_router)
     app.include_router(api_docs_router)

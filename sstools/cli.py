@@ -1,4 +1,5 @@
-"""The ``sstools`` command: serve, sandbox up|down|status, users add|set-role|remove|list."""
+"""The ``sstools`` command: serve, sandbox up|down|stop|start|reset|status, users add|set-role|
+remove|list."""
 
 from __future__ import annotations
 
@@ -180,6 +181,45 @@ def sandbox_down() -> None:
 
     for line in Sandbox(SandboxSettings()).down():
         typer.echo(line)
+
+
+@sandbox_app.command("stop")
+def sandbox_stop(env_id: Annotated[str, typer.Argument(help="ss-dev, staging or prod")]) -> None:
+    """Stop one sandbox instance; its content stays (`sandbox start` brings it back)."""
+    from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
+
+    try:
+        typer.echo(Sandbox(SandboxSettings()).stop(env_id))
+    except SandboxError as exc:
+        typer.echo(f"sstools sandbox: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+@sandbox_app.command("start")
+def sandbox_start(env_id: Annotated[str, typer.Argument(help="ss-dev, staging or prod")]) -> None:
+    """Start one stopped sandbox instance and wait until it is healthy."""
+    from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
+
+    try:
+        typer.echo(Sandbox(SandboxSettings()).start(env_id))
+    except SandboxError as exc:
+        typer.echo(f"sstools sandbox: {exc}", err=True)
+        raise typer.Exit(1) from exc
+
+
+@sandbox_app.command("reset")
+def sandbox_reset() -> None:
+    """Stop the instances, delete their content and bring them up freshly seeded."""
+    from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
+    from sstools.superset import SupersetError
+
+    sandbox = Sandbox(SandboxSettings())
+    try:
+        sandbox.reset(progress=lambda line: typer.echo(line, err=True))
+    except (SandboxError, SupersetError) as exc:
+        typer.echo(f"sstools sandbox: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"environments file: {sandbox.settings.environments_file}")
 
 
 @sandbox_app.command("status")

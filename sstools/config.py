@@ -61,6 +61,18 @@ class Settings(BaseSettings):
     # Git versioning of dashboard exports (sstools.domain.git_store).
     git_dir: Path = Path(".sstools/git")
     git_remote: str | None = None
+    # Stages whose environments are exported to git (a snapshot) before a deploy writes them.
+    snapshot_stages: list[Literal["dev", "staging", "prod"]] = ["prod"]
+
+    # Durable tasks (sstools.tasks): DBOS's system database. Empty: tasks.sqlite beside a SQLite
+    # database, the same PostgreSQL database otherwise (in schema tasks_schema).
+    tasks_database_url: str | None = None
+    tasks_schema: str = Field(default="dbos", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
+
+    # Backups (sstools.domain.backups): archives under backup_dir/<env id>/, the newest
+    # backup_keep of each environment kept (the oldest removed once a new one is verified).
+    backup_dir: Path = Path(".sstools/backups")
+    backup_keep: int = Field(default=10, ge=1, le=1000)
 
     log_level: str = "INFO"
 

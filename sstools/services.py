@@ -12,6 +12,7 @@ from sstools.domain.git_store import GitStore
 from sstools.environments import EnvironmentRegistry, load_environments
 from sstools.storage.db import create_engine, session_factory
 from sstools.superset import SupersetPool
+from sstools.tasks import TaskEngine
 
 
 @dataclass
@@ -22,6 +23,7 @@ class Services:
     environments: EnvironmentRegistry
     superset: SupersetPool
     git: GitStore
+    tasks: TaskEngine
 
     @classmethod
     def start(
@@ -30,17 +32,20 @@ class Services:
         """Load the environments (raising ConfigError on a bad file) and open storage."""
         environments = load_environments(settings.environments_file)
         engine = create_engine(settings.database_url)
+        sessions = session_factory(engine)
         return cls(
             settings=settings,
             engine=engine,
-            sessions=session_factory(engine),
+            sessions=sessions,
             environments=environments,
             superset=SupersetPool(
                 environments, timeout_s=settings.superset_timeout_s, transport=superset_transport
             ),
             git=GitStore(settings.git_dir, settings.git_remote),
+            tasks=TaskEngine(settings, sessions, environments),
         )
 
     async def aclose(self) -> None:
+        await self.tasks.aclose()
         await self.superset.aclose()
         await self.engine.dispose()

@@ -64,6 +64,7 @@ def make_settings(tmp_path: Path, environments_file: Path, **overrides: object) 
         checkpoints_file=tmp_path / "checkpoints.db",
         environments_file=environments_file,
         git_dir=overrides.pop("git_dir", tmp_path / "git"),
+        backup_dir=overrides.pop("backup_dir", tmp_path / "backups"),
         **overrides,  # type: ignore[arg-type]
     )
 

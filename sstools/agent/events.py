@@ -50,6 +50,7 @@ class ToolResultEvent(_Event):
     call_id: str
     outcome: str
     message: str | None = None
+    task_id: str | None = None  # set when the call started a background task
 
 
 class ConfirmRequired(_Event):

@@ -48,6 +48,7 @@ class ToolResult(BaseModel):
     attempts: int = 0
     latency_ms: int = 0
     raw_size: int = 0
+    task_id: str | None = None  # the task a task-starting tool started (followed by the page)
 
 
 class _RouteChanged(Exception):
@@ -230,11 +231,13 @@ class ToolExecutor:
         if status < 300:
             payload = response.json() if response.content else {"status": "ok"}
             raw_size = len(response.content)
+            task_id = payload.get("id") if tool.starts_task and isinstance(payload, dict) else None
             return ToolResult(
                 outcome=Outcome.ok,
                 content=summarize(payload, LIMIT),
                 status=status,
                 raw_size=raw_size,
+                task_id=task_id if isinstance(task_id, str) else None,
             )
         if status == 401:
             return _error(Outcome.session_expired, texts.SESSION_EXPIRED, status=status)

@@ -38,7 +38,7 @@ from sstools.agent.events import (
     encode,
 )
 from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
-from sstools.agent.guardrails import impact_text
+from sstools.agent.guardrails import card_arguments, plan_impact
 from sstools.agent.invocation import (
     NeedsConfirmation,
     PendingCall,
@@ -119,6 +119,16 @@ def _last_human_text(state: AgentState) -> str:
     return ""
 
 
+def _started_a_task(state: AgentState) -> bool:
+    return any(
+        isinstance(message, ToolMessage)
+        and message.name in CATALOGUE
+        and CATALOGUE[message.name].starts_task
+        and message.status != "error"
+        for message in state.get("messages", [])
+    )
+
+
 class AgentGraph:
     def __init__(
         self,
@@ -134,7 +144,12 @@ class AgentGraph:
         self._confirm_reads = confirm_reads
 
     def selection(self, state: AgentState, role: Role) -> Selection:
-        return select_tools(role, _context(state), message=_last_human_text(state))
+        return select_tools(
+            role,
+            _context(state),
+            message=_last_human_text(state),
+            following_task=_started_a_task(state),
+        )
 
     def compile(self, checkpointer: Checkpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
         graph = StateGraph(AgentState, context_schema=RunContext)
@@ -228,7 +243,18 @@ class AgentGraph:
         if isinstance(verdict, Refused):
             refused, message = reports.refusal(call, verdict, run_id)
             return {"messages": [message], "queue": rest, "current": None, "emit": emit + refused}
-        decision = verdict.decision
+        context = _context(state)
+        decision = verdict.decision.model_copy(
+            update={
+                "arguments": card_arguments(
+                    verdict.tool,
+                    verdict.args,
+                    scope,
+                    context.object_name if context else None,
+                    self._environments,
+                )
+            }
+        )
         preview_of = verdict.tool.preview
         if isinstance(verdict, NeedsConfirmation) and preview_of is not None:
             try:
@@ -237,7 +263,7 @@ class AgentGraph:
                 )
             except ToolArgumentError:
                 preview = None
-            decision = decision.model_copy(update={"impact": impact_text(preview)})
+            decision = decision.model_copy(update=plan_impact(preview))
         current: PendingCall = {
             "call": call,
             "decision": decision.model_dump(mode="json"),
@@ -290,12 +316,18 @@ class AgentGraph:
         run_id = runtime.context.run_id
         crash = False
         try:
-            result = await self._run(tool, args, state, runtime, current["confirmation_id"])
+            digest = current["decision"].get("digest")
+            result = await self._run(tool, args, state, runtime, current["confirmation_id"], digest)
         except Exception:  # a bug or a fault under the executor: this call failed, say which
             _log.exception("tool call failed unexpectedly", tool=tool.name, run_id=run_id)
             result, crash = reports.crashed(tool), True
         emit, halted = reports.result_events(tool, call, result, run_id, crash=crash)
-        message = ToolMessage(content=result.content, tool_call_id=call["id"], name=tool.name)
+        message = ToolMessage(
+            content=result.content,
+            tool_call_id=call["id"],
+            name=tool.name,
+            status="success" if result.outcome is Outcome.ok else "error",
+        )
         return {"messages": [message], "current": None, "emit": emit, "halted": halted}
 
     async def _run(
@@ -305,16 +337,19 @@ class AgentGraph:
         state: AgentState,
         runtime: Runtime[RunContext],
         key: str,
+        plan_digest: str | None,
     ) -> ToolResult:
         if tool.build is None:  # show_capabilities: answered from the selection itself
             selection = self.selection(state, runtime.context.acting_role())
-            content = json.dumps(capabilities(selection), ensure_ascii=False)
+            context = _context(state)
+            answer = capabilities(selection, context.object_type if context else None)
+            content = json.dumps(answer, ensure_ascii=False)
             return ToolResult(outcome=Outcome.ok, content=content)
         try:
             return await self._executor.execute(
                 tool,
                 args,
-                _scope(_context(state)),
+                _scope(_context(state)).model_copy(update={"plan_digest": plan_digest}),
                 token=runtime.context.token,
                 username=runtime.context.username,
                 idempotency_key=key,

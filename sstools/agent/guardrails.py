@@ -18,7 +18,9 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from sstools.agent import texts
-from sstools.agent.tools import ToolArgs, ToolKind, ToolSpec
+from sstools.agent.answers import texts as answer_texts
+from sstools.agent.context import ObjectType
+from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolSpec
 from sstools.environments import EnvironmentRegistry, Stage
 
 
@@ -35,6 +37,13 @@ class Tone(StrEnum):
     destructive = "destructive"
 
 
+class CardArgument(BaseModel):
+    """One argument of a call as the card shows it: «Куда: prod (Superset prod)»."""
+
+    label: str
+    value: str
+
+
 class GuardrailDecision(BaseModel):
     level: RiskLevel
     tone: Tone
@@ -45,6 +54,12 @@ class GuardrailDecision(BaseModel):
     impact: str | None
     prompt: str
     needs_confirmation: bool
+    # From the plan, when the write applies one: what it changes, and the digest the approval
+    # is bound to (the server refuses the apply if the target moved since).
+    objects: list[str] = []
+    digest: str | None = None
+    # The call's arguments in words, named from the page's context and the environments registry.
+    arguments: list[CardArgument] = []
 
 
 _ALWAYS_DANGEROUS = frozenset({"run_backup"})
@@ -89,6 +104,42 @@ def decide(
     )
 
 
+_MAX_CARD_OBJECTS = 20
+
+
+def plan_objects(preview: object) -> list[str]:
+    """«дашборд «Energy KPIs»: изменить (css)» for each object a plan would create or change."""
+    if not isinstance(preview, dict) or not isinstance(preview.get("objects"), list):
+        return []
+    lines = []
+    for change in preview["objects"]:
+        if not isinstance(change, dict) or change.get("action") not in texts.PLAN_ACTIONS:
+            continue
+        fields = [str(field) for field in change.get("fields") or []][:5]
+        lines.append(
+            texts.plan_object(
+                kind=str(change.get("kind")),
+                name=str(change.get("name", ""))[:200],
+                action=str(change["action"]),
+                fields=fields,
+            )
+        )
+    if len(lines) > _MAX_CARD_OBJECTS:
+        rest = len(lines) - _MAX_CARD_OBJECTS
+        lines = [*lines[:_MAX_CARD_OBJECTS], texts.PLAN_MORE.format(count=rest)]
+    return lines
+
+
+def plan_impact(preview: object) -> dict[str, object]:
+    """The card's fields a preview fills: the impact line, the objects and the plan's digest."""
+    digest = preview.get("digest") if isinstance(preview, dict) else None
+    return {
+        "impact": impact_text(preview),
+        "objects": plan_objects(preview),
+        "digest": digest if isinstance(digest, str) else None,
+    }
+
+
 def impact_text(preview: object) -> str:
     """«3 дашборда будут изменены» from a preview answer; honest when it cannot tell."""
     if isinstance(preview, dict):
@@ -101,3 +152,83 @@ def impact_text(preview: object) -> str:
         if isinstance(preview.get("impact"), str):
             return str(preview["impact"])[:300]
     return texts.IMPACT_UNKNOWN
+
+
+_CARD_VALUE_MAX = 300
+_CARD_SQL_MAX = 4000
+# Arguments that name an environment: shown with the registry's name beside the id.
+_ENV_FIELDS = frozenset({"target_env_id", "source_env_id", "env_id"})
+
+
+def _env_label(env_id: str, environments: EnvironmentRegistry) -> str:
+    env = environments.get(env_id)
+    return answer_texts.CARD_ENV.format(id=env_id, name=env.name) if env else env_id
+
+
+def _dashboard_label(dashboard_id: int, scope: CallScope, object_name: str | None) -> str:
+    in_context = scope.object_type is ObjectType.dashboard and scope.object_id == dashboard_id
+    if in_context and object_name:
+        return answer_texts.CARD_OBJECT.format(name=object_name, id=dashboard_id)
+    return f"#{dashboard_id}"
+
+
+def _value(
+    field: str,
+    value: object,
+    scope: CallScope,
+    object_name: str | None,
+    environments: EnvironmentRegistry,
+) -> str:
+    if isinstance(value, bool):
+        return "да" if value else "нет"
+    if field in _ENV_FIELDS and isinstance(value, str):
+        return _env_label(value, environments)
+    if field == "dashboard_id" and isinstance(value, int):
+        return _dashboard_label(value, scope, object_name)
+    if field == "dashboard_ids" and isinstance(value, list):
+        return ", ".join(_dashboard_label(int(one), scope, object_name) for one in value)
+    if field == "object_type" and isinstance(value, str):
+        return answer_texts.CARD_OBJECT_TYPES.get(value, value)
+    if isinstance(value, list):
+        return ", ".join(str(one) for one in value)
+    return str(value)
+
+
+def card_arguments(
+    tool: ToolSpec,
+    args: ToolArgs,
+    scope: CallScope,
+    object_name: str | None,
+    environments: EnvironmentRegistry,
+) -> list[CardArgument]:
+    """The call's arguments as labelled values; what it takes from the page (the dashboard in
+    context, the environment it acts in) is shown too, since that is what it will act on."""
+    fields = type(args).model_fields
+    given = {
+        field: value
+        for field, value in args.model_dump(exclude_none=True).items()
+        if value not in ([], "")
+        and (
+            fields[field].is_required()
+            or value != fields[field].get_default(call_default_factory=True)
+        )
+    }
+    out: list[CardArgument] = []
+    context_dashboard = scope.object_type is ObjectType.dashboard and scope.object_id is not None
+    if "dashboard_id" in fields and "dashboard_id" not in given and context_dashboard:
+        given = {"dashboard_id": scope.object_id, **given}
+    if "dashboard_ids" in fields and not given.get("dashboard_ids") and context_dashboard:
+        given = {**given, "dashboard_ids": [scope.object_id]}
+    for field, value in given.items():
+        label = answer_texts.CARD_LABELS.get(field, answer_texts.CARD_OTHER.format(name=field))
+        if tool.name == "create_branch" and field == "name":
+            label = answer_texts.CARD_BRANCH
+        text = _value(field, value, scope, object_name, environments)
+        limit = _CARD_SQL_MAX if field == "sql" else _CARD_VALUE_MAX  # a write's SQL, in full
+        out.append(CardArgument(label=label, value=text[:limit]))
+    # The page's environment: the source of a call that has a target, else where it acts.
+    named = {"source_env_id", "git_ref"} if tool.target_env else {"env_id"}
+    if tool.needs_env and scope.env_id is not None and not named & given.keys():
+        label = answer_texts.CARD_SOURCE if tool.target_env else answer_texts.CARD_ENVIRONMENT
+        out.append(CardArgument(label=label, value=_env_label(scope.env_id, environments)))
+    return out

@@ -8,7 +8,6 @@ renders the result.
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from sstools.agent import texts
+from sstools.agent.answers import render_content
 from sstools.agent.context import context_from_prompt
 from sstools.agent.function_model import FunctionChatModel
 from sstools.agent.tools import CATALOGUE
@@ -81,7 +81,7 @@ _STOP = frozenset(
 # The tool a person most likely means when nothing in the message points elsewhere.
 _DEFAULT_FOR_OBJECT = {
     "dashboard": "get_health_summary",
-    "dataset": "superset_audit_permissions",
+    "dataset": "superset_explore_database",
     "migration": "list_tasks",
 }
 
@@ -154,7 +154,7 @@ class OfflinePlanner:
                 rest = [w for w in words if _stem(w) not in keywords and w not in mentioned_envs]
                 if rest:
                     args["query"] = " ".join(rest)[:200]
-            elif field == "target_env_id" and mentioned_envs:
+            elif field in ("target_env_id", "env_id") and mentioned_envs:
                 args[field] = mentioned_envs[-1]
             elif field == "sql" and sql:
                 args[field] = (sql.group(1) or sql.group(2)).strip()
@@ -174,51 +174,30 @@ class OfflinePlanner:
     # -- rendering ------------------------------------------------------------------------
 
     def _render(self, messages: list[BaseMessage]) -> str:
+        system = next((m for m in messages if isinstance(m, SystemMessage)), None)
+        context = context_from_prompt(str(system.content)) if system else None
+        calls = {
+            call["id"]: call["args"]
+            for message in messages
+            if isinstance(message, AIMessage)
+            for call in message.tool_calls
+        }
         results = []
         for message in reversed(messages):
             if not isinstance(message, ToolMessage):
                 break
-            results.append(f"**{message.name or 'результат'}**\n{_readable(str(message.content))}")
+            spec = CATALOGUE.get(message.name or "")  # a person reads the title, not the tool id
+            title = spec.title if spec else "результат"
+            answer = render_content(
+                message.name,
+                str(message.content),
+                args=calls.get(message.tool_call_id),
+                env_id=context.env_id if context else None,
+            )
+            results.append(
+                f"**{title}**\\\n{answer}"
+            )  # a trailing backslash breaks the line in markdown
         return f"{texts.OFFLINE_PREFIX}\n\n" + "\n\n".join(reversed(results))
-
-
-def _readable(content: str) -> str:
-    try:
-        payload = json.loads(content)
-    except ValueError:
-        return content
-    return "\n".join(_lines(payload))[:3000]
-
-
-def _lines(payload: Any, depth: int = 0) -> list[str]:
-    pad = "  " * depth
-    if isinstance(payload, list):
-        lines = []
-        for item in payload[:20]:
-            if isinstance(item, dict):
-                key = next((k for k in ("title", "name", "role", "tool", "id") if k in item), None)
-                label = item.get(key) if key else "…"
-                extras = ", ".join(
-                    f"{k}: {v}"
-                    for k, v in item.items()
-                    if k != key and not isinstance(v, dict | list)
-                )
-                lines.append(f"{pad}- {label} ({extras})" if extras else f"{pad}- {label}")
-            else:
-                lines.append(f"{pad}- {item}")
-        if len(payload) > 20:
-            lines.append(f"{pad}- … ещё {len(payload) - 20}")
-        return lines
-    if isinstance(payload, dict):
-        lines = []
-        for key, value in payload.items():
-            if isinstance(value, dict | list):
-                lines.append(f"{pad}- {key}:")
-                lines.extend(_lines(value, depth + 1))
-            else:
-                lines.append(f"{pad}- {key}: {value}")
-        return lines
-    return [f"{pad}{payload}"]
 
 
 def offline_planner(environment_ids: list[str]) -> FunctionChatModel:

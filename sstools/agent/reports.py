@@ -83,6 +83,7 @@ def result_events(
         call_id=call["id"],
         outcome=result.outcome.value,
         message=result.message,
+        task_id=result.task_id,
         run_id=run_id,
     )
     emit = [encode(outcome)]

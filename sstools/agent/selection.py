@@ -20,6 +20,10 @@ from sstools.auth.roles import Role
 Router = Callable[[str, list[ToolSpec]], list[ToolSpec]]
 
 
+# Offered beside the context's tools once a task was started in the conversation.
+FOLLOW_UP_TOOLS = frozenset({"get_task_status"})
+
+
 class HiddenBecause(StrEnum):
     context = "context"
     role = "role"
@@ -36,11 +40,13 @@ class Selection(BaseModel):
     hidden: dict[str, HiddenTool]
 
 
-def _hidden_reason(tool: ToolSpec, role: Role, context: UIContext | None) -> HiddenTool | None:
+def _hidden_reason(
+    tool: ToolSpec, role: Role, context: UIContext | None, *, follow_up: bool
+) -> HiddenTool | None:
     if tool.always:
         return None
     object_type = context.object_type if context else None
-    if object_type is not None and object_type not in tool.affinity:
+    if object_type is not None and object_type not in tool.affinity and not follow_up:
         detail = texts.HIDDEN_BY_CONTEXT.format(object_type=object_type.value)
         return HiddenTool(reason=HiddenBecause.context, detail=detail)
     if not role.allows(tool.min_role):
@@ -58,11 +64,15 @@ def select_tools(
     message: str = "",
     router: Router | None = None,
     catalogue: Mapping[str, ToolSpec] = CATALOGUE,
+    following_task: bool = False,
 ) -> Selection:
+    """``following_task``: the conversation started a task, so ``get_task_status`` is offered
+    whatever the object (a task started from a dashboard page must be followable from it)."""
     hidden: dict[str, HiddenTool] = {}
     allowed: list[ToolSpec] = []
     for tool in catalogue.values():
-        reason = _hidden_reason(tool, role, context)
+        follow_up = following_task and tool.name in FOLLOW_UP_TOOLS
+        reason = _hidden_reason(tool, role, context, follow_up=follow_up)
         if reason is None:
             allowed.append(tool)
         else:

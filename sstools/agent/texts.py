@@ -64,6 +64,10 @@ PROMPT_WRITE_GIT = "Изменения в git-репозитории"
 PROMPT_PRODUCTION = "⚠️ PRODUCTION: изменения в рабочем окружении «{env}»"
 PROMPT_BACKUP = "⚠️ Резервное копирование окружения «{env}» нагружает его"
 IMPACT_UNKNOWN = "оценка влияния недоступна"
+NOTHING_CHANGES = "изменений нет: ни один дашборд не изменится"
+PLAN_ACTIONS = {"create": "создать", "update": "изменить"}
+PLAN_KINDS = {"dashboard": "дашборд", "chart": "график", "dataset": "датасет", "database": "база"}
+PLAN_MORE = "…и ещё {count}"
 
 OFFLINE_PREFIX = "(офлайн-режим, без языковой модели)"
 CAPABILITIES_TITLE = "Что я могу сейчас"
@@ -71,8 +75,45 @@ CAPABILITIES_TITLE = "Что я могу сейчас"
 
 def dashboards_changed(count: int) -> str:
     """«1 дашборд будет изменён», «3 дашборда будут изменены», «5 дашбордов будут изменены»."""
+    if count == 0:
+        return NOTHING_CHANGES
     if count % 10 == 1 and count % 100 != 11:
         return f"{count} дашборд будет изменён"
     if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
         return f"{count} дашборда будут изменены"
     return f"{count} дашбордов будут изменены"
+
+
+def plan_object(*, kind: str, name: str, action: str, fields: list[str]) -> str:
+    """«дашборд «Energy KPIs»: изменить (css, position)» — one line of a deploy card."""
+    line = f"{PLAN_KINDS.get(kind, kind)} «{name}»: {PLAN_ACTIONS.get(action, action)}"
+    return f"{line} ({', '.join(fields)})" if fields else line
+
+
+# The dataset overview (superset_explore_database on a dataset's page), as the offline answer.
+DATASET_KIND = {"physical": "физический", "virtual": "виртуальный"}
+DATASET_HEADLINE = "Датасет «{name}» ({kind}; база «{database}», {source})"
+DATASET_SOURCE_TABLE = "таблица {table}"
+DATASET_SOURCE_SQL = "SQL-запрос"
+DATASET_PROBLEMS = "Найдено проблем: {count}."
+DATASET_NO_PROBLEMS = "Проблем не найдено."
+DATASET_PROBLEM = {
+    "missing_column": "график «{chart}» использует то, чего в датасете больше нет: {missing}",
+    "no_owner": "у датасета нет владельца",
+    "never_reviewed": "датасет ещё не проходил ревью",
+    "changes_requested": "по ревью требуются изменения",
+}
+DATASET_REVIEW = {
+    "unreviewed": "не проверялся",
+    "approved": "одобрен",
+    "changes_requested": "требуются изменения",
+}
+DATASET_REVIEW_LINE = "Статус ревью: {status}"
+DATASET_REVIEW_BY = "{status} ({who}, {when})"
+DATASET_COLUMNS = "Колонки ({count}): {names}"
+DATASET_METRICS = "Метрики ({count}): {names}"
+DATASET_CHARTS = "Графики ({count}): {names}"
+DATASET_DASHBOARDS = "Дашборды ({count}): {names}"
+DATASET_OWNERS = "Владельцы: {names}"
+DATASET_NONE = "нет"
+DATASET_LINKS = "Открыть: [в sstools]({sstools}) · [в Superset]({superset})"

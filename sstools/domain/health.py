@@ -1,19 +1,27 @@
-"""A dashboard's health at a glance: freshness, owners, published, charts whose data resolves."""
+"""A dashboard's health at a glance: freshness, owners, published, charts whose data resolves,
+git status and the last validation, with one Russian sentence saying all of it."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools.dates import human_datetime
 from sstools.domain.git_store import DashboardStatus
+from sstools.domain.validation.models import Finding, counts_of
+from sstools.domain.validation.texts import NEVER_RUN, last_run_text
+from sstools.storage.validation import latest_validation
 from sstools.superset.models import DashboardDetail, Owner
 
 GIT_NOT_VERSIONED = "не версионирован"
 GIT_CLEAN = "совпадает с веткой {branch}"
 GIT_MODIFIED = "изменён относительно ветки {branch} (файлов: {files})"
-# Until the write side validates dashboards, this is the honest answer.
-VALIDATION_NEVER_RUN = "не проверялся"
+VALIDATION_NEVER_RUN = NEVER_RUN
+SUMMARY = "«{title}» в {env}: {verdict}. Git: {git}. Изменён: {changed}. {validation}."
+VERDICT_OK = "в порядке"
+VERDICT_DEGRADED = "есть проблемы — {problems}"
 
 
 def git_status_text(status: DashboardStatus, branch: str) -> str:
@@ -32,6 +40,44 @@ class ChartHealth(BaseModel):
     dataset_resolves: bool
 
 
+class ValidationSummary(BaseModel):
+    """The newest finished validation of the dashboard in this environment."""
+
+    at: datetime
+    task_id: str
+    problems: int = Field(description="Errors and warnings")
+    errors: int
+    warnings: int
+    notes: int = Field(description="Findings of severity info (not counted as problems)")
+
+    @property
+    def text(self) -> str:
+        """«последняя проверка: 30 ноября 2026, 05:44, 1 проблема (ошибок: 1)»."""
+        return last_run_text(self.at, self.problems, self.errors)
+
+    @property
+    def brief(self) -> str:
+        """The same without its label, for a page that labels it already."""
+        return self.text.split(": ", 1)[1]
+
+
+async def validation_summary(
+    session: AsyncSession, env_id: str, dashboard_id: int
+) -> ValidationSummary | None:
+    row = await latest_validation(session, env_id, dashboard_id)
+    if row is None:
+        return None
+    counts = counts_of([Finding.model_validate(one) for one in row.findings])
+    return ValidationSummary(
+        at=row.created_at,
+        task_id=row.task_id,
+        problems=counts.problems,
+        errors=counts.error,
+        warnings=counts.warning,
+        notes=counts.info,
+    )
+
+
 class DashboardHealth(BaseModel):
     env_id: str
     dashboard_id: int
@@ -44,12 +90,18 @@ class DashboardHealth(BaseModel):
     git_status: str
     git: DashboardStatus
     last_validation: str
+    validation: ValidationSummary | None = None
     status: str  # "ok" | "degraded"
     problems: list[str]
+    summary: str = Field(description="All of the above in one Russian sentence, for people")
 
 
 def dashboard_health(
-    env_id: str, dashboard: DashboardDetail, git: DashboardStatus, branch: str
+    env_id: str,
+    dashboard: DashboardDetail,
+    git: DashboardStatus,
+    branch: str,
+    validation: ValidationSummary | None = None,
 ) -> DashboardHealth:
     dataset_ids = {dataset.id for dataset in dashboard.datasets}
     charts = [
@@ -70,6 +122,17 @@ def dashboard_health(
         problems.append("у дашборда нет владельцев")
     if not dashboard.charts:
         problems.append("на дашборде нет графиков")
+    git_text = git_status_text(git, branch)
+    last = validation.text if validation else VALIDATION_NEVER_RUN
+    verdict = VERDICT_DEGRADED.format(problems="; ".join(problems)) if problems else VERDICT_OK
+    summary = SUMMARY.format(
+        title=dashboard.title,
+        env=env_id,
+        verdict=verdict,
+        git=git_text,
+        changed=human_datetime(dashboard.changed_on),
+        validation=last[:1].upper() + last[1:],
+    )
     return DashboardHealth(
         env_id=env_id,
         dashboard_id=dashboard.id,
@@ -79,9 +142,11 @@ def dashboard_health(
         owners=dashboard.owners,
         charts=charts,
         broken_charts=sum(not chart.dataset_resolves for chart in charts),
-        git_status=git_status_text(git, branch),
+        git_status=git_text,
         git=git,
-        last_validation=VALIDATION_NEVER_RUN,
+        last_validation=last,
+        validation=validation,
         status="degraded" if problems else "ok",
         problems=problems,
+        summary=summary,
     )

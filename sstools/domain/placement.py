@@ -9,9 +9,10 @@ from datetime import datetime
 import structlog
 from pydantic import BaseModel
 
+from sstools.domain.deploy import DeployError, DeploySource, PlanRequest, make_plan
 from sstools.domain.git_store import DEFAULT_BRANCH, GitStore, GitStoreError
 from sstools.domain.health import git_status_text
-from sstools.environments import Environment, Stage
+from sstools.environments import Environment, EnvironmentRegistry, Stage
 from sstools.superset import SupersetClient, SupersetError, SupersetNotFound, SupersetPool
 
 logger = structlog.get_logger(__name__)
@@ -31,6 +32,9 @@ class Placement(BaseModel):
     title: str | None = None
     changed_on: datetime | None = None
     git_status: str | None = None
+    # Whether a deploy from the source environment would change it (from a plan); None for the
+    # source itself, where it is absent or the plan could not be made.
+    differs: bool | None = None
     error: str | None = None
 
 
@@ -98,4 +102,41 @@ async def dashboard_placements(
             for env in environments
         )
     )
-    return DashboardPlacements(uuid=uuid, source_env_id=source.env.id, environments=list(rows))
+    registry = EnvironmentRegistry(environments)
+    differs = await asyncio.gather(
+        *(
+            _differs(pool, registry, git, source.env.id, row.env_id, uuid)
+            for row in rows
+            if row.present and row.env_id != source.env.id
+        )
+    )
+    compared = iter(differs)
+    rows = [
+        row.model_copy(update={"differs": next(compared)})
+        if row.present and row.env_id != source.env.id
+        else row
+        for row in rows
+    ]
+    return DashboardPlacements(uuid=uuid, source_env_id=source.env.id, environments=rows)
+
+
+async def _differs(
+    pool: SupersetPool,
+    registry: EnvironmentRegistry,
+    git: GitStore,
+    source_env_id: str,
+    target_env_id: str,
+    uuid: str,
+) -> bool | None:
+    """Whether the plan of deploying the dashboard there would change anything."""
+    request = PlanRequest(
+        dashboard_uuids=[uuid],
+        source=DeploySource(env_id=source_env_id),
+        target_env_id=target_env_id,
+    )
+    try:
+        planned = await make_plan(request, pool, registry, git)
+    except (SupersetError, DeployError, GitStoreError) as exc:
+        logger.warning("placement_plan_failed", env_id=target_env_id, error=str(exc))
+        return None
+    return planned.plan.dashboards_changed > 0

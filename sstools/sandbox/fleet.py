@@ -4,6 +4,7 @@ Layout under the sandbox folder (``SSTOOLS_SANDBOX_DIR``, default ``.sandbox``):
 
     venv/                  Superset's own virtual environment (kept between runs)
     template.db            a metadata DB initialised once, copied for each instance
+    sandbox.lock           one `up`/`reset`/`start`/`stop` at a time across processes
     secrets.env            the service account's password (mode 600)
     demo/demo.db           the demo data source
     envs/<id>/             per instance: superset.db, superset_config.py, .pid, .log
@@ -13,15 +14,11 @@ Layout under the sandbox folder (``SSTOOLS_SANDBOX_DIR``, default ``.sandbox``):
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
-import secrets
 import shutil
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,19 +28,14 @@ from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sstools.environments import Environment, Stage
+from sstools.sandbox import superset_home
 from sstools.sandbox.demo_data import create_demo_database
-from sstools.sandbox.seed import seed
+from sstools.sandbox.errors import SandboxError
+from sstools.sandbox.lock import exclusive
+from sstools.sandbox.promote import promote
+from sstools.sandbox.seed import finish, seed_dev
+from sstools.sandbox.superset_home import PASSWORD_KEY, SERVICE_ACCOUNT, Progress
 from sstools.superset import SupersetClient
-
-_REQUIREMENTS = Path(__file__).with_name("requirements.txt")
-SERVICE_ACCOUNT = "sstools_svc"
-PASSWORD_KEY = "SSTOOLS_SANDBOX_SUPERSET_PASSWORD"  # noqa: S105 - the name, not the value
-
-Progress = Callable[[str], None]
-
-
-class SandboxError(Exception):
-    """The sandbox could not be installed, started or seeded; the message says what to do."""
 
 
 class SandboxSettings(BaseSettings):
@@ -107,106 +99,21 @@ class Sandbox:
     def _pid_file(self, instance: Instance) -> Path:
         return self._env_dir(instance) / "superset.pid"
 
-    # -- install -----------------------------------------------------------------------------
+    @property
+    def _lock(self) -> Path:
+        return self.root / "sandbox.lock"
+
+    # -- install, secrets, the template metadata DB (superset_home) ---------------------------
 
     def install(self, progress: Progress = _quiet) -> None:
         """Create Superset's virtual environment once; again only if the requirements change."""
-        digest = hashlib.sha256(_REQUIREMENTS.read_bytes()).hexdigest()
-        marker = self.venv / ".sstools-requirements"
-        if marker.is_file() and marker.read_text() == digest:
-            return
-        progress("installing Apache Superset into its own virtual environment (about a minute)…")
-        started = time.monotonic()
-        shutil.rmtree(self.venv, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(self.venv)], check=True)
-        pip = [str(self.venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        result = subprocess.run(
-            [*pip, "-r", str(_REQUIREMENTS)], capture_output=True, text=True, check=False
-        )
-        if result.returncode != 0:
-            tail = "\n".join(result.stderr.splitlines()[-15:])
-            raise SandboxError(f"installing Superset failed:\n{tail}")
-        marker.write_text(digest)
-        progress(f"installed Superset in {time.monotonic() - started:.0f} s")
-
-    # -- secrets and the template metadata DB --------------------------------------------------
+        superset_home.install(self.venv, progress)
 
     def _password(self) -> SecretStr:
-        path = self.root / "secrets.env"
-        if not path.is_file():
-            self.root.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as handle:
-                handle.write(f"{PASSWORD_KEY}={secrets.token_urlsafe(24)}\n")
-        for line in path.read_text().splitlines():
-            key, _, value = line.partition("=")
-            if key.strip() == PASSWORD_KEY:
-                return SecretStr(value.strip())
-        raise SandboxError(f"{path}: no {PASSWORD_KEY}; delete the file to make a new one")
-
-    def _write_config(self, folder: Path, metadata_db: Path) -> Path:
-        folder.mkdir(parents=True, exist_ok=True)
-        key_file = folder / "secret_key"
-        if not key_file.is_file():
-            key_file.write_text(secrets.token_urlsafe(48))
-            key_file.chmod(0o600)
-        config = folder / "superset_config.py"
-        config.write_text(
-            "# Written by `sstools sandbox up`: a local, loopback-only Superset.\n"
-            f"SECRET_KEY = open({str(key_file)!r}).read().strip()\n"
-            f"SQLALCHEMY_DATABASE_URI = 'sqlite:///{metadata_db}?check_same_thread=false'\n"
-            "# Lets the demo SQLite file be a data source; keep it True in real deployments.\n"
-            "PREVENT_UNSAFE_DB_CONNECTIONS = False\n"
-            "TALISMAN_ENABLED = False\n"
-            "FAB_ADD_SECURITY_API = True\n"
-            "SUPERSET_LOAD_EXAMPLES = False\n"
-        )
-        return config
-
-    def _superset(self, config: Path, *args: str) -> None:
-        env = {**os.environ, "SUPERSET_CONFIG_PATH": str(config), "FLASK_APP": "superset"}
-        result = subprocess.run(
-            [str(self.venv / "bin" / "superset"), *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if result.returncode != 0:
-            tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
-            raise SandboxError(f"`superset {args[0]}` failed:\n{tail}")
+        return superset_home.password(self.root)
 
     def _template(self, progress: Progress) -> Path:
-        """One initialised metadata DB; each instance starts from a copy of it (not 3 inits)."""
-        template = self.root / "template.db"
-        if template.is_file():
-            return template
-        progress("initialising the Superset metadata DB…")
-        started = time.monotonic()
-        building = self.root / "template-build"
-        shutil.rmtree(building, ignore_errors=True)
-        config = self._write_config(building, building / "superset.db")
-        self._superset(config, "db", "upgrade")
-        self._superset(
-            config,
-            "fab",
-            "create-admin",
-            "--username",
-            SERVICE_ACCOUNT,
-            "--firstname",
-            "sstools",
-            "--lastname",
-            "service",
-            "--email",
-            "sstools@localhost",
-            "--password",
-            self._password().get_secret_value(),
-        )
-        self._superset(config, "init")
-        (building / "superset.db").replace(template)
-        shutil.rmtree(building, ignore_errors=True)
-        progress(f"initialised the metadata DB in {time.monotonic() - started:.0f} s")
-        return template
+        return superset_home.template(self.root, self.venv, progress)
 
     # -- processes -----------------------------------------------------------------------------
 
@@ -235,7 +142,7 @@ class Sandbox:
         if not metadata_db.is_file():
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(template, metadata_db)
-        config = self._write_config(folder, metadata_db)
+        config = superset_home.write_config(folder, metadata_db)
         if self._healthy(instance):
             raise SandboxError(
                 f"port {self._port(instance)} for {instance.env_id} is taken by another process; "
@@ -322,21 +229,30 @@ class Sandbox:
         )
 
     async def _seed_all(self, demo_uri: str) -> list[str]:
-        lines: list[str] = []
-
-        async def one(env: Environment) -> None:
-            client = SupersetClient(env, timeout_s=60.0)
-            try:
-                report = await seed(client, demo_uri, is_dev=env.stage is Stage.dev)
-            finally:
+        """Dev through the REST API, then staging and prod by importing dev's export."""
+        clients = [SupersetClient(env, timeout_s=60.0) for env in self.environments()]
+        dev = next(client for client in clients if client.env.stage is Stage.dev)
+        targets = [client for client in clients if client is not dev]
+        try:
+            # Dev's broken dataset and its drift come after the export; the order matters.
+            reports = [await seed_dev(dev, demo_uri), *await promote(dev, targets)]
+            await asyncio.gather(
+                *(
+                    finish(client, report, is_dev=client is dev)
+                    for client, report in zip([dev, *targets], reports, strict=True)
+                )
+            )
+        finally:
+            for client in clients:
                 await client.aclose()
-            lines.append(f"{env.id}: {len(report.created)} objects created")
-
-        await asyncio.gather(*(one(env) for env in self.environments()))
-        return lines
+        return [f"{report.env_id}: {len(report.created)} objects created" for report in reports]
 
     def up(self, progress: Progress = _quiet) -> None:
         """Install if needed, start what is not running, seed what is missing. Idempotent."""
+        with exclusive(self._lock):
+            self._up(progress)
+
+    def _up(self, progress: Progress) -> None:
         started = time.monotonic()
         self.install(progress)
         template = self._template(progress)
@@ -346,32 +262,75 @@ class Sandbox:
         for instance in to_start:
             self._start(instance, template)
         self._wait_healthy(list(INSTANCES))
+        seeding = time.monotonic()
         for line in asyncio.run(self._seed_all(f"sqlite:///{demo_db}")):
             progress(line)
+        progress(f"seeded in {time.monotonic() - seeding:.1f} s")
         self._write_environments_file()
         progress(
             f"sandbox up in {time.monotonic() - started:.1f} s "
             f"({len(to_start)} started, {len(INSTANCES) - len(to_start)} already running)"
         )
 
+    def _instance(self, env_id: str) -> Instance:
+        for instance in INSTANCES:
+            if instance.env_id == env_id:
+                return instance
+        known = ", ".join(instance.env_id for instance in INSTANCES)
+        raise SandboxError(f"no sandbox instance {env_id!r}; the instances are: {known}")
+
+    def _stop(self, instance: Instance) -> str:
+        pid = self._owned_pid(instance)
+        if pid is None:
+            return f"{instance.env_id}: not running"
+        group = os.getpgid(pid)
+        os.killpg(group, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        while self._owned_pid(instance) is not None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if self._owned_pid(instance) is not None:
+            os.killpg(group, signal.SIGKILL)
+        self._pid_file(instance).unlink(missing_ok=True)
+        return f"{instance.env_id}: stopped (pid {pid})"
+
     def down(self) -> list[str]:
         """Stop the instances this sandbox started (their process groups), nothing else."""
-        lines = []
-        for instance in INSTANCES:
-            pid = self._owned_pid(instance)
-            if pid is None:
-                lines.append(f"{instance.env_id}: not running")
-                continue
-            group = os.getpgid(pid)
-            os.killpg(group, signal.SIGTERM)
-            deadline = time.monotonic() + 15
-            while self._owned_pid(instance) is not None and time.monotonic() < deadline:
-                time.sleep(0.2)
-            if self._owned_pid(instance) is not None:
-                os.killpg(group, signal.SIGKILL)
-            self._pid_file(instance).unlink(missing_ok=True)
-            lines.append(f"{instance.env_id}: stopped (pid {pid})")
-        return lines
+        with exclusive(self._lock):
+            return [self._stop(instance) for instance in INSTANCES]
+
+    def stop(self, env_id: str) -> str:
+        """Stop one instance (an outage in the middle of a deploy); its content stays."""
+        instance = self._instance(env_id)
+        with exclusive(self._lock):
+            return self._stop(instance)
+
+    def start(self, env_id: str) -> str:
+        """Start one stopped instance again and wait until it is healthy; no seeding."""
+        instance = self._instance(env_id)
+        with exclusive(self._lock):
+            return self._start_one(instance)
+
+    def _start_one(self, instance: Instance) -> str:
+        if self._owned_pid(instance) is not None:
+            self._wait_healthy([instance])
+            return f"{instance.env_id}: already running"
+        if not (self._env_dir(instance) / "superset.db").is_file():
+            raise SandboxError(f"{instance.env_id} was never set up; run `sstools sandbox up`")
+        started = time.monotonic()
+        self._start(instance, self._template(_quiet))
+        self._wait_healthy([instance])
+        return f"{instance.env_id}: started, healthy in {time.monotonic() - started:.1f} s"
+
+    def reset(self, progress: Progress = _quiet) -> None:
+        """Stop every instance, forget their content, and `up` again: a freshly seeded fleet.
+
+        Superset's venv, the template metadata DB, the password and the demo data are kept.
+        """
+        with exclusive(self._lock):
+            for instance in INSTANCES:
+                progress(self._stop(instance))
+            shutil.rmtree(self.root / "envs", ignore_errors=True)
+            self._up(progress)
 
     def status(self) -> list[InstanceStatus]:
         statuses = []

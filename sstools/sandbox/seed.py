@@ -1,8 +1,10 @@
-"""Demo content, created through Superset's REST API; running it again creates nothing twice.
+"""Demo content, created in dev through Superset's REST API; running it again creates nothing twice.
 
-Every environment gets the same datasets, charts and dashboards, created in the same order (so
-«Отчёт по энергопотреблению» is dashboard 10 on a fresh instance), and then they differ the way
-real ones do: a draft exists only in dev, and dev's copy of «Energy KPIs» was edited after release.
+Dev gets the datasets, charts and dashboards in a fixed order (so «Отчёт по энергопотреблению» is
+dashboard 10); staging and prod then receive dev's released dashboards by export → import
+(:mod:`sstools.sandbox.promote`), so every object keeps dev's UUID, as in a real fleet. Afterwards
+the environments differ the way real ones do: a draft exists only in dev, dev's «Energy KPIs» was
+edited after release, and a chart lost its dataset everywhere.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ class ChartSpec:
     viz_type: str
     params: dict[str, Any]
     dashboards: tuple[str, ...]
-    dev_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,6 @@ CHARTS = (
         "echarts_timeseries_line",
         {"x_axis": "day", "time_grain_sqla": "P1W", "metrics": [_sum("consumption_mwh")]},
         (DEV_ONLY_DASHBOARD,),
-        dev_only=True,
     ),
 )
 
@@ -170,7 +170,8 @@ async def _ids_by(client: SupersetClient, resource: str, name_column: str) -> di
     return {row[name_column]: row["id"] for row in rows}
 
 
-async def seed(client: SupersetClient, demo_uri: str, *, is_dev: bool) -> SeedReport:
+async def seed_dev(client: SupersetClient, demo_uri: str) -> SeedReport:
+    """Dev's content through the REST API, the broken chart's dataset still there to export."""
     report = SeedReport(client.env.id)
 
     databases = {database.name: database.id for database in await client.list_databases()}
@@ -199,29 +200,31 @@ async def seed(client: SupersetClient, demo_uri: str, *, is_dev: bool) -> SeedRe
 
     dashboards = await _ids_by(client, "dashboard", "dashboard_title")
     for spec in DASHBOARDS:
-        if spec.dev_only and not is_dev:
-            continue
         if spec.title not in dashboards:
             body = await client.post_json(
                 "/api/v1/dashboard/",
-                {"dashboard_title": spec.title, "slug": spec.slug, "published": spec.published},
+                {
+                    "dashboard_title": spec.title,
+                    "slug": spec.slug,
+                    "published": spec.published,
+                    # What Superset's editor saves, and an import adds: dev and prod agree.
+                    "json_metadata": json.dumps({"native_filter_configuration": []}),
+                },
             )
             dashboards[spec.title] = body["id"]
             report.created.append(f"dashboard {spec.title}")
 
     charts = await _ids_by(client, "chart", "slice_name")
     for chart in CHARTS:
-        if (chart.dev_only and not is_dev) or chart.name in charts:
+        if chart.name in charts:
             continue
-        dataset_id = datasets.get(chart.table)
-        if chart.table == BROKEN_DATASET:
-            # A chart whose dataset was dropped later: the dashboard health check must notice.
+        if chart.table not in datasets:  # only the broken chart's, dropped after promotion
             body = await client.post_json(
                 "/api/v1/dataset/",
                 {"database": database_id, "table_name": chart.table, "schema": "main"},
             )
-            dataset_id = body["id"]
-        assert dataset_id is not None
+            datasets[chart.table] = body["id"]
+        dataset_id = datasets[chart.table]
         body = await client.post_json(
             "/api/v1/chart/",
             {
@@ -233,6 +236,7 @@ async def seed(client: SupersetClient, demo_uri: str, *, is_dev: bool) -> SeedRe
                     {
                         "viz_type": chart.viz_type,
                         "datasource": f"{dataset_id}__table",
+                        "annotation_layers": [],  # likewise
                         **chart.params,
                     },
                     ensure_ascii=False,
@@ -242,23 +246,29 @@ async def seed(client: SupersetClient, demo_uri: str, *, is_dev: bool) -> SeedRe
         )
         charts[chart.name] = body["id"]
         report.created.append(f"chart {chart.name}")
-        if chart.table == BROKEN_DATASET:
-            await client.delete(f"/api/v1/dataset/{dataset_id}")
+    return report
+
+
+async def finish(client: SupersetClient, report: SeedReport, *, is_dev: bool) -> None:
+    """What happened after the release, once every environment has its content."""
+    datasets = await _ids_by(client, "dataset", "table_name")
+    if BROKEN_DATASET in datasets:
+        # A chart whose dataset was dropped later: the dashboard health check must notice.
+        await client.delete(f"/api/v1/dataset/{datasets[BROKEN_DATASET]}")
+        report.created.append(f"chart without its dataset {BROKEN_DATASET}")
 
     if is_dev:
+        dashboards = await _ids_by(client, "dashboard", "dashboard_title")
         drifted = dashboards[DRIFTED_DASHBOARD]
         current = await client.get_json(f"/api/v1/dashboard/{drifted}")
         if DRIFT_MARKER not in (current["result"].get("css") or ""):
             await client.put_json(f"/api/v1/dashboard/{drifted}", {"css": DRIFT_MARKER})
             report.created.append(f"dev revision of {DRIFTED_DASHBOARD}")
 
-    await _ensure_viewer_role(client, database_id, datasets["energy_consumption"], report)
-    return report
+    await _ensure_viewer_role(client, datasets["energy_consumption"], report)
 
 
-async def _ensure_viewer_role(
-    client: SupersetClient, database_id: int, dataset_id: int, report: SeedReport
-) -> None:
+async def _ensure_viewer_role(client: SupersetClient, dataset_id: int, report: SeedReport) -> None:
     """A narrow role that may read dashboards and only the energy dataset, for permission audits."""
     roles = await client.get_json("/api/v1/security/roles/search/", query={"page_size": 100})
     if any(role["name"] == VIEWER_ROLE for role in roles.get("result", [])):

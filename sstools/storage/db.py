@@ -6,8 +6,8 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import Engine, pool
 from sqlalchemy import create_engine as create_sync_engine
-from sqlalchemy import pool
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -40,16 +40,22 @@ def _ensure_sqlite_folder(url: str) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
+def create_blocking_engine(database_url: str) -> Engine:
+    """A synchronous engine, for code off the event loop (WAL setup, durable-task workflows)."""
+    sqlite = make_url(database_url).get_backend_name() == "sqlite"
+    return create_sync_engine(
+        _with_driver(database_url, asynchronous=False),
+        poolclass=pool.NullPool if sqlite else pool.QueuePool,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S} if sqlite else {},
+    )
+
+
 def _use_wal(database_url: str) -> None:
     """SQLite in write-ahead-log mode: readers never wait for the writer (persists in the file)."""
     parsed = make_url(database_url)
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return
-    engine = create_sync_engine(
-        _with_driver(database_url, asynchronous=False),
-        poolclass=pool.NullPool,
-        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S},
-    )
+    engine = create_blocking_engine(database_url)
     try:
         with engine.connect() as connection:
             connection.exec_driver_sql("PRAGMA journal_mode=WAL")

@@ -115,3 +115,67 @@ class Confirmation(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
     decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+
+
+class TaskRecord(Base):
+    """A durable task as users see it; the workflow itself lives in DBOS's system database."""
+
+    __tablename__ = "tasks"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    workflow: Mapped[str] = mapped_column(String(255))
+    objects: Mapped[list[str]] = mapped_column(JSON, default=list)
+    env_id: Mapped[str] = mapped_column(String(64), index=True)
+    source: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    started_by: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(String, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)
+    started_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+
+
+class TaskClaim(Base):
+    """One object a running task writes; the primary key lets only one task hold it."""
+
+    __tablename__ = "task_claims"
+
+    env_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    object_key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    task_id: Mapped[str] = mapped_column(String(64), index=True)
+
+
+class DashboardValidation(Base):
+    """One finished validation run of a dashboard in an environment; the newest is «последняя»."""
+
+    __tablename__ = "dashboard_validations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    env_id: Mapped[str] = mapped_column(String(64), index=True)
+    dashboard_id: Mapped[int] = mapped_column(Integer, index=True)
+    dashboard_uuid: Mapped[str] = mapped_column(String(64))
+    title: Mapped[str] = mapped_column(String(500))
+    task_id: Mapped[str] = mapped_column(String(64), unique=True)  # a replayed step stores once
+    review: Mapped[str] = mapped_column(String(500))
+    findings: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)
+
+
+class DashboardDocument(Base):
+    """A generated markdown document of a dashboard, as also committed to git."""
+
+    __tablename__ = "dashboard_documents"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    env_id: Mapped[str] = mapped_column(String(64), index=True)
+    dashboard_id: Mapped[int] = mapped_column(Integer, index=True)
+    dashboard_uuid: Mapped[str] = mapped_column(String(64))
+    task_id: Mapped[str] = mapped_column(String(64), unique=True)
+    author: Mapped[str] = mapped_column(String(16))  # "model" | "template"
+    markdown: Mapped[str] = mapped_column(String)
+    git_path: Mapped[str] = mapped_column(String(255))
+    git_commit: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)

@@ -163,6 +163,25 @@ class SupersetClient(SupersetSession):
         )
         return DatasetDetail.from_api(body["result"], related=related)
 
+    async def create_dataset(
+        self, database_id: int, table_name: str, *, schema: str | None, sql: str | None = None
+    ) -> int:
+        """A physical dataset over ``schema.table_name``, or a virtual one when ``sql`` is given;
+        its new id."""
+        body: dict[str, Any] = {"database": database_id, "table_name": table_name}
+        if schema is not None:
+            body["schema"] = schema
+        if sql is not None:
+            body["sql"] = sql
+        created = await self.post_json("/api/v1/dataset/", body)
+        return int(created["id"])
+
+    async def chart_params(self, chart_id: int) -> dict[str, Any]:
+        """A chart's saved form data (``params``), as Superset keeps it."""
+        raw = (await self.get_json(f"/api/v1/chart/{chart_id}"))["result"].get("params")
+        params = json.loads(raw) if isinstance(raw, str) and raw else {}
+        return params if isinstance(params, dict) else {}
+
     # -- databases and SQL -------------------------------------------------------------------
 
     async def list_databases(self) -> list[Database]:

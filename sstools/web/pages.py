@@ -13,6 +13,7 @@ from fastapi.templating import Jinja2Templates
 
 from sstools.auth.deps import SESSION_COOKIE, resolve_principal
 from sstools.auth.tokens import InvalidToken, Principal
+from sstools.dates import human_datetime
 from sstools.deps import ServicesDep, SessionDep, SupersetId
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.datasets import dataset_with_review
@@ -20,7 +21,6 @@ from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.environments import Environment
 from sstools.services import Services
 from sstools.superset import SupersetError
-from sstools.web.dates import human_datetime
 from sstools.web.strings import UI
 
 templates = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
@@ -186,7 +186,7 @@ async def dashboard_page(
 ) -> HTMLResponse:
     env = _environment(services, env_id)
     overview = await dashboard_overview(
-        services.superset.client(env.id), services.git, dashboard_id
+        services.superset.client(env.id), services.git, dashboard_id, services.sessions
     )
     dashboard = overview.dashboard
     route = f"/dashboards/{dashboard_id}"

@@ -150,12 +150,12 @@ async def test_agtl_fr_002_write_is_never_retried_and_carries_an_idempotency_key
     executor: ToolExecutor, fault: tuple[FaultServer, str], waits: list[float]
 ) -> None:
     server, _ = fault
-    server.plan["/api/dashboards/10/deploy"] = [503, 200]
+    server.plan["/api/deploy"] = [503, 200]
     result = await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
     assert result.outcome is Outcome.error
     assert result.attempts == 1
     assert waits == []
-    assert server.calls["/api/dashboards/10/deploy"] == 1
+    assert server.calls["/api/deploy"] == 1
     assert server.headers[-1]["idempotency-key"] == "cf_key"
 
 
@@ -174,12 +174,12 @@ async def test_agtl_fr_004_a_hanging_read_times_out_clearly(
 async def test_agtl_fr_004_a_hanging_write_has_unknown_status(
     executor: ToolExecutor, fault: tuple[FaultServer, str]
 ) -> None:
-    fault[0].plan["/api/dashboards/10/deploy"] = ["hang"]
+    fault[0].plan["/api/deploy"] = ["hang"]
     result = await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
     assert result.outcome is Outcome.unknown
     assert "статус операции неизвестен — проверьте статус" in (result.message or "")
     assert "get_task_status" in json.loads(result.content)["error"]
-    assert fault[0].calls["/api/dashboards/10/deploy"] == 1
+    assert fault[0].calls["/api/deploy"] == 1
 
 
 async def test_expired_session_is_reported_without_retry(

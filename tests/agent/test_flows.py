@@ -117,6 +117,7 @@ async def test_old_history_without_context_degrades_to_unavailable(make_agent: A
         "get_git_status",
         "list_branches",
         "superset_format_sql",
+        "rollback_deploy",  # names its environment; the server checks it against the task
     }
 
 
@@ -385,9 +386,9 @@ async def test_show_capabilities_says_what_is_hidden_and_why(make_agent: Any) ->
         await read_events(agent.client, cid, agent.auth(Role.analyst))
     capabilities = json.loads(str(agent.model.prompts[-1][-1].content))
     why = {item["tool"]: item["why"] for item in capabilities["hidden"]}
-    assert why["deploy_dashboard"] == "требует роль engineer"
+    assert why["deploy_dashboard"] == "нужна роль «инженер»"
     assert why["get_health_summary"] == "нужно выбрать окружение"
-    assert why["superset_execute_sql"] == "не относится к объекту «dashboard»"
+    assert why["superset_execute_sql"] == "не относится к дашборду"
     assert [item["tool"] for item in capabilities["available"]] == ["show_capabilities"]
 
 

@@ -89,6 +89,7 @@ def test_story2_acceptance3_reads_get_a_green_card_only_when_hitl_confirms_reads
         (5, "5 дашбордов будут изменены"),
         (11, "11 дашбордов будут изменены"),
         (22, "22 дашборда будут изменены"),
+        (0, "изменений нет: ни один дашборд не изменится"),
     ],
 )
 def test_impact_scope_in_russian(count: int, text: str) -> None:

@@ -40,6 +40,18 @@ def _plan(text: str, object_type: str | None, role: Role = Role.engineer) -> AIM
         ("какой статус?", "dashboard", "get_health_summary", {}),
         ("найди дашборды про энергию", "dashboard", "search_dashboards", {"query": "энергию"}),
         ("выкати его на prod", "dashboard", "deploy_dashboard", {"target_env_id": "prod"}),
+        (
+            "разверни этот дашборд в prod",
+            "dashboard",
+            "deploy_dashboard",
+            {"target_env_id": "prod"},
+        ),
+        (
+            "откати выкатку 0123456789abcdef0123456789abcdef в prod",
+            None,
+            "rollback_deploy",
+            {"task_id": "0123456789abcdef0123456789abcdef", "env_id": "prod"},
+        ),
         ("кто имеет доступ?", "dataset", "superset_audit_permissions", {}),
         (
             "выполни `delete from t where a > 100`",
@@ -110,4 +122,5 @@ def test_planner_renders_results_readably_and_says_it_is_offline() -> None:
         ]
     )
     assert str(reply.content).startswith("(офлайн-режим")
-    assert "- Отчёт (id: 10)" in str(reply.content)
+    assert "Найдено: 1 дашборд." in str(reply.content)
+    assert "[Отчёт](/dashboards/10) (#10)" in str(reply.content)

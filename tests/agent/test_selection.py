@@ -44,10 +44,12 @@ def _context(object_type: str | None, env_id: str | None = "ss-dev") -> UIContex
     )
 
 
-def test_catalogue_has_the_22_tools_of_the_design() -> None:
-    assert len(CATALOGUE) == 22
+def test_catalogue_has_the_22_tools_of_the_design_rollback_and_restore() -> None:
+    assert len(CATALOGUE) == 24
     assert {
         "deploy_dashboard",
+        "rollback_deploy",
+        "restore_backup",
         "execute_migration",
         "create_branch",
         "commit_changes",
@@ -74,8 +76,9 @@ def test_story1_acceptance4_dataset_context_offers_exactly_the_dataset_tools(rol
 def test_story1_acceptance6_no_object_offers_everything_the_role_allows() -> None:
     assert set(select_tools(Role.admin, _context(None)).offered) == set(CATALOGUE)
     engineer = select_tools(Role.engineer, _context(None))
-    assert set(engineer.offered) == set(CATALOGUE) - {"run_backup"}
+    assert set(engineer.offered) == set(CATALOGUE) - {"run_backup", "restore_backup"}
     assert engineer.hidden["run_backup"].reason is HiddenBecause.role
+    assert engineer.hidden["restore_backup"].reason is HiddenBecause.role
 
 
 @pytest.mark.parametrize("object_type", ["dashboard", "dataset", "migration", None])
@@ -134,3 +137,12 @@ async def test_tools_endpoint_shows_what_the_caller_would_be_offered(
     assert bad.status_code == 422
     unknown = await client.get("/api/agent/tools?envId=nowhere", headers=auth(Role.analyst))
     assert unknown.status_code == 404
+
+
+def test_a_conversation_that_started_a_task_may_follow_it_from_a_dashboard_page() -> None:
+    # The spec's dashboard set stays exact, until a task started here needs following.
+    before = select_tools(Role.engineer, _context("dashboard"))
+    after = select_tools(Role.engineer, _context("dashboard"), following_task=True)
+    assert set(before.offered) == DASHBOARD_SET
+    assert set(after.offered) == DASHBOARD_SET | {"get_task_status"}
+    assert after.hidden["superset_execute_sql"].reason is HiddenBecause.context

@@ -43,8 +43,9 @@ TEMPLATES = {
     ("GET", f"{DASHBOARD}/health"),
     ("POST", f"{DASHBOARD}/validate"),
     ("POST", f"{DASHBOARD}/document"),
-    ("POST", f"{DASHBOARD}/deploy"),
-    ("POST", f"{DASHBOARD}/deploy/preview"),
+    ("POST", "/api/deploy"),
+    ("POST", "/api/deploy/plan"),
+    ("POST", "/api/deploy/{task_id}/rollback"),
     # Decoys a traversal would aim at.
     ("GET", "/api/users"),
     ("GET", "/api/auth/me"),
@@ -168,10 +169,12 @@ def intended(tool: str, args: Any, call_scope: CallScope, *, preview: bool = Fal
         )
     if tool == "get_task_status":
         return Hit("GET", "/api/tasks/{task_id}", {"task_id": args.task_id}, [])
-    dashboard = {"dashboard_id": str(args.dashboard_id or call_scope.object_id)}
+    if tool == "rollback_deploy":
+        return Hit("POST", "/api/deploy/{task_id}/rollback", {"task_id": args.task_id}, [])
     if tool == "deploy_dashboard":
-        suffix = "deploy/preview" if preview else "deploy"
-        return Hit("POST", f"{DASHBOARD}/{suffix}", dashboard, [])
+        # The dashboard goes in the body: the route has no segment a value could bend.
+        return Hit("POST", "/api/deploy/plan" if preview else "/api/deploy", {}, [])
+    dashboard = {"dashboard_id": str(args.dashboard_id or call_scope.object_id)}
     suffix, method = {
         "get_health_summary": ("health", "GET"),
         "run_llm_validation": ("validate", "POST"),
@@ -230,6 +233,10 @@ CALLS = st.one_of(
         ),
     ),
     st.tuples(st.just("get_task_status"), st.fixed_dictionaries({"task_id": names})),
+    st.tuples(
+        st.just("rollback_deploy"),
+        st.fixed_dictionaries({"task_id": names, "env_id": st.just("ss-prod")}),
+    ),
     *[
         st.tuples(st.just(tool), st.fixed_dictionaries({}, optional={"dashboard_id": ids}))
         for tool in ("get_health_summary", "run_llm_validation", "run_llm_documentation")
@@ -261,6 +268,7 @@ async def test_every_path_argument_reaches_only_its_route(
         ("superset_explore_database", "schema_name", {"database_id": 1}),
         ("superset_explore_database", "table", {"database_id": 1, "schema_name": "public"}),
         ("get_task_status", "task_id", {}),
+        ("rollback_deploy", "task_id", {"env_id": "ss-prod"}),
     ],
 )
 async def test_known_traversal_payloads_are_refused_or_encoded(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
 from sstools.app import create_app
@@ -20,6 +21,7 @@ from sstools.config import Settings
 from sstools.sandbox import Sandbox
 from sstools.testing import CHROMIUM, CHROMIUM_ARGS, LiveServer, Script, ScriptedChatModel
 from tests.conftest import make_settings, seed_users
+from tests.integration.deploy_support import Superset, restore, superset  # noqa: F401  (fixtures)
 
 CHROMIUM_INSTALLED = Path(CHROMIUM).exists()
 
@@ -106,10 +108,15 @@ class Site:
 def site(settings: Settings, browser: Browser) -> Callable[..., Any]:
     @asynccontextmanager
     async def open_site(
-        script: Script, port: int | None = None, model: ScriptedChatModel | None = None
+        script: Script,
+        port: int | None = None,
+        model: ScriptedChatModel | None = None,
+        routes: Callable[[FastAPI], None] | None = None,
     ) -> AsyncIterator[Site]:
         model = model or ScriptedChatModel(script=script)
         app = create_app(settings, chat_model=model)
+        if routes is not None:  # a test's own route on the same app (e.g. starting a task)
+            routes(app)
         with LiveServer(app, port=port) as server:
             yield Site(server, model, settings, browser)
 
@@ -126,3 +133,12 @@ async def screenshot(page: Page, name: str) -> None:
     folder = os.environ.get("SSTOOLS_SCREENSHOTS")
     if folder:
         await page.screenshot(path=f"{folder}/{name}.png")
+
+
+async def staging_twin(clients: Superset) -> tuple[str, int]:
+    """ss-dev's dashboard 10 in staging (matched by UUID): its UUID and its id there."""
+    source = await clients("ss-dev").find_dashboard("id", 10)
+    assert source is not None
+    found = await clients("staging").find_dashboard("uuid", source[0])
+    assert found is not None, "staging lacks ss-dev's dashboard 10: is the sandbox seeded?"
+    return source[0], found[1].id

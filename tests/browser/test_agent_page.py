@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
@@ -77,6 +78,13 @@ async def test_aggrd_fr_002_story2_prod_card_is_destructive_and_staging_card_is_
         await expect(card.locator(".badge")).to_have_text("⚠️ PRODUCTION")
         await expect(card.locator(".card-prompt")).to_contain_text("⚠️ PRODUCTION")
         await expect(card.locator(".card-impact")).to_contain_text("Влияние")
+        # The plan the approval applies: short on the card, whole in the title.
+        await expect(card.locator(".card-digest")).to_have_text(
+            re.compile(r"^План: [0-9a-f]{12}…$")
+        )
+        await expect(card.locator(".card-digest")).to_have_attribute(
+            "title", re.compile(r"[0-9a-f]{64}$")
+        )
         await expect(card.locator("button.danger")).to_have_text("Подтвердить")
         await expect(card).to_be_focused()
         await screenshot(page, "card-prod")

@@ -7,7 +7,10 @@ from typing import Any
 from playwright.async_api import expect
 
 from sstools.testing import answer
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, staging_twin
+from tests.integration.deploy_support import Superset
+
+HOTFIX = "/* a hotfix made in staging */"
 
 
 async def test_the_environments_table_and_deploy_open_the_agent_with_a_prefilled_request(
@@ -37,3 +40,27 @@ async def test_the_environments_table_and_deploy_open_the_agent_with_a_prefilled
         )
         await expect(page.locator(".msg")).to_have_count(0)  # prefilled, not sent
         assert s.console_errors == []
+
+
+async def test_differs_column_says_which_environments_a_deploy_would_change(
+    site: Any, superset: Superset
+) -> None:
+    """A hotfix in staging: staging differs from ss-dev («да»), prod does not («нет»)."""
+    staging = superset("staging")
+    _, staging_id = await staging_twin(superset)
+    path = f"/api/v1/dashboard/{staging_id}"
+    before = str((await staging.get_json(path))["result"]["css"] or "")
+    await staging.put_json(path, {"css": HOTFIX})
+    try:
+        async with site(answer("не используется")) as s:
+            page = await s.page("/dashboards/10?env_id=ss-dev")
+            table = page.locator("#placements table")
+            await expect(table.locator("thead")).to_contain_text("Отличается от источника")
+            differs = table.locator("td.differs")
+            await expect(table.locator('tr[data-env-id="staging"] td.differs')).to_have_text("да")
+            await expect(table.locator('tr[data-env-id="prod"] td.differs')).to_have_text("нет")
+            await expect(table.locator('tr[data-env-id="ss-dev"] td.differs')).to_have_text("—")
+            await expect(differs).to_have_count(3)
+            await screenshot(page, "dashboard-differs")
+    finally:
+        await staging.put_json(path, {"css": before})

@@ -11,6 +11,7 @@ import pytest
 from sstools.config import Settings
 from sstools.sandbox import Sandbox
 from tests.conftest import app_client, make_settings, seed_users
+from tests.integration.deploy_support import restore, superset  # noqa: F401  (fixtures)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

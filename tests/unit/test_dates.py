@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from sstools.web.dates import human_datetime
+from sstools.dates import human_datetime
 from sstools.web.pages import templates
 
 MONTHS = [

@@ -153,3 +153,25 @@ async def test_concurrent_commits_queue_instead_of_interleaving(
     history = [entry.commit for entry in Repo(str(settings.git_dir)).get_walker()]
     assert len(history) == 7  # one each, in a line, after the empty first commit
     assert all(len(commit.parents) == 1 for commit in history[:-1])
+
+
+def test_writers_in_many_threads_each_with_its_own_handle_all_land(tmp_path: Path) -> None:
+    # Task steps open the repository on their own (another thread, another event loop): their
+    # commits must queue, not fail on git's ref lock or on a moved branch.
+    from concurrent.futures import ThreadPoolExecutor
+
+    def write(number: int) -> str | None:
+        repository = Repository(tmp_path / "git")
+        commit, _ = repository.commit(
+            DEFAULT_BRANCH, {f"docs/{number}.md": b"x"}, f"doc {number}", "a <a@x>"
+        )
+        return commit.id if commit else None
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        commits = list(pool.map(write, range(16)))
+
+    assert None not in commits
+    _, files = Repository(tmp_path / "git").read(
+        DEFAULT_BRANCH, [f"docs/{number}.md" for number in range(16)]
+    )
+    assert len(files) == 16

@@ -1,6 +1,6 @@
-"""The tool catalogue: importing this package registers all 22 tools."""
+"""The tool catalogue: importing this package registers all 23 tools."""
 
-from sstools.agent.tools import dashboards, datasets, migrations, operations
+from sstools.agent.tools import dashboards, datasets, deploys, operations
 from sstools.agent.tools.spec import (
     CATALOGUE,
     CallScope,
@@ -21,6 +21,6 @@ __all__ = [
     "ToolSpec",
     "dashboards",
     "datasets",
-    "migrations",
+    "deploys",
     "operations",
 ]

@@ -1,4 +1,4 @@
-"""Dashboard tools: search, health, deploy, LLM validation and documentation."""
+"""Dashboard tools: search, health, LLM validation and documentation."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from sstools.agent.tools.spec import (
     env_param,
     object_id,
 )
-from sstools.auth.roles import Role
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 DASHBOARDS = "/api/dashboards"
@@ -72,54 +71,19 @@ def get_health_summary(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     )
 
 
-class DeployArgs(ToolArgs):
-    dashboard_id: ObjectId | None = Field(default=None, description="Defaults to the context")
-    target_env_id: str = Field(max_length=64, description="Environment id to deploy to")
-
-
-def _deploy_target(args: DeployArgs, scope: CallScope) -> str:
-    return args.target_env_id
-
-
-def _deploy_body(args: DeployArgs, scope: CallScope) -> tuple[int, dict[str, str | None]]:
-    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    return dashboard, {"source_env_id": scope.env_id, "target_env_id": args.target_env_id}
-
-
-def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
-    dashboard, body = _deploy_body(args, scope)
-    return ToolRequest(
-        method="POST", path=api_path(DASHBOARDS, dashboard, "deploy", "preview"), json_body=body
-    )
-
-
-@assistant_tool(
-    title="Выкатка дашборда",
-    kind=ToolKind.write,
-    min_role=Role.engineer,
-    needs_env=True,
-    affinity=(D,),
-    keywords=("выкати", "выкатить", "деплой", "задеплой", "deploy", "опубликуй"),
-    preview=_deploy_preview,
-    target_env=_deploy_target,
-)
-def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
-    """Deploy a dashboard from the current environment to another one (e.g. to prod)."""
-    dashboard, body = _deploy_body(args, scope)
-    return ToolRequest(
-        method="POST", path=api_path(DASHBOARDS, dashboard, "deploy"), json_body=body
-    )
-
-
 @assistant_tool(
     title="LLM-проверка дашборда",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D,),
     keywords=("проверь", "проверка", "валидация", "validate", "ошибки"),
+    starts_task=True,
 )
 def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
-    """Start an LLM review of a dashboard's charts and queries; returns a task id."""
+    """Start validating a dashboard as a task: missing datasets, chart queries that fail in
+    Superset, empty dashboard, datasets without a database, missing owners or descriptions,
+    unpublished in prod, plus the model's review when one is configured. Findings have a
+    severity, the object and a fix hint; follow the task with get_task_status."""
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
         method="POST", path=api_path(DASHBOARDS, dashboard, "validate"), params=env_param(scope)
@@ -132,9 +96,12 @@ def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     needs_env=True,
     affinity=(D,),
     keywords=("документация", "задокументируй", "описание", "document", "docs"),
+    starts_task=True,
 )
 def run_llm_documentation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
-    """Start writing documentation for a dashboard with the LLM; returns a task id."""
+    """Start writing a dashboard's markdown documentation as a task (purpose, charts with
+    datasets and metrics, filters, owners, where deployed, git status), by the model or a
+    template, committed to git as docs/<uuid>.md; follow the task with get_task_status."""
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
         method="POST", path=api_path(DASHBOARDS, dashboard, "document"), params=env_param(scope)

@@ -29,16 +29,44 @@ class ExploreArgs(ToolArgs):
 
 
 @assistant_tool(
-    title="Обзор базы данных",
+    title="Обзор базы данных и датасета",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(S,),
-    keywords=("база", "схема", "таблицы", "колонки", "столбцы", "database", "schema", "tables"),
+    keywords=(
+        "база",
+        "схема",
+        "таблицы",
+        "колонки",
+        "столбцы",
+        "метрики",
+        "проблемы",
+        "маппинги",
+        "зависимости",
+        "ревью",
+        "расскажи",
+        "обзор",
+        "database",
+        "schema",
+        "tables",
+        "problems",
+        "overview",
+    ),
 )
 def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolRequest:
-    """Drill into databases: no arguments lists databases; then schemas, tables, columns."""
+    """On a dataset's page with no arguments: that dataset's overview — its database and table,
+    columns and metrics, dependent charts and dashboards, review status and problems found
+    (columns charts use that no longer exist, no owner, never reviewed). Elsewhere, or to drill
+    down: no arguments lists databases; then database_id → schemas, tables, columns."""
     params = env_param(scope)
     if args.database_id is None:
+        in_dataset = scope.object_type is S and scope.object_id is not None
+        if in_dataset and args.schema_name is None and args.table is None:
+            return ToolRequest(
+                method="GET",
+                path=api_path("/api/datasets", object_id(None, scope, S, "dataset"), "overview"),
+                params=params,
+            )
         return ToolRequest(method="GET", path="/api/databases", params=params)
     database = ("/api/databases", args.database_id, "schemas")
     if args.schema_name is None:
@@ -82,7 +110,7 @@ class AuditArgs(ToolArgs):
     kind=ToolKind.read,
     needs_env=True,
     affinity=(S,),
-    keywords=("права", "доступ", "роли", "кто видит", "permissions", "access", "проблемы"),
+    keywords=("права", "доступ", "роли", "кто видит", "permissions", "access"),
 )
 def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest:
     """Which Superset roles can reach a dataset (or dashboard, database) and through which grant."""
@@ -137,8 +165,18 @@ def superset_execute_sql(args: ExecuteSqlArgs, scope: CallScope) -> ToolRequest:
 
 class CreateDatasetArgs(ToolArgs):
     database_id: ObjectId
-    table_name: str = Field(min_length=1, max_length=256)
-    schema_name: str | None = Field(default=None, max_length=256)
+    schema_name: str | None = Field(
+        default=None, min_length=1, max_length=250, description="Required with table"
+    )
+    table: str | None = Field(
+        default=None, min_length=1, max_length=250, description="Physical: the table to wrap"
+    )
+    sql: str | None = Field(
+        default=None, min_length=1, max_length=20_000, description="Virtual: one read-only query"
+    )
+    name: str | None = Field(
+        default=None, min_length=1, max_length=250, description="Virtual: the dataset's name"
+    )
 
 
 @assistant_tool(
@@ -150,14 +188,15 @@ class CreateDatasetArgs(ToolArgs):
     keywords=("создай", "создать", "новый", "create"),
 )
 def superset_create_dataset(args: CreateDatasetArgs, scope: CallScope) -> ToolRequest:
-    """Create a Superset dataset over a table."""
-    return ToolRequest(
-        method="POST",
-        path="/api/datasets",
-        params=env_param(scope),
-        json_body={
-            "database_id": args.database_id,
-            "table_name": args.table_name,
-            "schema": args.schema_name,
-        },
-    )
+    """Create a dataset: physical (database_id, schema_name, table) or virtual (database_id,
+    sql, name; the SQL must only read). Refused: a missing table, a name taken, SQL that writes."""
+    body: dict[str, object] = {**env_param(scope), "database_id": args.database_id}
+    if args.schema_name is not None:
+        body["schema"] = args.schema_name
+    if args.sql is not None:
+        body |= {"sql": args.sql, "name": args.name}
+    else:
+        if args.table is None:
+            raise ToolArgumentError("укажите table (таблицу) или sql и name (виртуальный датасет)")
+        body["table"] = args.table
+    return ToolRequest(method="POST", path="/api/datasets", json_body=body)

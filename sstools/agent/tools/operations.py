@@ -9,13 +9,16 @@ from sstools.agent.tools.paths import ObjectId, TaskId, api_path
 from sstools.agent.tools.spec import (
     CallScope,
     ToolArgs,
+    ToolArgumentError,
     ToolKind,
     ToolRequest,
     assistant_tool,
     env_param,
 )
 from sstools.auth.roles import Role
+from sstools.domain.backups.archive import BACKUP_ID_PATTERN
 from sstools.domain.git_store.names import BranchName
+from sstools.environments import ENV_ID_PATTERN
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 
@@ -67,9 +70,11 @@ def list_tasks(args: NoArgs, scope: CallScope) -> ToolRequest:
     min_role=Role.admin,
     needs_env=True,
     keywords=("бэкап", "резервная", "копия", "backup"),
+    starts_task=True,
 )
 def run_backup(args: NoArgs, scope: CallScope) -> ToolRequest:
-    """Back up the current environment's dashboards, charts and datasets."""
+    """Back up the current environment (every dashboard, chart, dataset and database, without
+    passwords) into a verified archive; returns a task id to follow with get_task_status."""
     return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
 
 
@@ -82,6 +87,52 @@ def run_backup(args: NoArgs, scope: CallScope) -> ToolRequest:
 def list_backups(args: NoArgs, scope: CallScope) -> ToolRequest:
     """Backups of the current environment."""
     return ToolRequest(method="GET", path="/api/backups", params=env_param(scope))
+
+
+class RestoreArgs(ToolArgs):
+    backup_id: str = Field(
+        max_length=100,
+        pattern=BACKUP_ID_PATTERN,
+        description="The backup's id from list_backups, e.g. ss-dev.20261130T051038123456Z",
+    )
+    target_env_id: str = Field(
+        max_length=64, pattern=ENV_ID_PATTERN, description="Environment to restore it into"
+    )
+
+
+def _restore_target(args: RestoreArgs, scope: CallScope) -> str:
+    return args.target_env_id
+
+
+def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
+    return ToolRequest(
+        method="POST",
+        path=api_path("/api/backups", args.backup_id, "restore", "plan"),
+        json_body={"target_env_id": args.target_env_id},
+    )
+
+
+@assistant_tool(
+    title="Восстановление из резервной копии",
+    kind=ToolKind.write,
+    min_role=Role.admin,
+    affinity=(M,),
+    keywords=("восстанови", "восстановление", "восстановить", "restore"),
+    preview=_restore_preview,
+    target_env=_restore_target,
+    starts_task=True,
+)
+def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
+    """Restore a backup (from list_backups) into an environment: its dashboards, charts and
+    datasets are imported over the environment's, databases are never changed; returns a task
+    id to follow with get_task_status."""
+    if scope.plan_digest is None:  # the card showed no plan: never apply one nobody saw
+        raise ToolArgumentError("нет оценки восстановления: повторите, чтобы увидеть план")
+    return ToolRequest(
+        method="POST",
+        path=api_path("/api/backups", args.backup_id, "restore"),
+        json_body={"target_env_id": args.target_env_id, "digest": scope.plan_digest},
+    )
 
 
 class BranchArgs(ToolArgs):

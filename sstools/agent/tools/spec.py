@@ -30,11 +30,13 @@ class ToolArgs(BaseModel):
 
 
 class CallScope(BaseModel):
-    """What a call knows besides its arguments: the UIContext's environment and object."""
+    """What a call knows besides its arguments: the UIContext's environment and object, and,
+    once a person approved a card, the digest of the plan that card showed."""
 
     env_id: str | None = None
     object_type: ObjectType | None = None
     object_id: int | None = None
+    plan_digest: str | None = None
 
 
 class ToolRequest(BaseModel):
@@ -67,6 +69,7 @@ class ToolSpec:
     preview: Builder | None = None  # read-only call that estimates a write's impact
     classify: Callable[[Any], ToolKind] | None = None  # per-call kind (e.g. SQL)
     target_env: Callable[[Any, CallScope], str | None] | None = None
+    starts_task: bool = False  # answers 202 with the task record; get_task_status follows it
     write_role: Role = Role.engineer
 
     def kind_for(self, args: ToolArgs) -> ToolKind:
@@ -111,6 +114,7 @@ def assistant_tool(
     preview: Builder | None = None,
     classify: Callable[[Any], ToolKind] | None = None,
     target_env: Callable[[Any, CallScope], str | None] | None = None,
+    starts_task: bool = False,
 ) -> Callable[[Builder], Builder]:
     """Register the decorated builder as a tool; its docstring is the model-facing description."""
 
@@ -135,6 +139,7 @@ def assistant_tool(
             preview=preview,
             classify=classify,
             target_env=target_env,
+            starts_task=starts_task,
         )
         return function
 

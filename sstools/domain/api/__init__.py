@@ -3,15 +3,20 @@
 from fastapi import APIRouter
 
 from sstools.domain.api import (
+    apply,
+    backups,
     dashboards,
     databases,
     datasets,
+    deploy,
     environments,
     git,
     permissions,
     sql,
+    validation,
 )
 
 router = APIRouter()
-for module in (environments, dashboards, datasets, databases, sql, permissions, git):
+_MODULES = (environments, dashboards, datasets, databases, sql, permissions, git, deploy, apply)
+for module in (*_MODULES, backups, validation):
     router.include_router(module.router)

@@ -41,9 +41,13 @@ async def get_dashboard(
 
 @router.get("/{dashboard_id}/health")
 async def get_dashboard_health(
-    dashboard_id: DashboardId, superset: SupersetDep, git: GitDep, user: CurrentUser
+    dashboard_id: DashboardId,
+    superset: SupersetDep,
+    git: GitDep,
+    services: ServicesDep,
+    user: CurrentUser,
 ) -> DashboardHealth:
-    return (await dashboard_overview(superset, git, dashboard_id)).health
+    return (await dashboard_overview(superset, git, dashboard_id, services.sessions)).health
 
 
 @router.get("/{dashboard_id}/environments")

@@ -1,16 +1,32 @@
-"""``/api/datasets``: search, details with dependencies, and our review verdict."""
+"""``/api/datasets``: search, details with dependencies, overview, our review verdict, create."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
-from pydantic import BaseModel
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel, Field
 
 from sstools.auth.deps import CurrentUser, EngineerUser
-from sstools.deps import SessionDep, SettingsDep, SupersetDep, SupersetId
-from sstools.domain.datasets import DatasetWithReview, dataset_with_review
+from sstools.deps import (
+    ServicesDep,
+    SessionDep,
+    SettingsDep,
+    SupersetDep,
+    SupersetId,
+    find_environment,
+)
+from sstools.domain.datasets import (
+    CreatedDataset,
+    DatasetOverview,
+    DatasetRefused,
+    DatasetWithReview,
+    create_dataset,
+    dataset_overview,
+    dataset_with_review,
+)
 from sstools.domain.reviews import Review, ReviewStatus, set_review
+from sstools.environments import ENV_ID_PATTERN
 from sstools.storage import audit
 from sstools.superset.models import DatasetSummary, Page
 
@@ -21,6 +37,36 @@ DatasetId = SupersetId
 
 class ReviewRequest(BaseModel):
     status: ReviewStatus
+
+
+Name = Field(default=None, min_length=1, max_length=250)
+
+
+class CreateRequest(BaseModel):
+    """Physical: ``schema`` and ``table``. Virtual: ``sql`` and ``name`` (``schema`` optional)."""
+
+    env_id: str = Field(max_length=64, pattern=ENV_ID_PATTERN)
+    database_id: int = Field(ge=1, le=2**31 - 1)
+    schema_: str | None = Field(default=None, alias="schema", min_length=1, max_length=250)
+    table: str | None = Name
+    sql: str | None = Field(default=None, min_length=1, max_length=100_000)
+    name: str | None = Name
+
+
+def _unprocessable(field: str, message: str) -> HTTPException:
+    return HTTPException(422, [{"loc": ["body", field], "msg": message, "type": "value_error"}])
+
+
+def _shape(body: CreateRequest) -> None:
+    """Exactly one of the two kinds, with what that kind needs, each gap naming its field."""
+    if body.sql is None and body.table is None:
+        raise _unprocessable("table", "give table (a physical dataset) or sql and name (virtual)")
+    if body.sql is not None and body.table is not None:
+        raise _unprocessable("table", "give table or sql, not both")
+    if body.sql is not None and body.name is None:
+        raise _unprocessable("name", "a virtual dataset needs a name")
+    if body.table is not None and body.schema_ is None:
+        raise _unprocessable("schema", "a physical dataset needs the table's schema")
 
 
 @router.get("")
@@ -42,6 +88,50 @@ async def get_dataset(
     dataset_id: DatasetId, superset: SupersetDep, session: SessionDep, user: CurrentUser
 ) -> DatasetWithReview:
     return await dataset_with_review(superset, session, dataset_id)
+
+
+@router.get("/{dataset_id}/overview")
+async def get_overview(
+    dataset_id: DatasetId, superset: SupersetDep, session: SessionDep, user: CurrentUser
+) -> DatasetOverview:
+    return await dataset_overview(superset, session, dataset_id)
+
+
+@router.post(
+    "",
+    status_code=201,
+    responses={409: {"description": "A dataset of that name exists"}, 503: {}},
+)
+async def post_dataset(
+    body: CreateRequest, services: ServicesDep, session: SessionDep, user: EngineerUser
+) -> CreatedDataset:
+    _shape(body)
+    env = find_environment(services, body.env_id)
+    superset = services.superset.client(env.id)
+    try:
+        created = await create_dataset(
+            superset,
+            database_id=body.database_id,
+            schema=body.schema_,
+            table=body.table,
+            sql=body.sql,
+            name=body.name,
+        )
+    except DatasetRefused as exc:
+        if exc.status == 422 and exc.field:
+            raise _unprocessable(exc.field, exc.message) from exc
+        raise HTTPException(exc.status, exc.message) from exc
+    await audit.record(
+        session,
+        action="dataset_create",
+        outcome="ok",
+        username=user.username,
+        env_id=env.id,
+        dataset_id=created.id,
+        kind=created.kind,
+        name=created.name,
+    )
+    return created
 
 
 @router.put("/{dataset_id}/review")

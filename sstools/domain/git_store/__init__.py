@@ -3,7 +3,7 @@
 See docs/git.md for the layout.
 """
 
-from sstools.domain.git_store._export import normalise
+from sstools.domain.git_store._export import dump, normalise
 from sstools.domain.git_store._repo import DEFAULT_BRANCH, Branch, CommitInfo, FileChange
 from sstools.domain.git_store.errors import (
     BranchExists,
@@ -35,5 +35,6 @@ __all__ = [
     "GitStoreError",
     "RepositoryStatus",
     "UnknownBranch",
+    "dump",
     "normalise",
 ]

@@ -63,19 +63,33 @@ def _info(commit: Commit) -> CommitInfo:
     )
 
 
+_WRITERS: dict[Path, threading.Lock] = {}
+_WRITERS_GUARD = threading.Lock()
+
+
+def _writer_lock(path: Path) -> threading.Lock:
+    """One lock per repository in this process: the app and every task step share it (a step
+    runs on an event loop of its own, so an asyncio lock could not be shared with it)."""
+    with _WRITERS_GUARD:
+        return _WRITERS.setdefault(path.resolve(), threading.Lock())
+
+
 class Repository:
     """The bare repository at ``path``; created (with an empty first commit on ``main``) on use."""
 
     def __init__(self, path: Path, remote: str | None = None) -> None:
         self.path = path
         self.remote = remote
-        self._init_lock = threading.Lock()
+        self._lock = _writer_lock(path)
 
     def _open(self) -> Repo:
-        with self._init_lock:  # two first uses at once must not both create it
-            if (self.path / "HEAD").exists():
-                return Repo(str(self.path))
-            return self._create()
+        with self._lock:  # two first uses at once must not both create it
+            return self._open_unlocked()
+
+    def _open_unlocked(self) -> Repo:
+        if (self.path / "HEAD").exists():
+            return Repo(str(self.path))
+        return self._create()
 
     def _create(self) -> Repo:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -119,7 +133,7 @@ class Repository:
             ]
 
     def create_branch(self, name: str, start: str) -> Branch:
-        with self._open() as repo:
+        with self._lock, self._open_unlocked() as repo:
             head = self._head(repo, start)
             if not repo.refs.add_if_new(_ref(name), head.id):
                 raise BranchExists(name)
@@ -164,7 +178,7 @@ class Repository:
         self, branch: str, files: dict[str, bytes], message: str, author: str
     ) -> tuple[CommitInfo | None, list[FileChange]]:
         """Put ``files`` on the branch in one commit; no commit (None) when nothing differs."""
-        with self._open() as repo:
+        with self._lock, self._open_unlocked() as repo:
             head = self._head(repo, branch)
             entries = []
             for path, content in files.items():

@@ -141,11 +141,8 @@ class GitStore:
         exported = await self.export(superset, dashboard_ids)
         titles = [found.title for found in dashboards_in(exported)]
         full_message = f"{message}\n\nИз окружения {superset.env.id}: {', '.join(titles)}\n"
-        author = f"{username} <{username}@sstools>"
         async with self._write_lock:
-            commit, files = await anyio.to_thread.run_sync(
-                self.repository.commit, branch, exported, full_message, author
-            )
+            commit, files = await self._commit(branch, exported, full_message, username)
             if commit is None or self.repository.remote is None:
                 return CommitOutcome(branch, commit, files, titles, pushed=False)
             try:
@@ -155,3 +152,19 @@ class GitStore:
                     branch, commit, files, titles, pushed=False, push_error=str(exc)
                 )
             return CommitOutcome(branch, commit, files, titles, pushed=True)
+
+    async def _commit(
+        self, branch: str, files: dict[str, bytes], message: str, username: str
+    ) -> tuple[CommitInfo | None, list[FileChange]]:
+        author = f"{username} <{username}@sstools>"
+        return await anyio.to_thread.run_sync(
+            self.repository.commit, branch, files, message, author
+        )
+
+    async def commit_files(
+        self, branch: str, files: dict[str, bytes], *, message: str, username: str
+    ) -> CommitInfo | None:
+        """Commit already-normalised files (a snapshot); None when the branch holds them."""
+        async with self._write_lock:
+            commit, _ = await self._commit(branch, files, message, username)
+            return commit

@@ -1,6 +1,7 @@
 // The /agent page: UIContext from the URL, a conversation per tab and object, the SSE transcript,
-// confirmation cards. Model output, tool output, user text and objectName are data: they reach
-// the page only as textContent, or as markdown sanitised by DOMPurify.
+// confirmation cards with the plan they apply, progress lines of the tasks they start. Model
+// output, tool output, user text, objectName and plan objects are data: they reach the page only
+// as textContent, or as markdown sanitised by DOMPurify.
 (() => {
   "use strict";
   const { ui, api } = window.sstools;
@@ -123,11 +124,41 @@
       impact.textContent = `${ui.impact}: ${decision.impact}`;
       element.append(impact);
     }
-    const args = document.createElement("pre");
-    args.className = "card-args";
-    args.setAttribute("aria-label", ui.arguments);
-    args.textContent = JSON.stringify(event.args, null, 2);
-    element.append(args);
+    // The plan's objects are names from Superset: data, so textContent only.
+    if (Array.isArray(decision.objects) && decision.objects.length) {
+      const list = document.createElement("ul");
+      list.className = "card-objects";
+      list.setAttribute("aria-label", ui.plan_objects);
+      for (const line of decision.objects) {
+        const item = document.createElement("li");
+        item.textContent = String(line);
+        list.append(item);
+      }
+      element.append(list);
+    }
+    if (typeof decision.digest === "string" && decision.digest) {
+      const digest = document.createElement("p");
+      digest.className = "card-digest";
+      digest.textContent = `${ui.plan_digest}: ${decision.digest.slice(0, 12)}…`;
+      digest.title = format(ui.plan_digest_title, { digest: decision.digest });
+      element.append(digest);
+    }
+    // The call's arguments as labelled values, named by the server from the page's context and
+    // the environments registry; the model's words are data, so textContent only.
+    const given = Array.isArray(decision.arguments) ? decision.arguments : [];
+    if (given.length) {
+      const args = document.createElement("dl");
+      args.className = "card-args";
+      args.setAttribute("aria-label", ui.arguments);
+      for (const argument of given) {
+        const label = document.createElement("dt");
+        label.textContent = String(argument.label);
+        const value = document.createElement("dd");
+        value.textContent = String(argument.value);
+        args.append(label, value);
+      }
+      element.append(args);
+    }
 
     const actions = document.createElement("div");
     actions.className = "card-actions";
@@ -155,6 +186,91 @@
     requestAnimationFrame(() => {
       window.__sstoolsCardTimings.push(performance.now() - received);
     });
+  }
+
+  // -- task progress lines: a started task is followed by polling its record -------------------
+  const POLL_MS = 1000;
+  const FINISHED = ["succeeded", "failed", "cancelled"];
+  const taskLines = new Map(); // task id → element
+
+  function format(template, values) {
+    return template.replace(/\{(\w+)\}/g, (match, key) => (key in values ? String(values[key]) : match));
+  }
+
+  function taskText(task) {
+    const head = `${ui.task} «${ui[`task_kind_${task.kind}`] || task.kind}»`;
+    if (task.status === "succeeded") return `${head}: ${ui.task_succeeded}`;
+    if (task.status === "cancelled") return `${head}: ${ui.task_cancelled}`;
+    if (task.status === "failed") {
+      const text = `${head}: ${format(ui.task_failed, { error: task.error || "—" })}`;
+      const report = task.result || {};
+      if (!Array.isArray(report.imported) || !Array.isArray(report.not_imported)) return text;
+      return `${text} (${format(ui.task_partial, {
+        imported: report.imported.length, not_imported: report.not_imported.length,
+      })})`;
+    }
+    if (!task.progress) return `${head}: ${ui.task_queued}`;
+    return `${head}: ${format(ui.task_step, task.progress)}`;
+  }
+
+  function renderTask(element, task) {
+    element.dataset.status = task.status;
+    element.querySelector(".task-text").textContent = taskText(task);
+    const bar = element.querySelector("progress");
+    bar.hidden = FINISHED.includes(task.status);
+    if (task.progress && task.progress.total) {
+      bar.max = task.progress.total;
+      bar.value = task.progress.step;
+    }
+    const report = task.result || {};
+    if (task.status === "failed" && Array.isArray(report.not_imported)) {
+      element.title = report.not_imported.join(", "); // which objects did not make it
+    }
+  }
+
+  function tasksKey() { return `${storageKey}:tasks`; }
+
+  function rememberTask(taskId) {
+    const known = JSON.parse(sessionStorage.getItem(tasksKey()) || "[]");
+    if (!known.includes(taskId)) known.push(taskId);
+    sessionStorage.setItem(tasksKey(), JSON.stringify(known.slice(-20)));
+  }
+
+  // Polls GET /api/tasks/{id} about once a second until the task has ended.
+  function followTask(taskId) {
+    if (taskLines.has(taskId)) return;
+    rememberTask(taskId);
+    const element = add("task-line");
+    element.dataset.taskId = taskId;
+    element.dataset.status = "queued";
+    const text = document.createElement("span");
+    text.className = "task-text";
+    text.textContent = `${ui.task}: ${ui.task_starting}`;
+    const bar = document.createElement("progress");
+    bar.setAttribute("aria-hidden", "true");
+    element.append(text, bar);
+    taskLines.set(taskId, element);
+
+    const poll = async () => {
+      let response;
+      try {
+        response = await api(`/api/tasks/${encodeURIComponent(taskId)}`);
+      } catch {
+        setTimeout(poll, POLL_MS); // the server is restarting: keep looking
+        return;
+      }
+      if (response.status === 401) { text.textContent = ui.session_expired; return; }
+      if (!response.ok) {
+        if (response.status >= 500) { setTimeout(poll, POLL_MS); return; }
+        element.dataset.status = "unknown";
+        text.textContent = `${ui.task}: ${format(ui.task_unreadable, { status: response.status })}`;
+        return;
+      }
+      const task = await response.json();
+      renderTask(element, task);
+      if (!FINISHED.includes(task.status)) setTimeout(poll, POLL_MS);
+    };
+    poll();
   }
 
   function deniedCard(event) {
@@ -201,6 +317,7 @@
         const line = toolLines.get(event.call_id) || add("tool");
         line.textContent = `⚙ ${event.tool}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}`;
         line.dataset.outcome = event.outcome;
+        if (event.task_id) followTask(event.task_id);
         break;
       }
       case "confirm_required": card(event, received); break;
@@ -244,6 +361,7 @@
     const response = await api(`/api/agent/conversations/${conversationId}`);
     if (!response.ok) { // gone (another user, or a new database): start afresh
       sessionStorage.removeItem(storageKey);
+      sessionStorage.removeItem(tasksKey());
       conversationId = null;
       lastEventId = 0;
       return;
@@ -258,6 +376,8 @@
     if (asked.length && asked[asked.length - 1].uicontext === null) {
       add("status context-unavailable", ui.context_unavailable); // history from before contexts
     }
+    // The history has no tool lines: the tasks this tab started come back after it, still followed.
+    for (const taskId of JSON.parse(sessionStorage.getItem(tasksKey()) || "[]")) followTask(taskId);
     connect();
   }
 

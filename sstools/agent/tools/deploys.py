@@ -1,0 +1,182 @@
+"""Deploy tools: plan, deploy and migrate dashboards between environments, and roll back.
+
+Every write here applies a plan: the card's impact comes from ``POST /api/deploy/plan`` and the
+approved call carries that plan's digest, so the server applies exactly what the person saw.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sstools.agent.context import ObjectType
+from sstools.agent.tools.paths import ObjectId, TaskId, api_path
+from sstools.agent.tools.spec import (
+    CallScope,
+    ToolArgs,
+    ToolArgumentError,
+    ToolKind,
+    ToolRequest,
+    assistant_tool,
+    object_id,
+)
+from sstools.auth.roles import Role
+from sstools.domain.git_store.names import BranchName
+from sstools.environments import ENV_ID_PATTERN
+
+D, M = ObjectType.dashboard, ObjectType.migration
+PLAN = "/api/deploy/plan"
+
+EnvId = Field(max_length=64, pattern=ENV_ID_PATTERN)
+
+
+def _plan_body(
+    dashboard_ids: list[int], source_env: str | None, git_ref: str | None, target: str
+) -> dict[str, object]:
+    if source_env is None and git_ref is None:
+        raise ToolArgumentError("укажите source_env_id: окружение не выбрано")
+    source: dict[str, str] = {}
+    if source_env is not None:
+        source["env_id"] = source_env
+    if git_ref is not None:
+        source["git_ref"] = git_ref
+    return {"dashboard_ids": dashboard_ids, "source": source, "target_env_id": target}
+
+
+def _applied(body: dict[str, object], scope: CallScope) -> dict[str, object]:
+    # No digest: the card had no plan (its preview failed); the server refuses to guess one.
+    return {**body, "digest": scope.plan_digest}
+
+
+class DeployArgs(ToolArgs):
+    dashboard_id: ObjectId | None = Field(default=None, description="Defaults to the context")
+    target_env_id: str = Field(
+        max_length=64, pattern=ENV_ID_PATTERN, description="Environment id to deploy to"
+    )
+    git_ref: BranchName | None = Field(
+        default=None,
+        description="Deploy the version committed on this git branch instead of the current one",
+    )
+
+
+def _deploy_target(args: DeployArgs, scope: CallScope) -> str:
+    return args.target_env_id
+
+
+def _deploy_body(args: DeployArgs, scope: CallScope) -> dict[str, object]:
+    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
+    return _plan_body([dashboard], scope.env_id, args.git_ref, args.target_env_id)
+
+
+def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
+    return ToolRequest(method="POST", path=PLAN, json_body=_deploy_body(args, scope))
+
+
+@assistant_tool(
+    title="Выкатка дашборда",
+    kind=ToolKind.write,
+    min_role=Role.engineer,
+    needs_env=True,
+    affinity=(D,),
+    keywords=("выкати", "выкатить", "разверни", "деплой", "задеплой", "deploy", "опубликуй"),
+    preview=_deploy_preview,
+    target_env=_deploy_target,
+    starts_task=True,
+)
+def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
+    """Deploy a dashboard with its charts and datasets from the current environment (or a git
+    branch) to another one, e.g. to prod; returns a task id to follow with get_task_status."""
+    body = _applied(_deploy_body(args, scope), scope)
+    return ToolRequest(method="POST", path="/api/deploy", json_body=body)
+
+
+class MigrationArgs(ToolArgs):
+    target_env_id: str = Field(
+        max_length=64, pattern=ENV_ID_PATTERN, description="Environment to migrate into"
+    )
+    source_env_id: str | None = Field(
+        default=None, max_length=64, pattern=ENV_ID_PATTERN, description="Defaults to current"
+    )
+    dashboard_ids: list[ObjectId] = Field(
+        default_factory=list, max_length=100, description="Defaults to the dashboard in context"
+    )
+
+
+def _migration_body(args: MigrationArgs, scope: CallScope) -> dict[str, object]:
+    ids = list(args.dashboard_ids)
+    if not ids and scope.object_type is D and scope.object_id is not None:
+        ids = [scope.object_id]
+    if not ids:
+        raise ToolArgumentError("укажите dashboard_ids")
+    return _plan_body(ids, args.source_env_id or scope.env_id, None, args.target_env_id)
+
+
+def _target(args: MigrationArgs, scope: CallScope) -> str:
+    return args.target_env_id
+
+
+def _preview(args: MigrationArgs, scope: CallScope) -> ToolRequest:
+    return ToolRequest(method="POST", path=PLAN, json_body=_migration_body(args, scope))
+
+
+@assistant_tool(
+    title="Миграция дашбордов",
+    kind=ToolKind.write,
+    min_role=Role.engineer,
+    needs_env=True,
+    affinity=(D, M),
+    keywords=("миграция", "мигрируй", "перенеси", "перенос", "migrate"),
+    preview=_preview,
+    target_env=_target,
+    starts_task=True,
+)
+def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
+    """Migrate dashboards (with their charts and datasets) from one environment to another;
+    returns a task id to follow with get_task_status."""
+    body = _applied(_migration_body(args, scope), scope)
+    return ToolRequest(method="POST", path="/api/migrations", json_body=body)
+
+
+@assistant_tool(
+    title="Предпросмотр миграции",
+    kind=ToolKind.read,
+    needs_env=True,
+    affinity=(M,),
+    keywords=("предпросмотр", "что изменится", "diff", "разница", "сравни", "preview", "plan"),
+    target_env=_target,
+)
+def preview_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
+    """Show what a migration would change in the target, object by object, without changing
+    anything."""
+    return _preview(args, scope)
+
+
+class RollbackArgs(ToolArgs):
+    task_id: TaskId = Field(description="The id of the deploy or migration task to undo")
+    env_id: str = Field(
+        max_length=64,
+        pattern=ENV_ID_PATTERN,
+        description="The environment that task deployed to (the server checks it)",
+    )
+
+
+def _rollback_target(args: RollbackArgs, scope: CallScope) -> str:
+    return args.env_id
+
+
+@assistant_tool(
+    title="Откат выкатки",
+    kind=ToolKind.write,
+    min_role=Role.engineer,
+    affinity=(M,),
+    keywords=("откати выкатку", "откат", "верни", "rollback", "undo"),
+    target_env=_rollback_target,
+    starts_task=True,
+)
+def rollback_deploy(args: RollbackArgs, scope: CallScope) -> ToolRequest:
+    """Restore what a deploy or migration task changed from the snapshot taken before it;
+    returns a task id to follow with get_task_status."""
+    return ToolRequest(
+        method="POST",
+        path=api_path("/api/deploy", args.task_id, "rollback"),
+        json_body={"env_id": args.env_id},
+    )

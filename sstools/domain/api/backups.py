@@ -1,0 +1,223 @@
+"""``/api/backups``: back up an environment, list the archives, plan and run a restore.
+
+Backup and restore are durable tasks (202 with the task record), admins only; the list and the
+restore plan are for anyone signed in (they write nothing). An archive that fails its manifest
+is refused (422) before a task starts, and the task checks it again before importing.
+See docs/backups.md.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio.to_thread
+from fastapi import APIRouter, HTTPException, Path, Query, status
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field
+
+from sstools.auth.deps import AdminUser, CurrentUser
+from sstools.auth.tokens import Principal
+from sstools.deps import ServicesDep, SessionDep, find_environment
+from sstools.domain.api.deploy import stale_plan
+from sstools.domain.backups import archive, texts
+from sstools.domain.backups.errors import ArchiveCorrupt, BackupError, BackupNotFound
+from sstools.domain.backups.plan import PlannedRestore, RestorePlan, plan_restore
+from sstools.domain.backups.workflows import run_backup, run_restore
+from sstools.environments import ENV_ID_PATTERN
+from sstools.services import Services
+from sstools.storage import audit
+from sstools.tasks import Task, TaskKind
+
+router = APIRouter(prefix="/api/backups", tags=["backups"])
+
+BackupId = Annotated[str, Path(pattern=archive.BACKUP_ID_PATTERN, max_length=100)]
+# A backup claims this key in its environment: two backups of one environment never overlap.
+BACKUP_CLAIM = "backup:environment"
+
+
+class BackupRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    env_id: str = Field(max_length=64, pattern=ENV_ID_PATTERN, description="Environment to back up")
+
+
+class RestorePlanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target_env_id: str = Field(
+        max_length=64, pattern=ENV_ID_PATTERN, description="Environment to restore into"
+    )
+
+
+class RestoreRequest(RestorePlanRequest):
+    digest: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="The plan's digest the person approved; the target changed since → 409",
+    )
+
+
+class BackupList(BaseModel):
+    backups: list[archive.BackupInfo]
+    unreadable: list[str] = Field(description="Archives whose manifest cannot be read")
+
+
+def _invalid(field: str, message: str) -> RequestValidationError:
+    return RequestValidationError([{"type": "value_error", "loc": ("body", field), "msg": message}])
+
+
+def _target(services: Services, env_id: str) -> str:
+    if env_id not in services.environments:
+        known = ", ".join(services.environments)
+        raise _invalid(
+            "target_env_id",
+            texts.UNKNOWN_ENV.format(field="target_env_id", env=env_id, known=known),
+        )
+    return env_id
+
+
+@router.post("", status_code=status.HTTP_202_ACCEPTED)
+async def back_up(body: BackupRequest, services: ServicesDep, user: AdminUser) -> Task:
+    """Export the whole environment into a verified archive; a task (kind ``backup``)."""
+    env = find_environment(services, body.env_id)
+    backup_id = archive.new_id(env.id)
+    return await services.tasks.start(
+        TaskKind.backup,
+        env_id=env.id,
+        source=env.id,
+        objects=[backup_id],
+        object_keys=[BACKUP_CLAIM],
+        started_by=user.username,
+        workflow=run_backup,
+        args=(backup_id, env.id, user.username),
+    )
+
+
+@router.get("")
+async def list_backups(
+    services: ServicesDep,
+    user: CurrentUser,
+    env_id: Annotated[str | None, Query(max_length=64, pattern=ENV_ID_PATTERN)] = None,
+) -> BackupList:
+    """The archives, newest first; of one environment with ``env_id``."""
+    root = services.settings.backup_dir
+
+    def gather() -> BackupList:
+        envs = [env_id] if env_id else archive.environments_with_backups(root)
+        found: list[archive.BackupInfo] = []
+        unreadable: list[str] = []
+        for one in envs:
+            for path in archive.archives(root, one):
+                try:
+                    found.append(archive.info(path))
+                except ArchiveCorrupt:
+                    unreadable.append(f"{one}.{path.stem}")
+        found.sort(key=lambda row: row.created_at, reverse=True)
+        return BackupList(backups=found, unreadable=unreadable)
+
+    listed = await anyio.to_thread.run_sync(gather)
+    if env_id and env_id not in services.environments and not listed.backups:
+        find_environment(services, env_id)  # 404 naming the known environments
+    return listed
+
+
+async def _verified(
+    services: Services, backup_id: str
+) -> tuple[archive.Manifest, dict[str, bytes]]:
+    path = archive.path_of(services.settings.backup_dir, backup_id)
+    return await anyio.to_thread.run_sync(archive.read, path, backup_id)
+
+
+def _refusal(exc: BackupError) -> HTTPException:
+    return HTTPException(exc.status, str(exc))
+
+
+async def _plan(
+    services: Services, backup_id: str, target_env_id: str
+) -> tuple[archive.Manifest, PlannedRestore]:
+    target = _target(services, target_env_id)
+    manifest, files = await _verified(services, backup_id)
+    planned = await plan_restore(
+        services.superset.client(target),
+        backup_id=backup_id,
+        source_env_id=manifest.env_id,
+        target_stage=services.environments[target].stage,
+        files=files,
+    )
+    return manifest, planned
+
+
+@router.post("/{backup_id}/restore/plan")
+async def restore_plan(
+    backup_id: BackupId, body: RestorePlanRequest, services: ServicesDep, user: CurrentUser
+) -> RestorePlan:
+    """What restoring the archive into ``target_env_id`` would change (nothing is written)."""
+    try:
+        _, planned = await _plan(services, backup_id, body.target_env_id)
+    except BackupError as exc:
+        raise _refusal(exc) from exc
+    return planned.plan
+
+
+async def _refused(
+    session: SessionDep, user: Principal, env_id: str, outcome: str, **extra: Any
+) -> None:
+    await audit.record(
+        session,
+        action="restore_refused",
+        outcome=outcome,
+        username=user.username,
+        env_id=env_id,
+        **extra,
+    )
+
+
+@router.post("/{backup_id}/restore", status_code=status.HTTP_202_ACCEPTED)
+async def restore(
+    backup_id: BackupId,
+    body: RestoreRequest,
+    services: ServicesDep,
+    session: SessionDep,
+    user: AdminUser,
+) -> Task:
+    """Import the archive into ``target_env_id``; a task (kind ``restore``).
+
+    A corrupt or truncated archive → 422 and nothing imported; with ``digest``, a target that
+    changed since that plan → 409 with ``current_digest``.
+    """
+    try:
+        _, planned = await _plan(services, backup_id, body.target_env_id)
+    except ArchiveCorrupt as exc:
+        await _refused(session, user, body.target_env_id, "corrupt_archive", backup_id=backup_id)
+        raise _refusal(exc) from exc
+    except BackupNotFound as exc:
+        raise _refusal(exc) from exc
+    plan = planned.plan
+    if not plan.applicable:
+        missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
+        raise _invalid(
+            "target_env_id",
+            texts.UNMAPPED_DATABASE.format(env=plan.target_env_id, database=missing),
+        )
+    if body.digest is not None and body.digest != plan.digest:
+        await _refused(
+            session,
+            user,
+            plan.target_env_id,
+            "stale_plan",
+            backup_id=backup_id,
+            approved_digest=body.digest,
+            current_digest=plan.digest,
+        )
+        raise stale_plan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
+    return await services.tasks.start(
+        TaskKind.restore,
+        env_id=plan.target_env_id,
+        source=f"backup:{backup_id}",
+        objects=[change.name for change in plan.dashboards],
+        object_keys=[f"dashboard:{change.uuid}" for change in plan.dashboards],
+        started_by=user.username,
+        workflow=run_restore,
+        args=(backup_id, plan.target_env_id),
+    )

@@ -1,0 +1,195 @@
+"""Objects as they compare across environments: every per-environment id taken out or named by UUID.
+
+The same dashboard exported from two Superset instances differs in its ids (a chart's
+``meta.chartId``, ``params.datasource: "12__table"``, ``slice_id``, the chart ids that key
+``chart_configuration`` or fill ``chartsInScope``…) even when nothing a person sees differs, and
+Superset's import itself rewrites a little (``annotation_layers`` kept to formulas, columns
+re-ordered). :func:`portable` removes all of that, so "equal" means equal to a person.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+from typing import Any
+
+Document = dict[str, Any]
+
+# Field-level diffs name dotted keys; a huge layout change stops at this many of them.
+MAX_FIELDS = 50
+
+
+def chart_ids(position: Any) -> dict[int, str]:
+    """``meta.chartId -> meta.uuid`` of the chart components of a dashboard's layout."""
+    found: dict[int, str] = {}
+    if isinstance(position, dict):
+        for node in position.values():
+            if isinstance(node, dict) and node.get("type") == "CHART":
+                meta = node.get("meta")
+                if (
+                    isinstance(meta, dict)
+                    and isinstance(meta.get("chartId"), int)
+                    and meta.get("uuid")
+                ):
+                    found[meta["chartId"]] = str(meta["uuid"])
+    return found
+
+
+class _ChartRefs:
+    """Chart ids of one environment as ``chart:<uuid>`` (an id the layout lacks stays visible)."""
+
+    def __init__(self, ids: dict[int, str]) -> None:
+        self._ids = ids
+
+    def one(self, value: Any) -> Any:
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            return value
+        return f"chart:{self._ids[number]}" if number in self._ids else f"chart-id:{number}"
+
+    def many(self, values: Any) -> Any:
+        if not isinstance(values, list):
+            return values
+        return sorted((self.one(value) for value in values), key=str)
+
+    def keys(self, mapping: Any) -> Any:
+        if not isinstance(mapping, dict):
+            return mapping
+        return {str(self.one(key)): value for key, value in mapping.items()}
+
+
+def _scope(holder: Any, refs: _ChartRefs) -> None:
+    """``scope.excluded`` and ``chartsInScope`` of a filter or a cross-filter: chart ids."""
+    if not isinstance(holder, dict):
+        return
+    scope = holder.get("scope")
+    if isinstance(scope, dict) and "excluded" in scope:
+        scope["excluded"] = refs.many(scope["excluded"])
+    if "chartsInScope" in holder:
+        holder["chartsInScope"] = refs.many(holder["chartsInScope"])
+
+
+def _metadata(metadata: Document, refs: _ChartRefs) -> None:
+    # Legacy copy of the layout, and a key Superset's import deletes: neither is content.
+    metadata.pop("positions", None)
+    metadata.pop("show_native_filters", None)
+    if "timed_refresh_immune_slices" in metadata:
+        metadata["timed_refresh_immune_slices"] = refs.many(metadata["timed_refresh_immune_slices"])
+    if isinstance(metadata.get("filter_scopes"), dict):
+        scopes = refs.keys(metadata["filter_scopes"])
+        for columns in scopes.values():
+            for attributes in columns.values() if isinstance(columns, dict) else []:
+                if isinstance(attributes, dict) and "immune" in attributes:
+                    attributes["immune"] = refs.many(attributes["immune"])
+        metadata["filter_scopes"] = scopes
+    if "expanded_slices" in metadata:
+        metadata["expanded_slices"] = refs.keys(metadata["expanded_slices"])
+    if isinstance(metadata.get("default_filters"), str):
+        with contextlib.suppress(json.JSONDecodeError):
+            metadata["default_filters"] = refs.keys(json.loads(metadata["default_filters"]))
+    for native_filter in metadata.get("native_filter_configuration") or []:
+        _scope(native_filter, refs)
+    _scope(metadata.get("global_chart_configuration"), refs)
+    if isinstance(metadata.get("chart_configuration"), dict):
+        configuration = refs.keys(metadata["chart_configuration"])
+        for chart in configuration.values():
+            if isinstance(chart, dict):
+                chart.pop("id", None)
+                _scope(chart.get("crossFilters"), refs)
+        metadata["chart_configuration"] = configuration
+
+
+def _dashboard(document: Document) -> Document:
+    position = document.get("position")
+    refs = _ChartRefs(chart_ids(position))
+    if isinstance(position, dict):
+        for node in position.values():
+            if isinstance(node, dict) and isinstance(node.get("meta"), dict):
+                node["meta"].pop("chartId", None)
+    metadata = document.pop("metadata", None)
+    if isinstance(metadata, dict):
+        _metadata(metadata, refs)
+        # Superset's import writes `native_filter_configuration: []` into a dashboard that had
+        # no metadata: an empty setting and a missing one show the same dashboard.
+        metadata = {key: value for key, value in metadata.items() if value not in ([], {}, None)}
+    if metadata:
+        document["metadata"] = metadata
+    return document
+
+
+def _form_data(form_data: Any) -> None:
+    if isinstance(form_data, dict):
+        for key in ("datasource", "slice_id", "dashboards", "dashboardId"):
+            form_data.pop(key, None)
+
+
+def _chart(document: Document) -> Document:
+    params = document.get("params")
+    if isinstance(params, dict):
+        _form_data(params)
+        # Superset's chart import keeps only formula annotations and writes [] when there are none.
+        layers = [
+            layer
+            for layer in params.pop("annotation_layers", None) or []
+            if isinstance(layer, dict) and layer.get("annotationType") == "FORMULA"
+        ]
+        if layers:
+            params["annotation_layers"] = layers
+    context = document.get("query_context")
+    if isinstance(context, str):
+        try:
+            parsed = json.loads(context)
+        except json.JSONDecodeError:
+            return document
+        if isinstance(parsed, dict):
+            parsed.pop("datasource", None)
+            _form_data(parsed.get("form_data"))
+            for query in parsed.get("queries") or []:
+                if isinstance(query, dict):
+                    query.pop("datasource", None)
+            document["query_context"] = parsed
+    return document
+
+
+def _by(key: str, items: Any) -> Any:
+    if not isinstance(items, list):
+        return items
+    return sorted(items, key=lambda item: str(item.get(key)) if isinstance(item, dict) else "")
+
+
+def _dataset(document: Document) -> Document:
+    # An import with overwrite appends new columns after the kept ones: order is not content.
+    document["columns"] = _by("column_name", document.get("columns"))
+    document["metrics"] = _by("metric_name", document.get("metrics"))
+    return document
+
+
+_BY_KIND = {"dashboards": _dashboard, "charts": _chart, "datasets": _dataset}
+
+
+def portable(kind: str, document: Document) -> Document:
+    """``document`` (a normalised export of ``kind``: dashboards, charts…) without its ids."""
+    cleaned = copy.deepcopy(document)
+    cleaned.pop("id", None)
+    # A cleared field (css, description) is saved as "" by the UI and as null by the API.
+    cleaned = {key: None if value == "" else value for key, value in cleaned.items()}
+    transform = _BY_KIND.get(kind)
+    return transform(cleaned) if transform else cleaned
+
+
+def differing_fields(source: Any, target: Any, prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ (lists compare whole); at most :data:`MAX_FIELDS`."""
+    if not (isinstance(source, dict) and isinstance(target, dict)):
+        return [] if source == target else [prefix or "."]
+    fields: list[str] = []
+    for key in sorted(set(source) | set(target), key=str):
+        if len(fields) >= MAX_FIELDS:
+            break
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if key not in source or key not in target:
+            fields.append(path)
+        else:
+            fields.extend(differing_fields(source[key], target[key], path))
+    return fields[:MAX_FIELDS]

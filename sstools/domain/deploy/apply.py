@@ -1,0 +1,285 @@
+"""Applying a plan, and undoing it: the durable workflows behind deploy, migration and rollback.
+
+A deploy runs as a task (:mod:`sstools.tasks`): check the target's databases answer, snapshot
+what it will overwrite (for a stage that keeps snapshots), then import one dashboard per step.
+Every step is safe to run again after a restart: an import overwrites, a snapshot of the same
+files commits nothing new. A step that fails ends the task ``failed`` with which dashboards were
+imported and which were not. A rollback deploys the snapshot back and deletes what the deploy
+created.
+
+Workflows run outside the app's event loop (see sstools/tasks), so each step opens its own
+Superset clients (``with_superset``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from sstools.domain.deploy import texts
+from sstools.domain.deploy._target import import_bundle
+from sstools.domain.deploy.models import DeploySource, PlanRequest
+from sstools.domain.deploy.planner import PlannedDeploy, make_plan
+from sstools.domain.deploy.snapshots import snapshot_branch, take_snapshot
+from sstools.domain.git_store import GitStore
+from sstools.superset import SupersetClient, SupersetPool
+from sstools.tasks import (
+    PASS_THROUGH,
+    TaskFailed,
+    context,
+    task_step,
+    task_workflow,
+    with_superset,
+)
+
+
+class OrderedDashboard(BaseModel):
+    uuid: str
+    title: str
+    changed: bool  # False: the plan found nothing to change, so it is not imported at all
+    files: dict[str, bytes]
+
+
+class ApplyOrder(BaseModel):
+    """What a deploy task applies: exactly the plan the person approved (by its digest)."""
+
+    target_env_id: str
+    digest: str
+    snapshot: bool
+    dashboards: list[OrderedDashboard]
+    database_ids: list[int]  # the target's connections the datasets will use
+    created_dashboards: list[str]  # uuids the plan creates: a rollback deletes them
+    created_charts: list[str]
+
+
+class RollbackOrder(BaseModel):
+    target_env_id: str
+    deploy_task_id: str
+    restore: list[str]  # dashboard uuids the snapshot holds
+    delete_dashboards: list[str]
+    delete_charts: list[str]
+
+
+def changed_uuids(planned: PlannedDeploy) -> set[str]:
+    return {change.uuid for change in planned.plan.objects if change.action != "unchanged"}
+
+
+def order_of(planned: PlannedDeploy, *, snapshot: bool) -> ApplyOrder:
+    plan = planned.plan
+    changed = changed_uuids(planned)
+    titles = {change.uuid: change.name for change in plan.dashboards}
+    created = [change for change in plan.objects if change.action == "create"]
+    return ApplyOrder(
+        target_env_id=plan.target_env_id,
+        digest=plan.digest,
+        snapshot=snapshot,
+        dashboards=[
+            OrderedDashboard(
+                uuid=uuid,
+                title=titles.get(uuid, uuid),
+                changed=any(_uuid_of(path) in changed for path in files),
+                files=files,
+            )
+            for uuid, files in planned.bundles.items()
+        ],
+        database_ids=sorted(
+            {mapping.target_id for mapping in plan.databases if mapping.target_id is not None}
+        ),
+        created_dashboards=[change.uuid for change in created if change.kind == "dashboard"],
+        created_charts=[change.uuid for change in created if change.kind == "chart"],
+    )
+
+
+def _uuid_of(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".yaml")
+
+
+def _git() -> GitStore:
+    settings = context().settings
+    return GitStore(settings.git_dir, settings.git_remote)
+
+
+def _check_databases(env_id: str, database_ids: list[int]) -> None:
+    async def work(pool: SupersetPool) -> None:
+        client = pool.client(env_id)
+        for database_id in database_ids:
+            # Listing schemas opens a connection to the database itself, not only to Superset.
+            await client.list_schemas(database_id)
+
+    with_superset(work)
+
+
+def _snapshot(task_id: str, env_id: str, uuids: list[str]) -> dict[str, Any]:
+    async def work(pool: SupersetPool) -> dict[str, Any]:
+        return await take_snapshot(pool.client(env_id), _git(), task_id, uuids)
+
+    return with_superset(work)
+
+
+def _import(env_id: str, files: dict[str, bytes]) -> None:
+    async def work(pool: SupersetPool) -> None:
+        await import_bundle(pool.client(env_id), files)
+
+    with_superset(work)
+
+
+def _partial(
+    imported: list[str], pending: list[OrderedDashboard], extra: dict[str, Any]
+) -> dict[str, Any]:
+    return {**extra, "imported": imported, "not_imported": [one.title for one in pending]}
+
+
+@task_workflow
+def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
+    """Deploy or migration: connectivity, snapshot (prod), then one import per dashboard."""
+    order = ApplyOrder.model_validate(raw_order)
+    to_import = [one for one in order.dashboards if one.changed]
+    unchanged = [one.title for one in order.dashboards if not one.changed]
+    total = 1 + int(order.snapshot) + len(to_import)
+    report: dict[str, Any] = {"target_env_id": order.target_env_id, "unchanged": unchanged}
+    try:
+        task_step(
+            task_id,
+            1,
+            total,
+            texts.STEP_CONNECTIVITY,
+            _check_databases,
+            order.target_env_id,
+            order.database_ids,
+        )
+    except PASS_THROUGH:
+        raise
+    except Exception as exc:
+        raise TaskFailed(
+            texts.TARGET_UNREACHABLE.format(env=order.target_env_id, error=exc),
+            _partial([], to_import, report),
+        ) from exc
+    step = 1
+    if order.snapshot:
+        step += 1
+        existing = [one.uuid for one in to_import if one.uuid not in order.created_dashboards]
+        try:
+            snapshot = task_step(
+                task_id,
+                step,
+                total,
+                texts.STEP_SNAPSHOT,
+                _snapshot,
+                task_id,
+                order.target_env_id,
+                existing,
+            )
+        except PASS_THROUGH:
+            raise
+        except Exception as exc:
+            raise TaskFailed(
+                texts.SNAPSHOT_FAILED.format(error=exc), _partial([], to_import, report)
+            ) from exc
+        report["snapshot"] = {
+            **snapshot,
+            "created_dashboards": order.created_dashboards,
+            "created_charts": order.created_charts,
+        }
+    imported: list[str] = []
+    for index, dashboard in enumerate(to_import):
+        step += 1
+        name = texts.STEP_IMPORT.format(title=dashboard.title)
+        try:
+            task_step(task_id, step, total, name, _import, order.target_env_id, dashboard.files)
+        except PASS_THROUGH:
+            raise
+        except Exception as exc:
+            raise TaskFailed(
+                texts.IMPORT_FAILED.format(title=dashboard.title, error=exc),
+                _partial(imported, to_import[index:], report),
+            ) from exc
+        imported.append(dashboard.title)
+    return _partial(imported, [], report)
+
+
+def _delete(env_id: str, resource: str, uuids: list[str]) -> list[str]:
+    """Delete the target's objects with these UUIDs (already gone: nothing to do)."""
+
+    async def work(pool: SupersetPool) -> list[str]:
+        client: SupersetClient = pool.client(env_id)
+        deleted = []
+        for uuid in uuids:
+            query = {"columns": ["id"], "filters": [{"col": "uuid", "opr": "eq", "value": uuid}]}
+            rows = (await client.get_json(f"/api/v1/{resource}/", query=query)).get("result")
+            for row in rows or []:
+                await client.delete(f"/api/v1/{resource}/{row['id']}")
+                deleted.append(uuid)
+        return deleted
+
+    return with_superset(work)
+
+
+def _restore(task_id: str, env_id: str, uuid: str) -> None:
+    async def work(pool: SupersetPool) -> None:
+        request = PlanRequest(
+            dashboard_uuids=[uuid],
+            source=DeploySource(git_ref=snapshot_branch(task_id)),
+            target_env_id=env_id,
+        )
+        planned = await make_plan(request, pool, context().environments, _git())
+        for files in planned.bundles.values():
+            await import_bundle(pool.client(env_id), files)
+
+    with_superset(work)
+
+
+@task_workflow
+def rollback(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
+    """Bring the target back to the snapshot a deploy took, and delete what it created."""
+    order = RollbackOrder.model_validate(raw_order)
+    total = len(order.restore) + 2
+    restored: list[str] = []
+    step = 0
+    try:
+        for uuid in order.restore:
+            step += 1
+            task_step(
+                task_id,
+                step,
+                total,
+                texts.STEP_RESTORE.format(uuid=uuid),
+                _restore,
+                order.deploy_task_id,
+                order.target_env_id,
+                uuid,
+            )
+            restored.append(uuid)
+        deleted_dashboards = task_step(
+            task_id,
+            step + 1,
+            total,
+            texts.STEP_DELETE_CREATED,
+            _delete,
+            order.target_env_id,
+            "dashboard",
+            order.delete_dashboards,
+        )
+        deleted_charts = task_step(
+            task_id,
+            step + 2,
+            total,
+            texts.STEP_DELETE_CREATED,
+            _delete,
+            order.target_env_id,
+            "chart",
+            order.delete_charts,
+        )
+    except PASS_THROUGH:
+        raise
+    except Exception as exc:
+        raise TaskFailed(
+            texts.ROLLBACK_FAILED.format(error=exc),
+            {"restored": restored, "not_restored": order.restore[len(restored) :]},
+        ) from exc
+    return {
+        "restored": restored,
+        "deleted_dashboards": deleted_dashboards,
+        "deleted_charts": deleted_charts,
+        "snapshot_branch": snapshot_branch(order.deploy_task_id),
+    }

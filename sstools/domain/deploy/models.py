@@ -1,0 +1,97 @@
+"""The plan's request and answer: what would change in a target, object by object."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sstools.domain.git_store import BranchName
+from sstools.environments import ENV_ID_PATTERN, Stage
+from sstools.superset.models import MAX_ID, UtcDatetime
+
+MAX_PLAN_DASHBOARDS = 100
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+
+EnvId = Annotated[str, Field(max_length=64, pattern=ENV_ID_PATTERN)]
+ObjectUuid = Annotated[str, Field(pattern=UUID_PATTERN)]
+Kind = Literal["dashboard", "chart", "dataset", "database"]
+Action = Literal["create", "update", "unchanged"]
+
+
+class DeploySource(BaseModel):
+    """Where the dashboards come from: an environment, or a branch of the repository.
+
+    Both together: the ids are the environment's, the files the branch's.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    env_id: EnvId | None = None
+    git_ref: BranchName | None = None
+
+
+class PlanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    dashboard_ids: list[Annotated[int, Field(ge=1, le=MAX_ID, strict=True)]] = Field(
+        default_factory=list, max_length=MAX_PLAN_DASHBOARDS
+    )
+    dashboard_uuids: list[ObjectUuid] = Field(default_factory=list, max_length=MAX_PLAN_DASHBOARDS)
+    source: DeploySource
+    target_env_id: EnvId
+    database_mapping: (
+        dict[
+            Annotated[str, Field(min_length=1, max_length=250)],
+            Annotated[str, Field(min_length=1, max_length=250)],
+        ]
+        | None
+    ) = Field(default=None, max_length=50)
+
+
+class ObjectChange(BaseModel):
+    kind: Kind
+    uuid: str
+    name: str
+    action: Action
+    fields: list[str]  # dotted keys that differ from the target (update only)
+    target_id: int | None
+    target_changed_on: UtcDatetime | None
+
+
+class DatabaseMapping(BaseModel):
+    """A source database and the target's connection its datasets will use (never written)."""
+
+    source_uuid: str
+    source_name: str
+    target_uuid: str | None  # None: no match, the datasets on it cannot be imported
+    target_name: str | None
+    target_id: int | None
+    matched_by: Literal["uuid", "name", "mapping"] | None
+
+
+class UnresolvedChart(BaseModel):
+    """A chart that would not be imported: its dataset would not resolve in the target."""
+
+    dashboard_uuid: str | None  # None: planned as one of a restore's objects on no dashboard
+    uuid: str
+    name: str
+    dataset_uuid: str | None
+    reason: Literal["dataset_missing", "database_unmapped"]
+    message: str
+
+
+class Plan(BaseModel):
+    source: DeploySource
+    target_env_id: str
+    target_stage: Stage
+    dashboards: list[ObjectChange]
+    objects: list[ObjectChange]  # dashboards, charts, datasets and databases
+    databases: list[DatabaseMapping]
+    unresolved_charts: list[UnresolvedChart]
+    # Dashboards that would change with their charts or datasets: the guardrail card's count.
+    dashboards_changed: int
+    # False when a source database has no connection in the target: apply must refuse.
+    applicable: bool
+    summary: str
+    digest: str

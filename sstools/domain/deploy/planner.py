@@ -1,0 +1,284 @@
+"""The plan: what importing dashboards from a source would create or change in a target.
+
+Objects match by UUID (ids are each environment's own); databases by UUID, then by name, or
+as ``database_mapping`` says. Comparison is :func:`~sstools.domain.deploy._portable.portable`.
+The digest covers the plan, the files to import and the target's current files with their
+``changed_on``: it changes when either side changes and is stable when neither does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+import yaml
+
+from sstools.domain.deploy import _target
+from sstools.domain.deploy._bundle import Reader, path_of
+from sstools.domain.deploy._portable import Document, differing_fields, portable
+from sstools.domain.deploy._sources import MappedSources, Sources, map_sources, read_sources
+from sstools.domain.deploy.errors import InvalidPlanRequest, UnknownDashboard, UnknownEnvironment
+from sstools.domain.deploy.models import (
+    DeploySource,
+    ObjectChange,
+    Plan,
+    PlanRequest,
+)
+from sstools.domain.deploy.texts import plan_summary
+from sstools.domain.git_store import GitStore, normalise
+from sstools.environments import EnvironmentRegistry, Stage
+from sstools.superset import SupersetClient, SupersetPool
+
+_KINDS = {"dashboards": "dashboard", "charts": "chart", "datasets": "dataset"}
+_NAMES = {"dashboards": "dashboard_title", "charts": "slice_name", "datasets": "table_name"}
+
+
+@dataclass(frozen=True)
+class PlannedDeploy:
+    plan: Plan
+    # dashboard uuid -> the files to import for it, already mapped onto the target's databases
+    bundles: dict[str, dict[str, bytes]]
+    # every file to import once, the objects on no planned dashboard too (a restore's)
+    files: dict[str, bytes]
+
+
+def _change(
+    kind: str, document: Document, found: _target.Inventory, target_files: dict[str, bytes]
+) -> ObjectChange:
+    uuid = str(document["uuid"])
+    row = found.get(kind, uuid)
+    name = str(document.get(_NAMES[kind], ""))
+    if row is None:
+        return ObjectChange(
+            kind=_KINDS[kind],
+            uuid=uuid,
+            name=name,
+            action="create",
+            fields=[],
+            target_id=None,
+            target_changed_on=None,
+        )
+    current = target_files.get(path_of(kind, uuid))
+    fields = (
+        differing_fields(portable(kind, document), portable(kind, yaml.safe_load(current)))
+        if current is not None
+        else ["."]  # in the target's list but not in its export: assume it differs
+    )
+    return ObjectChange(
+        kind=_KINDS[kind],
+        uuid=uuid,
+        name=name,
+        action="update" if fields else "unchanged",
+        fields=fields,
+        target_id=row.id,
+        target_changed_on=row.changed_on,
+    )
+
+
+def _digest(
+    body: dict[str, Any],
+    bundles: dict[str, dict[str, bytes]],
+    others: dict[str, bytes],
+    target: dict[str, bytes],
+) -> str:
+    def hashes(files: Mapping[str, bytes]) -> dict[str, str]:
+        return {path: hashlib.sha256(content).hexdigest() for path, content in files.items()}
+
+    material = {
+        "plan": body,
+        "bundles": {uuid: hashes(files) for uuid, files in bundles.items()},
+        "others": hashes(others),
+        "target": hashes(target),
+    }
+    text = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def build_plan(
+    mapped: MappedSources,
+    *,
+    source: DeploySource,
+    target_env_id: str,
+    target_stage: Stage,
+    found: _target.Inventory,
+    target_files: dict[str, bytes],
+    origin: str = "",
+) -> PlannedDeploy:
+    """The plan from the mapped source files and the target's inventory and files (no I/O).
+
+    ``origin`` follows the target in the summary (« из копии …» for a restore).
+    """
+    changes: dict[str, ObjectChange] = {}
+
+    def change(path: str, document: Document) -> ObjectChange:
+        kind = path.split("/")[0]
+        return changes.setdefault(path, _change(kind, document, found, target_files))
+
+    changed_dashboards: list[str] = []
+    for dashboard in mapped.dashboards:
+        own = [
+            change(path, document)
+            for path, document in sorted(dashboard.documents.items())
+            if not path.startswith("databases/")
+        ]
+        if any(one.action != "unchanged" for one in own):
+            changed_dashboards.append(dashboard.title)
+    for path, document in sorted(mapped.others.documents.items()):
+        if not path.startswith("databases/"):
+            change(path, document)
+    for mapping in mapped.databases:
+        row = found.get("databases", mapping.target_uuid or "")
+        if row is not None:  # used as it is: never created nor written by a deploy
+            changes[path_of("databases", row.uuid)] = ObjectChange(
+                kind="database",
+                uuid=row.uuid,
+                name=row.name,
+                action="unchanged",
+                fields=[],
+                target_id=row.id,
+                target_changed_on=row.changed_on,
+            )
+    order = {"dashboard": 0, "chart": 1, "dataset": 2, "database": 3}
+    objects = sorted(changes.values(), key=lambda c: (order[c.kind], c.name, c.uuid))
+    unresolved = mapped.unresolved()
+    bundles = {dashboard.uuid: dashboard.files() for dashboard in mapped.dashboards}
+    others = mapped.others.files()
+    planned = {path: target_files[path] for path in changes if path in target_files}
+    databases = mapped.databases  # each source database and the target's it maps onto
+    body: dict[str, Any] = {
+        "source": source.model_dump(mode="json"),
+        "target_env_id": target_env_id,
+        "target_stage": target_stage.value,
+        "dashboards": [c.model_dump(mode="json") for c in objects if c.kind == "dashboard"],
+        "objects": [c.model_dump(mode="json") for c in objects],
+        "databases": [d.model_dump(mode="json") for d in databases],
+        "unresolved_charts": [u.model_dump(mode="json") for u in unresolved],
+        "dashboards_changed": len(changed_dashboards),
+        "applicable": all(d.target_uuid is not None for d in databases),
+    }
+    body["summary"] = plan_summary(
+        changed_dashboards, len(mapped.dashboards), target_env_id, unresolved, origin
+    )
+    plan = Plan.model_validate({**body, "digest": _digest(body, bundles, others, planned)})
+    return PlannedDeploy(plan=plan, bundles=bundles, files=mapped.files())
+
+
+async def plan_sources(
+    target: SupersetClient,
+    sources: Sources,
+    *,
+    source: DeploySource,
+    target_stage: Stage,
+    database_mapping: Mapping[str, str] | None = None,
+    origin: str = "",
+) -> PlannedDeploy:
+    """Plan importing ``sources`` (see :func:`read_sources`) into ``target``.
+
+    What :func:`make_plan` does once it has read its sources; a restore plans its archive so.
+
+    Raises:
+        InvalidPlanRequest: ``database_mapping`` names no database of the target.
+        SupersetError: the target did not answer.
+    """
+    found = await _target.inventory(target)
+    mapped = map_sources(sources, found, database_mapping)
+    files = await _target.target_files(target, found, mapped.wanted())
+    return build_plan(
+        mapped,
+        source=source,
+        target_env_id=target.env.id,
+        target_stage=target_stage,
+        found=found,
+        target_files=files,
+        origin=origin,
+    )
+
+
+def _check(request: PlanRequest, environments: EnvironmentRegistry) -> None:
+    for env_id in (request.target_env_id, request.source.env_id):
+        if env_id is not None and env_id not in environments:
+            raise UnknownEnvironment(env_id, list(environments))
+    if request.source.env_id is None and request.source.git_ref is None:
+        raise InvalidPlanRequest("source", "source: укажите env_id или git_ref")
+    if bool(request.dashboard_ids) == bool(request.dashboard_uuids):
+        raise InvalidPlanRequest(
+            "dashboard_ids", "dashboard_ids: укажите дашборды — dashboard_ids или dashboard_uuids"
+        )
+    if request.dashboard_ids and request.source.env_id is None:
+        raise InvalidPlanRequest(
+            "source.env_id",
+            "source.env_id: dashboard_ids — это id окружения-источника; укажите его",
+        )
+    if request.source.git_ref is None and request.source.env_id == request.target_env_id:
+        raise InvalidPlanRequest("target_env_id", "target_env_id: цель совпадает с источником")
+
+
+async def _uuids(superset: SupersetClient, request: PlanRequest) -> dict[str, int | None]:
+    """The requested dashboards' UUIDs (in request order) with their ids in the source env."""
+    rows = await superset.list_all("dashboard", columns=["id", "uuid"])
+    by_id = {int(row["id"]): str(row["uuid"]) for row in rows}
+    ids = {uuid: number for number, uuid in by_id.items()}
+    for number in request.dashboard_ids:
+        if number not in by_id:
+            raise UnknownDashboard(number, f"окружении {superset.env.id}")
+    uuids = [by_id[number] for number in request.dashboard_ids] or request.dashboard_uuids
+    return {uuid: ids.get(uuid) for uuid in dict.fromkeys(uuids)}
+
+
+async def _source_reader(
+    request: PlanRequest, superset: SupersetPool, git: GitStore
+) -> tuple[Reader, list[str], str]:
+    """How to read the source's files, the requested dashboards' UUIDs and where they are."""
+    source = request.source
+    client = superset.client(source.env_id) if source.env_id else None
+    uuids: dict[str, int | None] = (
+        await _uuids(client, request) if client else dict.fromkeys(request.dashboard_uuids)
+    )
+    if source.git_ref is not None:
+        branch = source.git_ref
+
+        def read(paths: list[str]) -> dict[str, bytes]:
+            return git.repository.read(branch, paths)[1]
+
+        return read, list(uuids), f"ветке {branch}"
+    assert client is not None
+    where = f"окружении {client.env.id}"
+    missing = [uuid for uuid, number in uuids.items() if number is None]
+    if missing:
+        raise UnknownDashboard(missing[0], where)
+    exported = await client.export_dashboards([n for n in uuids.values() if n is not None])
+    files = await anyio.to_thread.run_sync(normalise, exported)
+
+    def read_export(paths: list[str]) -> dict[str, bytes]:
+        return {path: files[path] for path in paths if path in files}
+
+    return read_export, list(uuids), where
+
+
+async def make_plan(
+    request: PlanRequest,
+    superset: SupersetPool,
+    environments: EnvironmentRegistry,
+    git: GitStore,
+) -> PlannedDeploy:
+    """Plan importing the requested dashboards into ``request.target_env_id``.
+
+    Raises:
+        UnknownEnvironment, UnknownDashboard, InvalidPlanRequest: see ``errors``.
+        SupersetError: an environment did not answer.
+        GitStoreError: the git ref does not exist.
+    """
+    _check(request, environments)
+    read, uuids, where = await _source_reader(request, superset, git)
+    sources = await anyio.to_thread.run_sync(lambda: read_sources(read, uuids, where=where))
+    return await plan_sources(
+        superset.client(request.target_env_id),
+        sources,
+        source=request.source,
+        target_stage=environments[request.target_env_id].stage,
+        database_mapping=request.database_mapping,
+    )

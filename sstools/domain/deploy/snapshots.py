@@ -1,0 +1,51 @@
+"""Snapshots: the target's current version of what a deploy will overwrite, kept in git first.
+
+A snapshot is the branch ``snapshots/<task id>``: main plus the target's exported files of the
+dashboards the deploy touches (with their charts, datasets and databases, secrets stripped).
+A rollback deploys that branch back onto the target.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from sstools.domain.deploy._target import export_target
+from sstools.domain.git_store import DEFAULT_BRANCH, BranchExists, GitStore
+from sstools.superset import SupersetClient
+
+SNAPSHOT_AUTHOR = "sstools"
+SNAPSHOT_PREFIX = "snapshots/"
+
+
+def snapshot_branch(task_id: str) -> str:
+    return f"{SNAPSHOT_PREFIX}{task_id}"
+
+
+async def take_snapshot(
+    superset: SupersetClient, git: GitStore, task_id: str, dashboard_uuids: list[str]
+) -> dict[str, Any]:
+    """Export those of the dashboards the target has and commit them on the task's branch.
+
+    Safe to run again (a restart mid-step): the branch exists, the same files commit nothing.
+    """
+    files = await export_target(superset, dashboard_uuids) if dashboard_uuids else {}
+    branch = snapshot_branch(task_id)
+    with contextlib.suppress(BranchExists):  # made by this step before a restart
+        await git.create_branch(branch, DEFAULT_BRANCH)
+    commit = None
+    if files:
+        outcome = await git.commit_files(
+            branch,
+            files,
+            message=f"Снимок {superset.env.id} перед задачей {task_id}",
+            username=SNAPSHOT_AUTHOR,
+        )
+        commit = outcome.id if outcome else None
+    held = sorted(path for path in files if path.startswith("dashboards/"))
+    return {
+        "branch": branch,
+        "commit": commit,
+        "dashboards": [path.removeprefix("dashboards/").removesuffix(".yaml") for path in held],
+        "files": len(files),
+    }

@@ -1,0 +1,65 @@
+"""Findings and reports of a dashboard validation, as stored and as the API answers them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Severity = Literal["error", "warning", "info"]
+FindingKind = Literal[
+    "missing_dataset",
+    "query_failed",
+    "empty_dashboard",
+    "dataset_without_database",
+    "no_owners",
+    "no_description",
+    "unpublished_in_prod",
+    "review",
+]
+ObjectType = Literal["dashboard", "chart", "dataset"]
+SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: FindingKind
+    severity: Severity
+    object_type: ObjectType
+    object_id: int | None = Field(description="The object's id in the environment, if known")
+    object_name: str
+    message: str = Field(min_length=1, max_length=2000)
+    fix: str = Field(min_length=1, max_length=2000, description="What to do about it")
+
+
+class Counts(BaseModel):
+    error: int = 0
+    warning: int = 0
+    info: int = 0
+
+    @property
+    def problems(self) -> int:
+        """Errors and warnings: what «N проблем» counts (notes are not problems)."""
+        return self.error + self.warning
+
+
+def counts_of(findings: list[Finding]) -> Counts:
+    counts = Counts()
+    for finding in findings:
+        setattr(counts, finding.severity, getattr(counts, finding.severity) + 1)
+    return counts
+
+
+class ValidationReport(BaseModel):
+    env_id: str
+    dashboard_id: int
+    dashboard_uuid: str
+    title: str
+    task_id: str
+    created_at: datetime
+    review: str = Field(description="What the model's review did: done, not configured, failed")
+    counts: Counts
+    findings: list[Finding]
+    summary: str = Field(description="«последняя проверка: <когда>, N проблем»")

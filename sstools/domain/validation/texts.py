@@ -1,0 +1,59 @@
+"""Russian texts of validation findings, the review status and the «последняя проверка» line."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sstools.dates import human_datetime
+
+MISSING_DATASET = "датасет графика удалён или недоступен (id: {dataset})"
+MISSING_DATASET_FIX = (
+    "Восстановите датасет или откройте график в Superset, выберите другой датасет и сохраните"
+)
+QUERY_FAILED = "запрос графика завершился ошибкой: {error}"
+QUERY_FAILED_FIX = (
+    "Откройте график в Superset (Explore), исправьте столбцы и метрики под текущий датасет"
+)
+EMPTY_DASHBOARD = "на дашборде нет графиков"
+EMPTY_DASHBOARD_FIX = "Добавьте графики или удалите ненужный дашборд"
+NO_DATABASE = "у датасета нет подключения к базе данных"
+NO_DATABASE_FIX = "Укажите датасету подключение к базе в Superset или удалите его"
+NO_OWNERS = "не указаны владельцы"
+NO_OWNERS_FIX = "Назначьте владельцев в свойствах объекта в Superset"
+NO_DESCRIPTION = "нет описания"
+NO_DESCRIPTION_FIX = "Добавьте описание графика в его свойствах в Superset"
+UNPUBLISHED = "дашборд не опубликован в продуктивном окружении"
+UNPUBLISHED_FIX = "Опубликуйте дашборд или удалите его из prod, если он больше не нужен"
+
+REVIEW_DONE = "проверка моделью выполнена"
+REVIEW_NOT_CONFIGURED = "модель не настроена: только автоматические проверки"
+REVIEW_FAILED = "модель не ответила пригодно ({error}): только автоматические проверки"
+
+STEP_COLLECT = "чтение дашборда"
+STEP_QUERIES = "запросы графиков"
+STEP_REVIEW = "проверка моделью"
+STEP_STORE = "сохранение результатов"
+
+UNREACHABLE = "не удалось прочитать дашборд {dashboard} в {env}: {error}"
+
+NEVER_RUN = "не проверялся"
+LAST_RUN = "последняя проверка: {when}, {problems}"
+NOT_FOUND = "дашборд {dashboard} в {env} ещё не проверялся: запустите проверку"
+
+
+def plural(count: int, one: str, few: str, many: str) -> str:
+    if count % 10 == 1 and count % 100 != 11:
+        return one
+    return few if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14 else many
+
+
+def problems_text(problems: int, errors: int) -> str:
+    """«нет проблем», «1 проблема», «3 проблемы (ошибок: 1)»."""
+    if problems == 0:
+        return "проблем нет"
+    text = f"{problems} {plural(problems, 'проблема', 'проблемы', 'проблем')}"
+    return f"{text} (ошибок: {errors})" if errors else text
+
+
+def last_run_text(when: datetime, problems: int, errors: int) -> str:
+    return LAST_RUN.format(when=human_datetime(when), problems=problems_text(problems, errors))

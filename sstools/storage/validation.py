@@ -1,0 +1,55 @@
+"""Validation runs and generated documents: written by workflow code (sync), read by the API.
+
+Each is keyed by its task: a step replayed after a restart finds its row and writes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
+
+from sstools.storage.models import DashboardDocument, DashboardValidation
+
+
+def _store_once(engine: Engine, row: DashboardValidation | DashboardDocument) -> None:
+    with Session(engine) as session, session.begin():
+        kind = type(row)
+        if session.scalar(select(kind.id).where(kind.task_id == row.task_id)) is None:
+            session.add(row)
+
+
+def store_validation(engine: Engine, **values: Any) -> None:
+    _store_once(engine, DashboardValidation(**values))
+
+
+def store_document(engine: Engine, **values: Any) -> None:
+    _store_once(engine, DashboardDocument(**values))
+
+
+async def latest_validation(
+    session: AsyncSession, env_id: str, dashboard_id: int
+) -> DashboardValidation | None:
+    query = (
+        select(DashboardValidation)
+        .where(
+            DashboardValidation.env_id == env_id, DashboardValidation.dashboard_id == dashboard_id
+        )
+        .order_by(DashboardValidation.created_at.desc(), DashboardValidation.id.desc())
+        .limit(1)
+    )
+    return await session.scalar(query)
+
+
+async def latest_document(
+    session: AsyncSession, env_id: str, dashboard_id: int
+) -> DashboardDocument | None:
+    query = (
+        select(DashboardDocument)
+        .where(DashboardDocument.env_id == env_id, DashboardDocument.dashboard_id == dashboard_id)
+        .order_by(DashboardDocument.created_at.desc(), DashboardDocument.id.desc())
+        .limit(1)
+    )
+    return await session.scalar(query)

@@ -1,0 +1,105 @@
+"""Deploy test support: Superset clients per environment, environments put back as they were,
+and waiting for a task."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from sstools.auth.roles import Role
+from sstools.domain.deploy import import_bundle
+from sstools.domain.git_store import normalise
+from sstools.sandbox import Sandbox
+from sstools.superset import SupersetClient
+from tests.conftest import AuthHeaders
+
+Superset = Callable[[str], SupersetClient]
+
+
+@pytest.fixture
+async def superset(sandbox: Sandbox) -> AsyncIterator[Superset]:
+    """``superset("prod")``: a service-account client of that environment."""
+    clients: dict[str, SupersetClient] = {}
+
+    def get(env_id: str) -> SupersetClient:
+        if env_id not in clients:
+            env = next(env for env in sandbox.environments() if env.id == env_id)
+            clients[env_id] = SupersetClient(env, timeout_s=60)
+        return clients[env_id]
+
+    yield get
+    await asyncio.gather(*(client.aclose() for client in clients.values()))
+
+
+async def export_all(client: SupersetClient) -> tuple[dict[str, bytes], set[str], set[str]]:
+    """Every dashboard's files, and the dashboard and chart UUIDs the environment holds."""
+    dashboards = await client.list_all("dashboard", columns=["id", "uuid"])
+    charts = await client.list_all("chart", columns=["id", "uuid"])
+    bundle = await client.export_dashboards([int(row["id"]) for row in dashboards])
+    return (
+        normalise(bundle),
+        {str(row["uuid"]) for row in dashboards},
+        {str(row["uuid"]) for row in charts},
+    )
+
+
+async def delete_by_uuid(client: SupersetClient, resource: str, uuids: set[str]) -> None:
+    for uuid in uuids:
+        query = {"columns": ["id"], "filters": [{"col": "uuid", "opr": "eq", "value": uuid}]}
+        for row in (await client.get_json(f"/api/v1/{resource}/", query=query))["result"]:
+            await client.delete(f"/api/v1/{resource}/{row['id']}")
+
+
+def _importable(files: dict[str, bytes], changed: set[str]) -> dict[str, bytes]:
+    """The changed files with what their import needs: every chart (a dashboard imported without
+    one of its charts loses it), dataset and database; not a chart whose dataset is gone (Superset
+    refuses it: the archive's broken chart)."""
+    orphans = {
+        path
+        for path, content in files.items()
+        if path.startswith("charts/") and "dataset_uuid" not in yaml.safe_load(content)
+    }
+    needed = {path for path in files if path.startswith(("datasets/", "databases/", "charts/"))}
+    return {path: files[path] for path in ((changed & set(files)) | needed) - orphans}
+
+
+Restore = Callable[[str], Awaitable[None]]
+
+
+@pytest.fixture
+async def restore(superset: Superset) -> AsyncIterator[Restore]:
+    """``await restore("staging")`` before changing it: put back as it was after the test."""
+    saved: dict[str, tuple[dict[str, bytes], set[str], set[str]]] = {}
+
+    async def remember(env_id: str) -> None:
+        saved[env_id] = await export_all(superset(env_id))
+
+    yield remember
+    for env_id, (files, dashboards, charts) in saved.items():
+        client = superset(env_id)
+        now = await export_all(client)
+        await delete_by_uuid(client, "dashboard", now[1] - dashboards)
+        await delete_by_uuid(client, "chart", now[2] - charts)
+        changed = {path for path, content in files.items() if now[0].get(path) != content}
+        if changed:
+            await import_bundle(client, _importable(files, changed))
+
+
+async def wait_for_task(
+    api: httpx.AsyncClient, auth: AuthHeaders, task_id: str, timeout_s: float = 180
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        response = await api.get(f"/api/tasks/{task_id}", headers=auth(Role.analyst))
+        assert response.status_code == 200, response.text
+        task: dict[str, Any] = response.json()
+        if task["status"] in ("succeeded", "failed", "cancelled"):
+            return task
+        assert time.monotonic() < deadline, f"task still {task['status']}: {task}"
+        await asyncio.sleep(0.2)

@@ -1,0 +1,296 @@
+"""Backups and restores on the real sandbox: ss-dev archived, restored into staging, compared.
+
+Staging is put back afterwards (``restore``); a tampered archive never reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from sstools.app import create_app
+from sstools.auth.roles import Role
+from sstools.config import Settings
+from sstools.domain.backups import archive
+from sstools.domain.backups.plan import export_environment
+from sstools.domain.deploy import portable
+from sstools.testing import LiveServer, ScriptedChatModel
+from tests.conftest import AuthHeaders, app_client
+from tests.integration.deploy_support import Restore, Superset, wait_for_task
+from tests.support import read_events
+
+ADMIN = Role.admin
+
+
+async def back_up(client: httpx.AsyncClient, auth: AuthHeaders, env_id: str) -> dict[str, Any]:
+    started = await client.post("/api/backups", json={"env_id": env_id}, headers=auth(ADMIN))
+    assert started.status_code == 202, started.text
+    assert started.json()["kind"] == "backup"
+    task = await wait_for_task(client, auth, started.json()["id"])
+    assert task["status"] == "succeeded", (task["error"], task)
+    result: dict[str, Any] = task["result"]
+    return result
+
+
+async def restore_plan(
+    client: httpx.AsyncClient, auth: AuthHeaders, backup_id: str, target: str
+) -> httpx.Response:
+    return await client.post(
+        f"/api/backups/{backup_id}/restore/plan",
+        json={"target_env_id": target},
+        headers=auth(Role.analyst),
+    )
+
+
+def comparable(files: dict[str, bytes]) -> dict[str, Any]:
+    """Each dashboard, chart and dataset by path, without its per-environment ids."""
+    return {
+        path: portable(path.split("/")[0], yaml.safe_load(content))
+        for path, content in files.items()
+        if not path.startswith("databases/")
+    }
+
+
+async def test_backup_of_dev_restored_into_staging_makes_staging_equal_to_the_backup(
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    restore: Restore,
+    settings: Settings,
+) -> None:
+    await restore("staging")
+    dev, staging = superset("ss-dev"), superset("staging")
+    began = time.perf_counter()
+    made = await back_up(client, auth, "ss-dev")
+    backup_seconds = time.perf_counter() - began
+
+    # The archive holds the whole of ss-dev, checksummed, with who, when and which Superset.
+    dev_files = await export_environment(dev)
+    manifest, files = archive.read(archive.path_of(settings.backup_dir, made["backup_id"]))
+    assert files == dev_files
+    assert manifest.counts == archive.counts_of(dev_files)
+    assert manifest.counts["dashboards"] >= 12
+    assert manifest.created_by == "admin"
+    assert manifest.superset_version == "6.1.0"
+    listed = await client.get(
+        "/api/backups", params={"env_id": "ss-dev"}, headers=auth(Role.analyst)
+    )
+    assert listed.status_code == 200, listed.text
+    row = next(one for one in listed.json()["backups"] if one["id"] == made["backup_id"])
+    assert row["counts"] == manifest.counts
+    assert row["bytes"] == made["bytes"] > 0
+
+    planned = await restore_plan(client, auth, made["backup_id"], "staging")
+    assert planned.status_code == 200, planned.text
+    plan = planned.json()
+    assert plan["applicable"] is True
+    # ss-dev holds a draft staging does not: the plan says it will be created.
+    assert plan["dashboards_changed"] >= 1
+    assert any(obj["action"] == "create" and obj["kind"] == "dashboard" for obj in plan["objects"])
+    skipped = {chart["uuid"] for chart in plan["unresolved_charts"]}
+    assert [chart["reason"] for chart in plan["unresolved_charts"]] == ["dataset_missing"]
+
+    staging_databases_before = {
+        path: content
+        for path, content in (await export_environment(staging)).items()
+        if path.startswith("databases/")
+    }
+    began = time.perf_counter()
+    started = await client.post(
+        f"/api/backups/{made['backup_id']}/restore",
+        json={"target_env_id": "staging", "digest": plan["digest"]},
+        headers=auth(ADMIN),
+    )
+    assert started.status_code == 202, started.text
+    assert started.json()["kind"] == "restore"
+    task = await wait_for_task(client, auth, started.json()["id"])
+    restore_seconds = time.perf_counter() - began
+    assert task["status"] == "succeeded", (task["error"], task)
+
+    after = await export_environment(staging)
+    wanted = comparable(
+        {path: content for path, content in files.items() if path.split("/")[1][:-5] not in skipped}
+    )
+    assert {path: doc for path, doc in comparable(after).items() if path in wanted} == wanted
+    # Databases are never written: staging's connection is exactly what it was.
+    assert {
+        p: c for p, c in after.items() if p.startswith("databases/")
+    } == staging_databases_before
+    again = (await restore_plan(client, auth, made["backup_id"], "staging")).json()
+    assert again["dashboards_changed"] == 0
+    assert {obj["action"] for obj in again["objects"]} == {"unchanged"}
+    print(
+        f"\nbackup {backup_seconds:.2f} s, restore {restore_seconds:.2f} s, "
+        f"archive {made['bytes']} bytes, {made['files']} files"
+    )
+
+
+def _inside_largest_file(path: Path) -> int:
+    """An offset in the middle of the largest member's compressed data."""
+    with zipfile.ZipFile(path) as bundle:
+        member = max(bundle.infolist(), key=lambda info: info.compress_size)
+    header = 30 + len(member.filename.encode()) + len(member.extra)  # the local file header
+    return member.header_offset + header + member.compress_size // 2
+
+
+def _flip(path: Path, offset: int) -> None:
+    content = bytearray(path.read_bytes())
+    content[offset] ^= 0xFF
+    path.write_bytes(bytes(content))
+
+
+@pytest.mark.parametrize("damage", ["flipped byte", "truncated"])
+async def test_a_tampered_archive_is_refused_and_staging_is_left_unchanged(
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    settings: Settings,
+    damage: str,
+) -> None:
+    made = await back_up(client, auth, "ss-dev")
+    path = archive.path_of(settings.backup_dir, made["backup_id"])
+    archive.read(path)  # whole before the damage
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[: made["bytes"] // 2])
+    else:
+        _flip(path, _inside_largest_file(path))
+    staging = superset("staging")
+    before = await export_environment(staging)
+
+    for route in ("restore/plan", "restore"):
+        refused = await client.post(
+            f"/api/backups/{made['backup_id']}/{route}",
+            json={"target_env_id": "staging"},
+            headers=auth(ADMIN),
+        )
+        assert refused.status_code == 422, refused.text
+        assert "повреждён" in refused.json()["detail"]
+        assert "ничего не импортировано" in refused.json()["detail"]
+    rows = (await client.get("/api/tasks", headers=auth(ADMIN))).json()
+    assert not any(row.get("source") == f"backup:{made['backup_id']}" for row in rows)
+    assert await export_environment(staging) == before
+
+
+async def test_retention_keeps_the_newest_n_backups_of_each_environment(
+    tmp_path: Path, settings: Settings, auth: AuthHeaders
+) -> None:
+    own = settings.model_copy(update={"backup_dir": tmp_path / "backups", "backup_keep": 2})
+    async for api in app_client(own):
+        made = [await back_up(api, auth, "ss-dev") for _ in range(3)]
+        staging = await back_up(api, auth, "staging")
+        listed = (await api.get("/api/backups", headers=auth(Role.analyst))).json()["backups"]
+    ids = [row["id"] for row in listed]
+    # Newest first; the first ss-dev backup was removed once the third was verified.
+    assert ids == [staging["backup_id"], made[2]["backup_id"], made[1]["backup_id"]]
+    assert made[2]["removed"] == [made[0]["backup_id"]]
+    assert made[1]["removed"] == []
+    assert not archive.path_of(own.backup_dir, made[0]["backup_id"]).exists()
+
+
+def restore_then_follow(backup_id: str, target: str) -> Any:
+    """A scripted model: restore the backup, then follow the task until it ends."""
+
+    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        last = messages[-1]
+        if not isinstance(last, ToolMessage):
+            args = {"backup_id": backup_id, "target_env_id": target}
+            return AIMessage(
+                content="", tool_calls=[{"name": "restore_backup", "args": args, "id": "call_r"}]
+            )
+        result = json.loads(str(last.content))
+        if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
+            return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
+        time.sleep(0.5)
+        call = {
+            "name": "get_task_status",
+            "args": {"task_id": result["id"]},
+            "id": f"c{len(messages)}",
+        }
+        return AIMessage(content="", tool_calls=[call])
+
+    return script
+
+
+async def _card(
+    live: httpx.AsyncClient, headers: dict[str, str], env_id: str
+) -> tuple[str, dict[str, Any]]:
+    cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
+    context = {"contextVersion": 1, "objectType": None, "envId": env_id, "route": "/"}
+    await live.post(
+        f"/api/agent/conversations/{cid}/messages",
+        headers=headers,
+        json={"text": "восстанови копию", "uicontext": context},
+    )
+    events = await read_events(live, cid, headers)
+    assert events[-1]["type"] == "confirm_required", events
+    return cid, events[-1]
+
+
+async def test_restore_through_the_agent_shows_the_plan_and_applies_it_on_approval(
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    settings: Settings,
+    superset: Superset,
+    restore: Restore,
+) -> None:
+    await restore("staging")
+    made = await back_up(client, auth, "ss-dev")
+    plan = (await restore_plan(client, auth, made["backup_id"], "staging")).json()
+    headers = auth(ADMIN)
+    model = ScriptedChatModel(script=restore_then_follow(made["backup_id"], "staging"))
+    with LiveServer(create_app(settings, chat_model=model)) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
+            cid, card = await _card(live, headers, "staging")
+            decision = card["decision"]
+            assert (decision["stage"], decision["tone"]) == ("staging", "info")
+            assert decision["digest"] == plan["digest"]
+            assert decision["impact"].startswith(f"{plan['dashboards_changed']} дашборд")
+            approved = await live.post(
+                f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+                json={"decision": "approve"},
+                headers=headers,
+            )
+            assert approved.status_code == 200, approved.text
+            events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=120)
+    results = [event for event in events if event["type"] == "tool_result"]
+    assert results[0]["tool"] == "restore_backup"
+    assert results[0]["outcome"] == "ok", results[0]
+    task = (await client.get(f"/api/tasks/{results[0]['task_id']}", headers=headers)).json()
+    assert task["status"] == "succeeded", task
+    assert "Задача завершилась: succeeded" in events[-2]["text"]
+    again = (await restore_plan(client, auth, made["backup_id"], "staging")).json()
+    assert again["dashboards_changed"] == 0
+
+
+async def test_restore_into_prod_through_the_agent_is_a_destructive_card(
+    client: httpx.AsyncClient, auth: AuthHeaders, settings: Settings, superset: Superset
+) -> None:
+    made = await back_up(client, auth, "ss-dev")
+    headers = auth(ADMIN)
+    before = await export_environment(superset("prod"))
+    model = ScriptedChatModel(script=restore_then_follow(made["backup_id"], "prod"))
+    with LiveServer(create_app(settings, chat_model=model)) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
+            cid, card = await _card(live, headers, "prod")
+            decision = card["decision"]
+            assert (decision["level"], decision["tone"], decision["stage"]) == (
+                "dangerous",
+                "destructive",
+                "prod",
+            )
+            assert "PRODUCTION" in decision["prompt"]
+            await live.post(
+                f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+                json={"decision": "deny"},
+                headers=headers,
+            )
+            await read_events(live, cid, headers, last_event_id=card["_id"])
+    assert await export_environment(superset("prod")) == before

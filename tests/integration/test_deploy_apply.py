@@ -1,0 +1,166 @@
+"""Deploy and migration on the real sandbox: plan → apply by digest → a durable task → Superset.
+
+Every test puts the environments it changes back as they were (``restore``), because the
+sandbox is shared by the whole suite.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from sstools.auth.roles import Role
+from sstools.domain.git_store import normalise
+from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
+from sstools.superset import SupersetClient
+from tests.conftest import AuthHeaders
+from tests.integration.deploy_support import (
+    Restore,
+    Superset,
+    wait_for_task,
+)
+
+ENGINEER = Role.engineer
+
+
+async def dashboard_id(client: SupersetClient, title: str) -> int:
+    page = await client.search_dashboards(title)
+    return next(item.id for item in page.items if item.title == title)
+
+
+async def plan(
+    client: httpx.AsyncClient, auth: AuthHeaders, body: dict[str, Any]
+) -> dict[str, Any]:
+    response = await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()
+    return result
+
+
+async def apply(
+    client: httpx.AsyncClient, auth: AuthHeaders, route: str, body: dict[str, Any], digest: str
+) -> httpx.Response:
+    return await client.post(route, json={**body, "digest": digest}, headers=auth(ENGINEER))
+
+
+async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+) -> None:
+    await restore("staging")
+    dev, staging = superset("ss-dev"), superset("staging")
+    draft = await dashboard_id(dev, DEV_ONLY_DASHBOARD)
+    body = {"dashboard_ids": [draft], "source": {"env_id": "ss-dev"}, "target_env_id": "staging"}
+    planned = await plan(client, auth, body)
+    created = {
+        (obj["kind"], obj["name"]) for obj in planned["objects"] if obj["action"] == "create"
+    }
+    assert planned["dashboards_changed"] == 1
+    assert ("dashboard", DEV_ONLY_DASHBOARD) in created
+    assert not (await staging.search_dashboards(DEV_ONLY_DASHBOARD)).items
+
+    started = await apply(client, auth, "/api/migrations", body, planned["digest"])
+    assert started.status_code == 202, started.text
+    task = await wait_for_task(client, auth, started.json()["id"])
+
+    assert task["status"] == "succeeded", task
+    assert task["result"]["imported"] == [DEV_ONLY_DASHBOARD]
+    found = await staging.find_dashboard("uuid", planned["dashboards"][0]["uuid"])
+    assert found is not None
+    assert found[1].title == DEV_ONLY_DASHBOARD
+    # The plan counted exactly what appeared: each object it said it creates now exists.
+    again = await plan(client, auth, body)
+    assert again["dashboards_changed"] == 0
+    assert {obj["action"] for obj in again["objects"]} == {"unchanged"}
+
+
+async def test_an_equal_dashboard_plans_unchanged_and_applying_it_changes_nothing(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset
+) -> None:
+    dev, prod = superset("ss-dev"), superset("prod")
+    report = await dashboard_id(dev, "Отчёт по энергопотреблению")
+    body = {"dashboard_ids": [report], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
+    planned = await plan(client, auth, body)
+    assert planned["dashboards_changed"] == 0
+    assert {obj["action"] for obj in planned["objects"]} == {"unchanged"}
+    before = await prod.find_dashboard("uuid", planned["dashboards"][0]["uuid"])
+    assert before is not None
+
+    started = await apply(client, auth, "/api/deploy", body, planned["digest"])
+    task = await wait_for_task(client, auth, started.json()["id"])
+
+    assert task["status"] == "succeeded", task
+    assert task["result"]["imported"] == []
+    assert task["result"]["unchanged"] == ["Отчёт по энергопотреблению"]
+    after = await prod.find_dashboard("uuid", planned["dashboards"][0]["uuid"])
+    assert after is not None
+    assert after[1].changed_on == before[1].changed_on  # not even touched
+
+
+async def test_an_edit_in_the_target_after_the_plan_is_refused_with_409_and_nothing_written(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+) -> None:
+    await restore("staging")
+    dev, staging = superset("ss-dev"), superset("staging")
+    kpis = await dashboard_id(dev, DRIFTED_DASHBOARD)
+    body = {"dashboard_ids": [kpis], "source": {"env_id": "ss-dev"}, "target_env_id": "staging"}
+    planned = await plan(client, auth, body)
+    assert planned["dashboards_changed"] == 1
+    target_id = planned["dashboards"][0]["target_id"]
+    edit = "/* edited in staging after the plan */"
+    await staging.put_json(f"/api/v1/dashboard/{target_id}", {"css": edit})
+
+    refused = await apply(client, auth, "/api/deploy", body, planned["digest"])
+
+    assert refused.status_code == 409, refused.text
+    assert "цель изменилась после оценки" in refused.json()["detail"]["message"]
+    tasks = await client.get("/api/tasks?env_id=staging&status=running", headers=auth(ENGINEER))
+    assert tasks.json() == []
+    css = (await staging.get_json(f"/api/v1/dashboard/{target_id}"))["result"]["css"]
+    assert css == edit  # the person's edit is still there
+
+
+async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earlier_export(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+) -> None:
+    await restore("prod")
+    dev, prod = superset("ss-dev"), superset("prod")
+    kpis = await dashboard_id(dev, DRIFTED_DASHBOARD)
+    branch = f"release/kpis-{kpis}"
+    made = await client.post("/api/git/branches", json={"name": branch}, headers=auth(ENGINEER))
+    assert made.status_code in (201, 409), made.text
+    committed = await client.post(
+        "/api/git/commits",
+        json={"env_id": "ss-dev", "dashboard_ids": [kpis], "message": "KPIs", "branch": branch},
+        headers=auth(ENGINEER),
+    )
+    assert committed.status_code == 200, committed.text
+    prod_id = await dashboard_id(prod, DRIFTED_DASHBOARD)
+    before = normalise(await prod.export_dashboards([prod_id]))
+    assert DRIFT_MARKER not in str(before)
+
+    body = {
+        "dashboard_ids": [kpis],
+        "source": {"env_id": "ss-dev", "git_ref": branch},
+        "target_env_id": "prod",
+    }
+    planned = await plan(client, auth, body)
+    dashboard = planned["dashboards"][0]
+    assert (dashboard["action"], dashboard["fields"]) == ("update", ["css"])
+    started = await apply(client, auth, "/api/deploy", body, planned["digest"])
+    deployed = await wait_for_task(client, auth, started.json()["id"])
+
+    assert deployed["status"] == "succeeded", deployed
+    assert deployed["source"] == f"git:{branch}"
+    assert deployed["result"]["snapshot"]["branch"] == f"snapshots/{deployed['id']}"
+    css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
+    assert DRIFT_MARKER in css  # prod changed
+
+    undo = await client.post(
+        f"/api/deploy/{deployed['id']}/rollback", json={"env_id": "prod"}, headers=auth(ENGINEER)
+    )
+    assert undo.status_code == 202, undo.text
+    rolled_back = await wait_for_task(client, auth, undo.json()["id"])
+
+    assert rolled_back["status"] == "succeeded", rolled_back
+    assert normalise(await prod.export_dashboards([prod_id])) == before

@@ -1,0 +1,115 @@
+"""``/api/tasks``: the shapes a user meets — 404, 422, 403, 409 — on SQLite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from sstools.auth.deps import CurrentUser
+from sstools.auth.roles import Role
+from sstools.tasks import TaskKind, TaskStatus
+from tests.conftest import AuthHeaders
+from tests.tasks.conftest import Database, Served
+from tests.tasks.support import task_reaches
+from tests.tasks.workflows import gate, write_steps
+
+pytestmark = pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+
+
+class StartBody(BaseModel):
+    env_id: str
+    key: str
+    folder: str
+
+
+@pytest.fixture
+def starting(served: Served) -> Served:
+    """A start route like the deploy ones (which are built on this engine elsewhere)."""
+
+    @served.app.post("/test/tasks")
+    async def start(body: StartBody, user: CurrentUser) -> dict[str, str]:
+        task = await served.tasks.start(
+            TaskKind.deploy,
+            env_id=body.env_id,
+            source="ss-dev",
+            objects=["Energy KPIs"],
+            object_keys=[body.key],
+            started_by=user.username,
+            workflow=write_steps,
+            args=(body.folder, 2, True),
+        )
+        return {"id": task.id}
+
+    return served
+
+
+async def test_reading_and_listing_tasks(
+    starting: Served, folder: Path, auth: AuthHeaders, database: Database
+) -> None:
+    client = starting.client
+    body = {"env_id": "ss-dev", "key": "dashboard:1", "folder": str(folder)}
+    created = await client.post("/test/tasks", json=body, headers=auth(Role.engineer))
+    task_id = created.json()["id"]
+    other = await client.post(
+        "/test/tasks", json=body | {"env_id": "prod"}, headers=auth(Role.engineer)
+    )
+    shown = await client.get(f"/api/tasks/{task_id}", headers=auth(Role.analyst))
+    assert shown.status_code == 200
+    assert shown.json()["started_by"] == "engineer"
+    assert shown.json()["env_id"] == "ss-dev"
+    assert set(shown.json()) >= {"kind", "objects", "source", "status", "progress", "result"}
+
+    listed = await client.get("/api/tasks?env_id=prod", headers=auth(Role.analyst))
+    assert [task["id"] for task in listed.json()] == [other.json()["id"]]
+    for step in (1, 2):
+        gate(folder, step).touch()
+    await task_reaches(starting.tasks, task_id, TaskStatus.succeeded)
+    await task_reaches(starting.tasks, other.json()["id"], TaskStatus.succeeded)
+    done = await client.get("/api/tasks?status=succeeded", headers=auth(Role.analyst))
+    assert len(done.json()) == 2
+    assert (await client.get("/api/tasks?status=running", headers=auth(Role.analyst))).json() == []
+
+
+async def test_refusals_name_what_is_wrong(
+    starting: Served, folder: Path, auth: AuthHeaders, database: Database
+) -> None:
+    client = starting.client
+    unknown = await client.get(f"/api/tasks/{'0' * 32}", headers=auth(Role.analyst))
+    assert unknown.status_code == 404
+    assert "0" * 32 in unknown.json()["detail"]
+    malformed = await client.get("/api/tasks/nope", headers=auth(Role.analyst))
+    assert malformed.status_code == 422
+    assert malformed.json()["detail"][0]["loc"] == [
+        "path",
+        "task_id",
+    ]
+    bad_status = await client.get("/api/tasks?status=done", headers=auth(Role.analyst))
+    assert bad_status.status_code == 422
+    assert bad_status.json()["detail"][0]["loc"] == ["query", "status"]
+    assert "running" in bad_status.json()["detail"][0]["msg"]
+    assert (await client.get("/api/tasks")).status_code == 401
+
+    body = {"env_id": "ss-dev", "key": "dashboard:1", "folder": str(folder)}
+    first = (await client.post("/test/tasks", json=body, headers=auth(Role.engineer))).json()
+    conflict = await client.post("/test/tasks", json=body, headers=auth(Role.admin))
+    assert conflict.status_code == 409
+    assert conflict.json()["running_task"]["id"] == first["id"]
+    assert first["id"] in conflict.json()["detail"]
+    assert "уже выполняется" in conflict.json()["detail"]
+    assert "запустил engineer" in conflict.json()["detail"]
+
+    as_analyst = await client.post(f"/api/tasks/{first['id']}/cancel", headers=auth(Role.analyst))
+    assert as_analyst.status_code == 403
+    assert as_analyst.json()["required_role"] == "engineer"
+    assert (await starting.tasks.get(first["id"])).status is not TaskStatus.cancelled
+
+    cancelled = await client.post(f"/api/tasks/{first['id']}/cancel", headers=auth(Role.engineer))
+    assert cancelled.status_code == 200
+    assert cancelled.json()["status"] == "cancelled"
+    again = await client.post(f"/api/tasks/{first['id']}/cancel", headers=auth(Role.engineer))
+    assert again.status_code == 409
+    assert "уже завершена" in again.json()["detail"]
+    missing = await client.post(f"/api/tasks/{'f' * 32}/cancel", headers=auth(Role.engineer))
+    assert missing.status_code == 404
