@@ -40,6 +40,7 @@ class MessageEvent(_Event):
 class ToolCallEvent(_Event):
     type: Literal["tool_call"] = "tool_call"
     tool: str
+    title: str | None = None  # the tool in a person's words; None for a tool that does not exist
     call_id: str
     args: dict[str, Any]
 
@@ -47,6 +48,7 @@ class ToolCallEvent(_Event):
 class ToolResultEvent(_Event):
     type: Literal["tool_result"] = "tool_result"
     tool: str
+    title: str | None = None
     call_id: str
     outcome: str
     message: str | None = None

@@ -225,7 +225,11 @@ class AgentGraph:
         emit = [
             encode(
                 ToolCallEvent(
-                    tool=call["name"], call_id=call["id"], args=call["args"], run_id=run_id
+                    tool=call["name"],
+                    title=CATALOGUE[call["name"]].title if call["name"] in CATALOGUE else None,
+                    call_id=call["id"],
+                    args=call["args"],
+                    run_id=run_id,
                 )
             )
         ]

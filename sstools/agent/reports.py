@@ -80,6 +80,7 @@ def result_events(
     """The events of a call that ran, and whether the run must stop (the session expired)."""
     outcome = ToolResultEvent(
         tool=tool.name,
+        title=tool.title,
         call_id=call["id"],
         outcome=result.outcome.value,
         message=result.message,

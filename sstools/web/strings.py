@@ -53,7 +53,7 @@ UI = {
     "required_role": "Нужна роль",
     "production": "⚠️ PRODUCTION",
     "read_only": "чтение данных",
-    "tool_running": "вызываю",
+    "tool_running": "выполняется",
     "tool_done": "готово",
     "reconnecting": "Соединение потеряно, переподключаюсь…",
     "session_expired": "сессия истекла, обновите страницу",

@@ -58,7 +58,8 @@ async def test_agctx_fr_001_story1_from_the_dashboard_page_to_an_answer_about_it
         reply = page.locator(".msg.assistant strong")
         await expect(reply).to_have_text("Отчёт по энергопотреблению")
         await expect(page.locator(".msg.assistant")).to_contain_text("(#10)")
-        await expect(page.locator(".tool")).to_contain_text("get_health_summary: готово")
+        # The tool as a person names it, not its id.
+        await expect(page.locator(".tool")).to_contain_text("Сводка состояния дашборда: готово")
         await screenshot(page, "story1")
     assert set(s.model.offered[0]) == DASHBOARD_SET
     assert _context_blocks(s.model)[0]["objectId"] == "10"
@@ -214,7 +215,7 @@ async def test_reconnect_after_the_server_drops_the_stream_shows_the_card_once(
         await page.wait_for_timeout(500)
         await expect(page.locator(".card")).to_have_count(1)
         await page.locator(".card button", has_text="Подтвердить").click()
-        await expect(page.locator(".tool").last).to_contain_text("deploy_dashboard")
+        await expect(page.locator(".tool").last).to_contain_text("Выкатка дашборда")
 
 
 async def test_xss_in_real_tool_output_stays_text(site: Any, sandbox: Sandbox) -> None:

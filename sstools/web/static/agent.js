@@ -311,11 +311,11 @@
         break;
       }
       case "tool_call":
-        toolLines.set(event.call_id, add("tool", `⚙ ${ui.tool_running} ${event.tool}`));
+        toolLines.set(event.call_id, add("tool", `⚙ ${event.title || event.tool} — ${ui.tool_running}`));
         break;
       case "tool_result": {
         const line = toolLines.get(event.call_id) || add("tool");
-        line.textContent = `⚙ ${event.tool}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}`;
+        line.textContent = `⚙ ${event.title || event.tool}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}`;
         line.dataset.outcome = event.outcome;
         if (event.task_id) followTask(event.task_id);
         break;
