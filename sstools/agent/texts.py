@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sstools.text import plural_form
+
 CONTEXT_UNAVAILABLE = "контекст недоступен"
 SESSION_EXPIRED = "сессия истекла, обновите страницу"
 OPERATION_CANCELLED = "Операция отменена: {reason}"
@@ -77,11 +79,10 @@ def dashboards_changed(count: int) -> str:
     """«1 дашборд будет изменён», «3 дашборда будут изменены», «5 дашбордов будут изменены»."""
     if count == 0:
         return NOTHING_CHANGES
-    if count % 10 == 1 and count % 100 != 11:
-        return f"{count} дашборд будет изменён"
-    if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
-        return f"{count} дашборда будут изменены"
-    return f"{count} дашбордов будут изменены"
+    form = plural_form(
+        count, "дашборд будет изменён", "дашборда будут изменены", "дашбордов будут изменены"
+    )
+    return f"{count} {form}"
 
 
 def plan_object(*, kind: str, name: str, action: str, fields: list[str]) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sstools.dates import human_datetime
+from sstools.text import plural_form
 
 # One, few, many: «1 дашборд», «3 дашборда», «5 дашбордов».
 NOUNS: dict[str, tuple[str, str, str]] = {
@@ -46,13 +47,7 @@ _SHOWN = 12
 
 def plural(count: int, noun: str) -> str:
     """The noun's form for ``count``, without the number: plural(3, "dashboard") → «дашборда»."""
-    one, few, many = NOUNS[noun]
-    tail, tens = abs(count) % 10, abs(count) % 100
-    if tail == 1 and tens != 11:
-        return one
-    if 2 <= tail <= 4 and not 12 <= tens <= 14:
-        return few
-    return many
+    return plural_form(count, *NOUNS[noun])
 
 
 def count(number: int, noun: str) -> str:

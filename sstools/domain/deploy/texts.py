@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from sstools.domain.deploy.models import UnresolvedChart
+from sstools.text import plural_form
 
 _SHOWN_TITLES = 5
-
-
-def _form(count: int, one: str, few: str, many: str) -> str:
-    if count % 10 == 1 and count % 100 != 11:
-        return one
-    return few if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14 else many
 
 
 def plan_summary(
@@ -23,7 +18,7 @@ def plan_summary(
     """«3 дашборда будут изменены в prod: A, B, C» or «Изменений нет: …», plus what will not
     resolve; ``origin`` follows the target (« из копии …» for a restore)."""
     if changed:
-        verb = _form(
+        verb = plural_form(
             len(changed),
             "дашборд будет изменён",
             "дашборда будут изменены",
@@ -33,10 +28,12 @@ def plan_summary(
         more = f" и ещё {len(changed) - _SHOWN_TITLES}" if len(changed) > _SHOWN_TITLES else ""
         text = f"{len(changed)} {verb} в {target_env_id}{origin}: {titles}{more}"
     else:
-        noun = _form(planned, "дашборд совпадает", "дашборда совпадают", "дашбордов совпадают")
+        noun = plural_form(
+            planned, "дашборд совпадает", "дашборда совпадают", "дашбордов совпадают"
+        )
         text = f"Изменений нет: {planned} {noun} с {target_env_id}"
     if unresolved:
-        charts = _form(
+        charts = plural_form(
             len(unresolved),
             "график не будет перенесён",
             "графика не будут перенесены",

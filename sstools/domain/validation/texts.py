@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sstools.dates import human_datetime
+from sstools.text import plural_form
 
 MISSING_DATASET = "датасет графика удалён или недоступен (id: {dataset})"
 MISSING_DATASET_FIX = (
@@ -41,17 +42,11 @@ LAST_RUN = "последняя проверка: {when}, {problems}"
 NOT_FOUND = "дашборд {dashboard} в {env} ещё не проверялся: запустите проверку"
 
 
-def plural(count: int, one: str, few: str, many: str) -> str:
-    if count % 10 == 1 and count % 100 != 11:
-        return one
-    return few if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14 else many
-
-
 def problems_text(problems: int, errors: int) -> str:
     """«нет проблем», «1 проблема», «3 проблемы (ошибок: 1)»."""
     if problems == 0:
         return "проблем нет"
-    text = f"{problems} {plural(problems, 'проблема', 'проблемы', 'проблем')}"
+    text = f"{problems} {plural_form(problems, 'проблема', 'проблемы', 'проблем')}"
     return f"{text} (ошибок: {errors})" if errors else text
 
 
