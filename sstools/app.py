@@ -25,6 +25,7 @@ from sstools.auth.deps import RoleRequired
 from sstools.config import Settings
 from sstools.domain.api import router as domain_router
 from sstools.domain.git_store import GitStoreError
+from sstools.logs import configure_logging
 from sstools.services import Services
 from sstools.superset import (
     SupersetAuthError,
@@ -39,6 +40,7 @@ from sstools.tasks.api import router as tasks_router
 from sstools.tasks.api import task_conflict
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
+from sstools.web.metrics import router as metrics_router
 from sstools.web.pages import STATIC_DIR, LoginRequired, login_redirect
 from sstools.web.pages import router as pages_router
 from sstools.web.request_body import RequestBodyGuard
@@ -181,6 +183,7 @@ def create_app(
     app.include_router(agent_router)
     app.include_router(pages_router)
     app.include_router(api_docs_router)
+    app.include_router(metrics_router)
     app.add_exception_handler(LoginRequired, login_redirect)
     app.mount("/static/swagger-ui", StaticFiles(directory=SWAGGER_UI_DIR), name="swagger-ui")
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
@@ -192,3 +195,10 @@ def create_app(
         return {"status": "ok"}
 
     return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker of ``sstools serve --workers N``: settings from the environment."""
+    settings = Settings()
+    configure_logging(settings.log_level)
+    return create_app(settings)

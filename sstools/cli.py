@@ -4,8 +4,10 @@ remove|list."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
 import typer
@@ -17,6 +19,7 @@ from sstools.auth.secret import SecretFileError, signing_key
 from sstools.auth.users import UserExists, add_user, list_users, remove_user, set_role
 from sstools.config import Settings
 from sstools.environments import ConfigError
+from sstools.evaluation.command import eval_command
 from sstools.logs import configure_logging
 from sstools.storage import audit
 from sstools.storage.db import create_engine, migrate, session_factory
@@ -32,6 +35,7 @@ sandbox_app = typer.Typer(
 )
 app.add_typer(users_app, name="users")
 app.add_typer(sandbox_app, name="sandbox")
+app.command("eval")(eval_command)  # sstools eval: scenarios through the agent API
 
 
 def _settings() -> Settings:
@@ -46,11 +50,22 @@ def _settings() -> Settings:
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on")] = 8000,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes (more than 1 needs PostgreSQL)")
+    ] = 1,
 ) -> None:
     """Run migrations, then serve the API and the web UI."""
     from sstools.app import create_app
+    from sstools.storage.advisory import is_postgres
 
     settings = _settings()
+    if workers > 1 and not is_postgres(settings.database_url):
+        typer.echo(
+            "sstools: --workers above 1 needs SSTOOLS_DATABASE_URL=postgresql://…; "
+            "SQLite serves one process",
+            err=True,
+        )
+        raise typer.Exit(2)
     if settings.tools_base_url is None:  # the agent's tools call this server over HTTP
         loopback = "127.0.0.1" if host in ("0.0.0.0", "::") else host  # noqa: S104
         settings = settings.model_copy(update={"tools_base_url": f"http://{loopback}:{port}"})
@@ -66,7 +81,19 @@ def serve(
     except ConfigError as exc:
         typer.echo(f"sstools: {exc}", err=True)
         raise typer.Exit(2) from exc
-    uvicorn.run(application, host=host, port=port, log_level=settings.log_level.lower())
+    if workers == 1:
+        uvicorn.run(application, host=host, port=port, log_level=settings.log_level.lower())
+        return
+    del application  # each worker builds its own, from the same environment
+    os.environ["SSTOOLS_TOOLS_BASE_URL"] = str(settings.tools_base_url)
+    uvicorn.run(
+        "sstools.app:app_from_environment",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level=settings.log_level.lower(),
+    )
 
 
 def _in_session(work: Callable[[AsyncSession], Awaitable[_T]]) -> _T:
@@ -157,6 +184,23 @@ def users_list() -> None:
     """List users and their roles."""
     for user in _in_session(list_users):
         typer.echo(f"{user.username}\t{user.role.value}")
+
+
+@app.command()
+def report(
+    since: Annotated[str, typer.Option(help="How far back: 7d, 24h, 30m")] = "7d",
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False,
+) -> None:
+    """SC-003 (transient failures, retries) and SC-004 (answer sizes) from the audit log."""
+    from sstools.agent.operations_report import operations_report, parse_span, render
+
+    try:
+        start = datetime.now(UTC) - parse_span(since)
+    except ValueError as exc:
+        typer.echo(f"sstools: --since: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    figures = _in_session(lambda session: operations_report(session, start))
+    typer.echo(figures.model_dump_json(indent=2) if as_json else render(figures))
 
 
 @sandbox_app.command("up")

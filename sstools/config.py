@@ -25,6 +25,8 @@ class Settings(BaseSettings):
 
     mode: Literal["development", "production"] = "development"
     database_url: str = "sqlite:///.sstools/sstools.db"
+    # Per worker: the app pool (+ half again as overflow); sizing in docs/configuration.md.
+    database_pool_size: int = Field(default=8, ge=3, le=100)
     environments_file: Path = Path(".sandbox/environments.yaml")
 
     # Empty: development generates a random one into jwt_secret_file (sstools.auth.secret).
@@ -57,6 +59,9 @@ class Settings(BaseSettings):
     agent_streams_per_conversation: int = Field(default=3, gt=0)
     agent_conversations_per_user: int = Field(default=200, gt=0)
     agent_runs_per_user: int = Field(default=3, gt=0)
+    # The tool router (sstools.agent.routing): hybrid = BM25 + embedding, bm25 = lexical only.
+    router: Literal["hybrid", "bm25", "off"] = "hybrid"
+    router_k: int = Field(default=5, ge=1, le=50)
 
     # Git versioning of dashboard exports (sstools.domain.git_store).
     git_dir: Path = Path(".sstools/git")
@@ -73,6 +78,9 @@ class Settings(BaseSettings):
     # backup_keep of each environment kept (the oldest removed once a new one is verified).
     backup_dir: Path = Path(".sstools/backups")
     backup_keep: int = Field(default=10, ge=1, le=1000)
+
+    # GET /metrics: open when unset (the Prometheus convention), else it wants this bearer token.
+    metrics_token: SecretStr | None = None
 
     log_level: str = "INFO"
 

@@ -31,7 +31,7 @@ class Services:
     ) -> Services:
         """Load the environments (raising ConfigError on a bad file) and open storage."""
         environments = load_environments(settings.environments_file)
-        engine = create_engine(settings.database_url)
+        engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
         sessions = session_factory(engine)
         return cls(
             settings=settings,

@@ -18,8 +18,8 @@ from sstools.config import Settings
 from sstools.logs import configure_logging
 from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.storage.db import create_engine, migrate, session_factory
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.seal import LoopbackGuard, seal_environment
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 # Before any Settings is built: the shell's SSTOOLS_* must not steer the tests.
 seal_environment()

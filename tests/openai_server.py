@@ -22,7 +22,7 @@ from starlette.routing import Route
 from sstools.app import create_app
 from sstools.config import Settings
 from sstools.testing import LiveServer
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 
 # messages and tools as the client sent them → {"text": "..."} or {"tool_calls": [(name, args)]}
 # (args a dict, or a string sent verbatim: malformed JSON) or {"status": 401, "body": {...}}

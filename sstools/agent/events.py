@@ -7,16 +7,19 @@ reconnects with ``Last-Event-ID`` gets exactly what it missed, from any worker, 
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
+import random
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
-from sqlalchemy import func, select
+from sqlalchemy import Executable, String, cast, func, insert, literal, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools.agent.guardrails import GuardrailDecision
-from sstools.storage.models import ConversationEvent
+from sstools.storage.models import Base, ConversationEvent, utcnow
 
 
 class _Event(BaseModel):
@@ -124,38 +127,117 @@ def encode(event: BaseModel) -> dict[str, Any]:
     return event.model_dump(mode="json")
 
 
-class EventLog:
-    """Append-only per conversation; wakes in-process subscribers, others poll the table."""
+NOTIFY_CHANNEL = "sstools_events"
+# A collision needs two workers appending to one conversation at the same moment (a run's
+# last `done` racing the next run's start): rare, so retrying costs nothing in the usual case.
+_APPEND_ATTEMPTS = 50
+_jitter = random.Random()  # noqa: S311 - spreading retries, not a secret
+# The last events appended here, per conversation, for so many conversations: what a woken stream
+# sends without reading the table back.
+_RECENT_EVENTS = 16
+_RECENT_CONVERSATIONS = 4096
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+
+class EventLog:
+    """Append-only per conversation; wakes this worker's subscribers, and others via NOTIFY.
+
+    Each append is one short transaction: the next seq is computed inside the ``INSERT``, and on
+    PostgreSQL the ``NOTIFY`` rides in the same statement (delivered at commit). Two processes
+    appending to one conversation at once collide on the unique (conversation, seq) and retry.
+    """
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], *, notify: bool = False) -> None:
         self._sessions = sessions
+        self._notify = notify
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        # One-shot per append, and the last seq appended here: a waiter that is behind returns
+        # One-shot per append, and the last seq known here: a waiter that is behind returns
         # at once, so an append between its read and its wait is never missed.
         self._changed: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
         self._latest: dict[str, int] = {}
+        self._recent: OrderedDict[str, list[tuple[int, dict[str, Any]]]] = OrderedDict()
 
-    async def append(self, conversation_id: str, event: BaseModel) -> int:
+    def _remember(self, conversation_id: str, seq: int, data: dict[str, Any]) -> None:
+        recent = self._recent.setdefault(conversation_id, [])
+        self._recent.move_to_end(conversation_id)
+        recent.append((seq, data))
+        del recent[:-_RECENT_EVENTS]
+        if len(self._recent) > _RECENT_CONVERSATIONS:
+            self._recent.popitem(last=False)
+
+    def _statement(self, conversation_id: str, data: dict[str, Any]) -> Executable:
+        following = (
+            select(func.coalesce(func.max(ConversationEvent.seq), 0) + 1)
+            .where(ConversationEvent.conversation_id == conversation_id)
+            .scalar_subquery()
+        )
+        row = select(
+            literal(conversation_id),
+            following,
+            literal(data["type"]),
+            literal(data, ConversationEvent.data.type),
+            literal(utcnow(), ConversationEvent.created_at.type),
+        )
+        columns = ["conversation_id", "seq", "type", "data", "created_at"]
+        inserted = insert(ConversationEvent).from_select(columns, row)
+        returning = inserted.returning(ConversationEvent.seq)
+        if not self._notify:
+            return returning
+        appended = returning.cte("appended")
+        payload = literal(f"{conversation_id}:") + cast(appended.c.seq, String)
+        return select(appended.c.seq, func.pg_notify(NOTIFY_CHANNEL, payload))
+
+    async def append(
+        self,
+        conversation_id: str,
+        event: BaseModel,
+        *,
+        with_rows: Callable[[], list[Base]] = list,
+    ) -> int:
+        """Append ``event``; ``with_rows`` makes rows committed in the same transaction."""
         data = encode(event)
-        async with self._locks[conversation_id], self._sessions() as session:
-            last = await session.scalar(
-                select(func.max(ConversationEvent.seq)).where(
-                    ConversationEvent.conversation_id == conversation_id
-                )
-            )
-            seq = (last or 0) + 1
-            session.add(
-                ConversationEvent(
-                    conversation_id=conversation_id, seq=seq, type=data["type"], data=data
-                )
-            )
-            await session.commit()
-        self._latest[conversation_id] = seq
-        self._changed.pop(conversation_id, asyncio.Event()).set()
+        statement = self._statement(conversation_id, data)
+        async with self._locks[conversation_id]:
+            for attempt in range(_APPEND_ATTEMPTS):
+                try:
+                    async with self._sessions() as session:
+                        session.add_all(with_rows())
+                        seq = int((await session.execute(statement)).scalar_one())
+                        await session.commit()
+                    break
+                except IntegrityError:  # another worker took that seq just now
+                    if attempt == _APPEND_ATTEMPTS - 1:
+                        raise
+                    await asyncio.sleep(_jitter.uniform(0, 0.002))  # let the other one through
+        self._remember(conversation_id, seq, data)
+        self.wake(conversation_id, seq)
         return seq
 
+    def wake(self, conversation_id: str, seq: int) -> None:
+        """Events up to ``seq`` exist: wake this worker's streams of that conversation."""
+        if seq > self._latest.get(conversation_id, 0):
+            self._latest[conversation_id] = seq
+        changed = self._changed.pop(conversation_id, None)
+        if changed is not None:
+            changed.set()
+
+    def wake_all(self) -> None:
+        """Every waiter re-reads the table (after missed notifications)."""
+        changed, self._changed = self._changed, defaultdict(asyncio.Event)
+        for event in changed.values():
+            event.set()
+
     async def since(self, conversation_id: str, after: int) -> list[tuple[int, dict[str, Any]]]:
-        """A short session per read: a waiting stream holds no database connection."""
+        """From memory when this worker appended all of them, else a short session's read."""
+        tail = [(seq, data) for seq, data in self._recent.get(conversation_id, []) if seq > after]
+        # Complete only if the seqs run on from `after` with no gap (another worker leaves one)
+        # up to the newest known here (a notification may announce more).
+        if (
+            tail
+            and tail[0][0] == after + 1
+            and tail[-1][0] - tail[0][0] == len(tail) - 1
+            and tail[-1][0] >= self._latest.get(conversation_id, 0)
+        ):
+            return tail
         async with self._sessions() as session:
             rows = await session.execute(
                 select(ConversationEvent.seq, ConversationEvent.data)
@@ -168,7 +250,7 @@ class EventLog:
             return [(seq, data) for seq, data in rows]
 
     async def wait(self, conversation_id: str, after: int, timeout_s: float) -> None:
-        """Until an event past ``after`` is appended here, or the timeout (for other workers)."""
+        """Until an event past ``after`` is known here, or the timeout (the safety-net poll)."""
         if self._latest.get(conversation_id, 0) > after:
             return
         try:

@@ -3,7 +3,8 @@
 Reads: one retry after a fixed delay on 5xx or a connection error. Writes: never retried, and
 they carry an ``Idempotency-Key``. A timeout never hangs the chat: a read reports it, a write
 reports that its status is unknown. 401 → session expired (no retry), 403 → permission denied.
-Every call lands in the audit log with its attempts, latency, and raw and summarised sizes.
+Every call lands in the audit log with its attempts, transient failures, latency, and raw and
+summarised sizes (``sstools report`` reads them), and in the Prometheus metrics.
 The route is checked as sent: a request whose path the client or server would read otherwise
 than it was built (dot segments, an encoded slash, a ``?`` cut) is refused, never sent.
 """
@@ -21,8 +22,9 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_fixed
 
+from sstools import metrics
 from sstools.agent import texts
-from sstools.agent.summarize import LIMIT, summarize
+from sstools.agent.summarize import for_model, summarize
 from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolRequest, ToolSpec
 from sstools.agent.tools.paths import is_inert
 from sstools.storage import audit
@@ -41,7 +43,7 @@ class Outcome(StrEnum):
 
 class ToolResult(BaseModel):
     outcome: Outcome
-    content: str  # what the model reads: JSON, at most LIMIT characters
+    content: str  # what the model reads: JSON, shaped per tool, at most summarize.LIMIT characters
     message: str | None = None  # what a person reads, when it went wrong
     status: int | None = None
     required_roles: list[str] = []
@@ -104,13 +106,16 @@ class ToolExecutor:
         sessions: async_sessionmaker[AsyncSession],
         transport: httpx.AsyncBaseTransport | None = None,
         retry_wait_s: float = 1.0,
+        read_attempts: int = 2,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
+        """``read_attempts=1`` turns the read retry off (the baseline ``bench/retries.py`` runs)."""
         self._http = httpx.AsyncClient(
             base_url=base_url, transport=transport, timeout=httpx.Timeout(timeout_s)
         )
         self._timeout_s = timeout_s
         self._retry_wait_s = retry_wait_s
+        self._read_attempts = read_attempts
         self._sleep = sleep  # injectable, so tests assert the wait asked for without sleeping
         self._sessions = sessions
 
@@ -171,10 +176,11 @@ class ToolExecutor:
         write = tool.kind_for(args) is ToolKind.write
         started = time.monotonic()
         attempts = 0
+        transient_failures = 0
         result: ToolResult
         try:
             async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(1 if write else 2),
+                stop=stop_after_attempt(1 if write else self._read_attempts),
                 wait=wait_fixed(self._retry_wait_s),
                 sleep=self._sleep,
                 retry=retry_if_exception_type(_Transient),
@@ -182,8 +188,14 @@ class ToolExecutor:
             ):
                 with attempt:
                     attempts += 1
-                    response = await self._send(request, token, idempotency_key if write else None)
-            result = self._interpret(tool, response)
+                    try:
+                        response = await self._send(
+                            request, token, idempotency_key if write else None
+                        )
+                    except _Transient:
+                        transient_failures += 1
+                        raise
+            result = self._interpret(tool, args, response)
         except _RouteChanged:
             attempts = 0  # nothing was sent
             result = _error(Outcome.refused, texts.ROUTE_REFUSED.format(tool=tool.name))
@@ -206,8 +218,13 @@ class ToolExecutor:
                 else texts.TOOL_FAILED.format(tool=tool.name, detail=str(exc))
             )
             result = _error(Outcome.unknown if write else Outcome.error, message)
+        elapsed = time.monotonic() - started
         result.attempts = attempts
-        result.latency_ms = int((time.monotonic() - started) * 1000)
+        result.latency_ms = int(elapsed * 1000)
+        metrics.TOOL_CALLS.labels(tool=tool.name, outcome=result.outcome.value).inc()
+        metrics.TOOL_SECONDS.labels(tool=tool.name).observe(elapsed)
+        if attempts > 1:
+            metrics.TOOL_RETRIES.labels(tool=tool.name).inc(attempts - 1)
         async with self._sessions() as session:
             await audit.record(
                 session,
@@ -219,6 +236,7 @@ class ToolExecutor:
                 tool=tool.name,
                 kind="write" if write else "read",
                 attempts=attempts,
+                transient_failures=transient_failures,
                 latency_ms=result.latency_ms,
                 status=result.status,
                 raw_size=result.raw_size,
@@ -226,15 +244,15 @@ class ToolExecutor:
             )
         return result
 
-    def _interpret(self, tool: ToolSpec, response: httpx.Response) -> ToolResult:
+    def _interpret(self, tool: ToolSpec, args: ToolArgs, response: httpx.Response) -> ToolResult:
         status = response.status_code
         if status < 300:
             payload = response.json() if response.content else {"status": "ok"}
-            raw_size = len(response.content)
+            raw_size = len(response.text)  # characters, as the summary is counted
             task_id = payload.get("id") if tool.starts_task and isinstance(payload, dict) else None
             return ToolResult(
                 outcome=Outcome.ok,
-                content=summarize(payload, LIMIT),
+                content=for_model(tool, args, payload),
                 status=status,
                 raw_size=raw_size,
                 task_id=task_id if isinstance(task_id, str) else None,

@@ -48,7 +48,8 @@ from sstools.agent.invocation import (
     check_call,
     storable,
 )
-from sstools.agent.selection import Selection, select_tools
+from sstools.agent.routing.history import recently_used
+from sstools.agent.selection import Router, Selection, select_tools
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
 from sstools.auth.roles import Role
 from sstools.environments import EnvironmentRegistry
@@ -137,18 +138,22 @@ class AgentGraph:
         executor: ToolExecutor,
         environments: EnvironmentRegistry,
         confirm_reads: bool,
+        router: Router | None = None,
     ) -> None:
+        self._router = router
         self._model = model
         self._executor = executor
         self._environments = environments
         self._confirm_reads = confirm_reads
 
-    def selection(self, state: AgentState, role: Role) -> Selection:
+    def selection(self, state: AgentState, role: Role, *, routed: bool = True) -> Selection:
         return select_tools(
             role,
             _context(state),
             message=_last_human_text(state),
+            router=self._router if routed else None,
             following_task=_started_a_task(state),
+            used=recently_used(state.get("messages", [])),
         )
 
     def compile(self, checkpointer: Checkpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -344,7 +349,8 @@ class AgentGraph:
         plan_digest: str | None,
     ) -> ToolResult:
         if tool.build is None:  # show_capabilities: answered from the selection itself
-            selection = self.selection(state, runtime.context.acting_role())
+            # Everything this context and role allow, not only what fits the message.
+            selection = self.selection(state, runtime.context.acting_role(), routed=False)
             context = _context(state)
             answer = capabilities(selection, context.object_type if context else None)
             content = json.dumps(answer, ensure_ascii=False)

@@ -21,12 +21,19 @@ from sstools.agent.events import (
 )
 from sstools.agent.executor import Outcome, ToolResult
 from sstools.agent.invocation import Refused, ToolCall
+from sstools.agent.routing.history import NOT_RUN
 from sstools.agent.tools import ToolSpec
 
 
-def _tool_message(call: ToolCall, key: str, text: str) -> ToolMessage:
-    content = json.dumps({key: text}, ensure_ascii=False)
-    return ToolMessage(content=content, tool_call_id=call["id"], name=call["name"])
+def _not_run(call: ToolCall, key: str, text: str) -> ToolMessage:
+    """The message of a call that never ran: it neither succeeded nor started anything."""
+    return ToolMessage(
+        content=json.dumps({key: text}, ensure_ascii=False),
+        tool_call_id=call["id"],
+        name=call["name"],
+        status="error",
+        artifact=NOT_RUN,
+    )
 
 
 def refusal(
@@ -51,7 +58,7 @@ def refusal(
         run_id=run_id,
     )
     emit.append(encode(result))
-    return emit, _tool_message(call, "error", refused.message)
+    return emit, _not_run(call, "error", refused.message)
 
 
 def cancellation(
@@ -62,7 +69,7 @@ def cancellation(
     cancelled = Cancelled(
         tool=tool.name, confirmation_id=confirmation_id, reason=reason, message=text
     )
-    messages: list[AnyMessage] = [_tool_message(item, "cancelled", text) for item in not_run]
+    messages: list[AnyMessage] = [_not_run(item, "cancelled", text) for item in not_run]
     messages.append(AIMessage(content=text))
     return [encode(cancelled), encode(MessageEvent(text=text))], messages
 

@@ -8,8 +8,9 @@ log and the confirmations table, so a reconnect after a server restart loses not
 from __future__ import annotations
 
 import asyncio
-import secrets
+import contextlib
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
@@ -17,13 +18,16 @@ import openai
 import structlog
 from langchain_core.messages import AIMessageChunk, HumanMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools.agent import texts
+from sstools.agent.claims import Busy as Busy
+from sstools.agent.claims import RunClaims
+from sstools.agent.claims import TooManyRuns as TooManyRuns
 from sstools.agent.context import UIContext
 from sstools.agent.events import (
     EVENT_ADAPTER,
@@ -37,30 +41,21 @@ from sstools.agent.events import (
 from sstools.agent.graph import RECURSION_LIMIT, AgentGraph, ModelFailed, RunContext
 from sstools.agent.guardrails import GuardrailDecision
 from sstools.agent.invocation import ConfirmationAnswer
+from sstools.agent.locks import RunLocks
 from sstools.agent.streams import StreamSlots
 from sstools.agent.tools import CATALOGUE
+from sstools.agent.wakeups import EventListener
 from sstools.auth.tokens import Principal
-from sstools.storage import confirmations, runs
+from sstools.metrics import CONFIRMATIONS
+from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.conversations import Forgotten, delete_conversation
-from sstools.storage.models import Confirmation, ConversationMessage
-from sstools.storage.runs import Claim
+from sstools.storage.models import Base, Confirmation, ConversationMessage
 
 Clock = Callable[[], datetime]
+Checkpoints = Callable[[], AbstractAsyncContextManager[BaseCheckpointSaver[Any]]]
 
 _log = structlog.get_logger("sstools.agent")
-
-
-class Busy(Exception):
-    """The conversation has a run in progress or a confirmation waiting (→ 409)."""
-
-
-class TooManyRuns(Exception):
-    """The user already has as many runs going as allowed, across conversations (→ 429)."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"at most {limit} agent runs at once per user")
-        self.limit = limit
 
 
 class AlreadyDecided(Exception):
@@ -111,37 +106,43 @@ class AgentRuntime:
         graph: AgentGraph,
         sessions: async_sessionmaker[AsyncSession],
         events: EventLog,
-        checkpoints_file: str,
+        checkpoints: Checkpoints,
         confirmation_ttl_s: float,
         streams: StreamSlots,
         runs_per_user: int,
+        locks: RunLocks | None = None,
+        listener: EventListener | None = None,
         clock: Clock = _now,
     ) -> None:
         self._graph_builder = graph
         self._sessions = sessions
         self.events = events
-        self._checkpoints_file = checkpoints_file
+        self._checkpoints = checkpoints
+        self.claims = RunClaims(
+            sessions=sessions, events=events, locks=locks or RunLocks(), runs_per_user=runs_per_user
+        )
+        self._listener = listener
         self._ttl = timedelta(seconds=confirmation_ttl_s)
         self.streams = streams
-        self._runs_per_user = runs_per_user
         self.clock = clock  # confirmation expiry reads only this, so tests can move time
-        self._saver_cm: Any = None
+        self._stack = contextlib.AsyncExitStack()
         self._graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        self._saver_cm = AsyncSqliteSaver.from_conn_string(self._checkpoints_file)
-        saver = await self._saver_cm.__aenter__()
-        await saver.setup()  # its tables now: deleting a thread that never ran must find them
+        saver = await self._stack.enter_async_context(self._checkpoints())
         self._graph = self._graph_builder.compile(saver)
-        await self._recover()
+        await self.claims.start()
+        self._stack.push_async_callback(self.claims.aclose)
+        if self._listener is not None:
+            await self._listener.start()
+            self._stack.push_async_callback(self._listener.aclose)
 
     async def aclose(self) -> None:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self._saver_cm is not None:
-            await self._saver_cm.__aexit__(None, None, None)
+        await self._stack.aclose()
 
     @property
     def graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -155,20 +156,6 @@ class AgentRuntime:
                 raise Busy(conversation_id)
         await self.graph.checkpointer.adelete_thread(conversation_id)  # type: ignore[union-attr]
 
-    async def _recover(self) -> None:
-        """Runs in flight when the process died end with an explicit error; paused ones wait."""
-        async with self._sessions() as session:
-            cut_off = await runs.release_all_runs(session)
-            paused = await confirmations.conversations_awaiting_decision(session)
-        for conversation_id, run_id in cut_off:
-            if conversation_id in paused:
-                continue  # it died after asking: the confirmation is still there to decide
-            interrupted = ErrorEvent(
-                code="run_interrupted", message=texts.RUN_INTERRUPTED, run_id=run_id
-            )
-            await self.events.append(conversation_id, interrupted)
-            await self.events.append(conversation_id, Done(run_id=run_id))
-
     # -- starting and resuming --------------------------------------------------------------
 
     async def pending_confirmation(self, conversation_id: str) -> Confirmation | None:
@@ -181,18 +168,6 @@ class AgentRuntime:
                 pending = await confirmations.find_pending(session, conversation_id)
         return pending
 
-    async def _claim(self, conversation_id: str, *, capped_for: str | None = None) -> str:
-        run_id = f"run_{secrets.token_hex(8)}"
-        async with self._sessions() as session:
-            claim = await runs.claim_run(
-                session, conversation_id, run_id, capped_for=capped_for, cap=self._runs_per_user
-            )
-        if claim is Claim.busy:
-            raise Busy(conversation_id)
-        if claim is Claim.over_cap:
-            raise TooManyRuns(self._runs_per_user)
-        return run_id
-
     async def post_message(
         self,
         conversation_id: str,
@@ -203,15 +178,23 @@ class AgentRuntime:
     ) -> str:
         if await self.pending_confirmation(conversation_id) is not None:
             raise Busy(conversation_id)
-        run_id = await self._claim(conversation_id, capped_for=user.username)
+        run_id = await self.claims.claim(conversation_id, capped_for=user.username)
         raw_context = context.public() if context else None
-        async with self._sessions() as session:
-            session.add(
+
+        def message() -> list[Base]:
+            return [
                 ConversationMessage(
                     conversation_id=conversation_id, role="user", text=text, uicontext=raw_context
                 )
-            )
-            await session.commit()
+            ]
+
+        try:
+            # The message and run_started in one commit, before the POST returns: an open
+            # stream has its first event without waiting for the run's task to be scheduled.
+            await self.events.append(conversation_id, RunStarted(run_id=run_id), with_rows=message)
+        except BaseException:
+            await self.claims.release(conversation_id, run_id)
+            raise
         state = {
             "messages": [HumanMessage(content=text)],
             "context": raw_context,
@@ -219,7 +202,7 @@ class AgentRuntime:
             "current": None,
         }
         acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
-        self._spawn(conversation_id, state, acting)
+        self._spawn(conversation_id, state, acting, started=True)
         return run_id
 
     async def _still_waiting(self, confirmation: Confirmation) -> bool:
@@ -233,14 +216,23 @@ class AgentRuntime:
         if _aware(confirmation.expires_at) <= self.clock():
             await self.expire_stale(confirmation.conversation_id)
             raise AlreadyDecided(ConfirmationStatus.expired)
-        if not await self._still_waiting(confirmation):
-            raise AlreadyDecided("the run is no longer waiting for this confirmation")
         status = ConfirmationStatus.approved if decision == "approve" else ConfirmationStatus.denied
-        async with self._sessions() as session:
-            won = await confirmations.decide_once(session, confirmation.id, status, self.clock())
-        if not won:
-            raise AlreadyDecided(confirmation.id)
-        run_id = await self._claim(confirmation.conversation_id)
+        # The turn first, then the decision: a reaper that finds the card still pending under our
+        # lock releases a dead worker's claim quietly, and never interrupts the run we resume.
+        run_id = await self.claims.claim(confirmation.conversation_id)
+        try:
+            if not await self._still_waiting(confirmation):
+                raise AlreadyDecided("the run is no longer waiting for this confirmation")
+            async with self._sessions() as session:
+                won = await confirmations.decide_once(
+                    session, confirmation.id, status, self.clock()
+                )
+            if not won:
+                raise AlreadyDecided(confirmation.id)
+        except BaseException:
+            await self.claims.release(confirmation.conversation_id, run_id)
+            raise
+        CONFIRMATIONS.labels(decision).inc()
         answer: ConfirmationAnswer = {
             "decision": "approve" if status is ConfirmationStatus.approved else "deny",
             "confirmation_id": confirmation.id,
@@ -256,22 +248,31 @@ class AgentRuntime:
         Nobody decided, so nobody acts: the run resumes with no role and no token, and the only
         step it can reach is the cancellation.
         """
-        async with self._sessions() as session:
-            expired = await confirmations.expire_due(session, conversation_id, self.clock())
-        for confirmation in expired:
-            if not await self._still_waiting(confirmation):
-                continue
-            try:
-                run_id = await self._claim(conversation_id)
-            except Busy:
-                continue
-            answer: ConfirmationAnswer = {
-                "decision": "expired",
-                "confirmation_id": confirmation.id,
-                "args_hash": confirmation.args_hash,
-            }
-            nobody = RunContext(username=confirmation.username, role=None, token="", run_id=run_id)
-            self._spawn(conversation_id, Command(resume=answer), nobody)
+        try:  # the turn before the expiry, as in decide(): a reaper must see the card pending
+            run_id = await self.claims.claim(conversation_id)
+        except Busy:
+            return  # a turn holds it: the next read expires the card
+        resumed = False
+        try:
+            async with self._sessions() as session:
+                expired = await confirmations.expire_due(session, conversation_id, self.clock())
+            for confirmation in expired:
+                CONFIRMATIONS.labels("expired").inc()
+                if resumed or not await self._still_waiting(confirmation):
+                    continue
+                answer: ConfirmationAnswer = {
+                    "decision": "expired",
+                    "confirmation_id": confirmation.id,
+                    "args_hash": confirmation.args_hash,
+                }
+                nobody = RunContext(
+                    username=confirmation.username, role=None, token="", run_id=run_id
+                )
+                self._spawn(conversation_id, Command(resume=answer), nobody)
+                resumed = True
+        finally:
+            if not resumed:
+                await self.claims.release(conversation_id, run_id)
 
     # -- driving the graph ------------------------------------------------------------------
 
@@ -279,15 +280,21 @@ class AgentRuntime:
     def _config(conversation_id: str) -> RunnableConfig:
         return {"configurable": {"thread_id": conversation_id}, "recursion_limit": RECURSION_LIMIT}
 
-    def _spawn(self, conversation_id: str, graph_input: Any, context: RunContext) -> None:
-        task = asyncio.create_task(self._drive(conversation_id, graph_input, context))
+    def _spawn(
+        self, conversation_id: str, graph_input: Any, context: RunContext, *, started: bool = False
+    ) -> None:
+        task = asyncio.create_task(self._drive(conversation_id, graph_input, context, started))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _drive(self, conversation_id: str, graph_input: Any, context: RunContext) -> None:
+    async def _drive(
+        self, conversation_id: str, graph_input: Any, context: RunContext, started: bool
+    ) -> None:
+        """``started``: run_started is already in the log (a message writes it with itself)."""
         run_id = context.run_id
         paused = False
-        await self.events.append(conversation_id, RunStarted(run_id=run_id))
+        if not started:
+            await self.events.append(conversation_id, RunStarted(run_id=run_id))
         try:
             async for part in self.graph.astream(
                 graph_input,
@@ -314,11 +321,8 @@ class AgentRuntime:
         except Exception as exc:  # say what failed, never hang the chat
             await self.events.append(conversation_id, _explain(exc, conversation_id, run_id))
         finally:
-            try:
-                async with self._sessions() as session:
-                    await runs.release_run(session, conversation_id)
-            except Exception:  # the next start's recovery releases it
-                _log.exception("could not release the run", conversation_id=conversation_id)
+            # Released before `done`: a message sent on seeing it must not find us busy.
+            await self.claims.release(conversation_id, run_id)
             if not paused:
                 await self.events.append(conversation_id, Done(run_id=run_id))
 
@@ -367,3 +371,4 @@ class AgentRuntime:
                 expires_at=event.expires_at,
             )
         await self.events.append(conversation_id, event)
+        CONFIRMATIONS.labels("asked").inc()

@@ -2,11 +2,16 @@
 
 Hard filtering (AGCTX-FR-005, AGTL-FR-001): a hidden tool is not in the prompt at all, and the
 reason it is hidden is kept, so ``show_capabilities`` and invocation checks can say why.
+
+The router (AGTL-FR-006, :mod:`sstools.agent.routing`) then narrows what the filters allowed to
+what fits the message; it never adds a tool, and what it drops is hidden as ``not_routed``, so a
+call to it is refused like any hidden tool's. ``always`` tools, the tools the conversation just
+used and the follow-up tools of a started task are kept whatever the router says.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -16,7 +21,7 @@ from sstools.agent.context import UIContext
 from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.auth.roles import Role
 
-# A router narrows the candidates to the most relevant for the message (a later issue adds one).
+# A router narrows the candidates to the most relevant for the message.
 Router = Callable[[str, list[ToolSpec]], list[ToolSpec]]
 
 
@@ -28,6 +33,7 @@ class HiddenBecause(StrEnum):
     context = "context"
     role = "role"
     no_environment = "no_environment"
+    not_routed = "not_routed"  # allowed here, but the router found it unrelated to the message
 
 
 class HiddenTool(BaseModel):
@@ -65,9 +71,11 @@ def select_tools(
     router: Router | None = None,
     catalogue: Mapping[str, ToolSpec] = CATALOGUE,
     following_task: bool = False,
+    used: Collection[str] = (),
 ) -> Selection:
     """``following_task``: the conversation started a task, so ``get_task_status`` is offered
-    whatever the object (a task started from a dashboard page must be followable from it)."""
+    whatever the object (a task started from a dashboard page must be followable from it).
+    ``used``: tools the conversation has just used, which the router keeps."""
     hidden: dict[str, HiddenTool] = {}
     allowed: list[ToolSpec] = []
     for tool in catalogue.values():
@@ -77,8 +85,16 @@ def select_tools(
             allowed.append(tool)
         else:
             hidden[tool.name] = reason
-    if router is not None:
-        allowed = [tool for tool in router(message, allowed) if not tool.always] + [
-            tool for tool in allowed if tool.always
-        ]
-    return Selection(offered=[tool.name for tool in allowed], hidden=hidden)
+    if router is None:
+        return Selection(offered=[tool.name for tool in allowed], hidden=hidden)
+    kept = set(used) | (FOLLOW_UP_TOOLS if following_task else set())
+    is_kept = {tool.name: tool.always or tool.name in kept for tool in allowed}
+    # Kept tools are not ranked, so the cut among the others is the same whichever were used.
+    routed = {tool.name for tool in router(message, [t for t in allowed if not is_kept[t.name]])}
+    offered = [tool for tool in allowed if is_kept[tool.name] or tool.name in routed]
+    for tool in allowed:
+        if tool not in offered:
+            hidden[tool.name] = HiddenTool(reason=HiddenBecause.not_routed, detail=texts.NOT_ROUTED)
+    # The always tools last, as the model has seen them so far.
+    offered.sort(key=lambda tool: tool.always)
+    return Selection(offered=[tool.name for tool in offered], hidden=hidden)

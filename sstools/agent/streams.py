@@ -1,14 +1,17 @@
 """How many event streams are open, per user and per conversation, so one user cannot hold them all.
 
-Counted in this process's memory: with several workers each enforces its own caps (a shared
-counter comes with scale-out). A slot is released when its stream ends for any reason — the client
-went away, the server is shutting down, or the stream failed.
+Counted in this process's memory: with several workers each enforces its own caps, so a user may
+hold up to (workers × cap) streams in all; a stream never needs a particular worker (the event log
+is shared), so the caps stay local. A slot is released when its stream ends for any reason — the
+client went away, the server is shutting down, or the stream failed.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+
+from sstools.metrics import ACTIVE_STREAMS
 
 
 class TooManyStreams(Exception):
@@ -50,12 +53,14 @@ class StreamSlots:
             raise TooManyStreams("conversation", self.per_conversation)
         self._users[username] += 1
         self._conversations[conversation_id] += 1
+        ACTIVE_STREAMS.inc()
         return StreamSlot(self, username, conversation_id)
 
     def open_for(self, username: str) -> int:
         return self._users[username]
 
     def _release(self, slot: StreamSlot) -> None:
+        ACTIVE_STREAMS.dec()
         self._users[slot.username] -= 1
         self._conversations[slot.conversation_id] -= 1
         # Counters would otherwise keep a zero per user and conversation ever seen.

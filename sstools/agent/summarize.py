@@ -1,8 +1,11 @@
-"""ToolResponseSummary (AGTL-FR-003): large answers shrink by structure, never cut mid-JSON.
+"""ToolResponseSummary (AGTL-FR-003): what of a tool's answer enters the model.
 
-Arrays keep their first items, each projected to its scalar fields, plus the total count and a
-note on how to see more; long text is cut at a sentence boundary. The result is always valid JSON
-and never longer than the limit, i.e. never larger than the hard-cut equivalent.
+:func:`for_model` is the entry point: the tool's projection (concise by design, see
+:mod:`sstools.agent.tools.shaping`), compacted (no nulls, timestamps to the second, float noise
+rounded), then :func:`summarize` as the guarantee. Large answers shrink by structure, never cut
+mid-JSON: arrays keep their first items, each projected to its scalar fields, plus the total
+count and a note on how to see more; long text is cut at a sentence boundary. The result is
+always valid JSON and never longer than the limit, i.e. never larger than the hard-cut equivalent.
 """
 
 from __future__ import annotations
@@ -11,8 +14,32 @@ import json
 import re
 from typing import Any
 
+from sstools.agent.tools.spec import ToolArgs, ToolSpec
+
 LIMIT = 4000
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s")
+# 2026-11-30T08:32:20.179925+00:00 → 2026-11-30T08:32:20Z: a model needs no microseconds.
+_TIMESTAMP = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.\d+)?(Z|[+-]00:?00)?$")
+_FLOAT_DIGITS = 12  # 5370.419999999999 → 5370.42: the noise of summing floats, not data
+
+
+def compact(value: Any) -> Any:
+    """The same JSON in fewer characters: no null members, timestamps to the second, floats
+    without summation noise. Nothing a reader could tell apart is lost."""
+    if isinstance(value, dict):
+        return {key: compact(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [compact(item) for item in value]
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        return float(f"{value:.{_FLOAT_DIGITS}g}")
+    if isinstance(value, str) and (found := _TIMESTAMP.match(value)):
+        return found.group(1) + ("Z" if found.group(2) else "")
+    return value
+
+
+def for_model(tool: ToolSpec, args: ToolArgs, payload: Any, limit: int = LIMIT) -> str:
+    """What the model reads of a successful answer: JSON, at most ``limit`` characters."""
+    return summarize(compact(tool.project(payload, args)), limit)
 
 
 def _dumps(value: Any) -> str:
@@ -76,13 +103,14 @@ def _fit_dict(payload: dict[str, Any], limit: int) -> str | None:
             for key, items in lists.items():
                 out[key] = [_project(item, budget) for item in items[:k]]
                 if len(items) > k:
-                    out[f"{key}_total_count"] = len(items)
-            cut = [(key, len(items)) for key, items in lists.items() if len(items) > k]
+                    # A projection that already shortened the list knows its true total.
+                    out.setdefault(f"{key}_total_count", len(items))
+            cut = [
+                (key, out[f"{key}_total_count"]) for key, items in lists.items() if len(items) > k
+            ]
             if cut:
-                out["note"] = "; ".join(
-                    f"{key}: " + _NOTE.format(shown=min(k, total), total=total)
-                    for key, total in cut
-                )
+                notes = [f"{key}: " + _NOTE.format(shown=k, total=total) for key, total in cut]
+                out["note"] = "; ".join(notes)
             return out
 
         fitted = _largest_fit(build, longest, limit)

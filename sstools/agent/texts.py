@@ -59,6 +59,8 @@ NEEDS_ENVIRONMENT = "нужно выбрать окружение"
 HIDDEN_BY_ROLE = "требует роль {role}"
 HIDDEN_BY_CONTEXT = "не относится к объекту «{object_type}»"
 HIDDEN_NO_ENVIRONMENT = "нужно выбрать окружение"
+# The tool router left it out for this message (the model was not offered it).
+NOT_ROUTED = "не предложен для этого запроса: используйте предложенные инструменты"
 
 PROMPT_READ = "Чтение данных"
 PROMPT_WRITE_STAGE = "Изменения в {stage}-окружении «{env}»"

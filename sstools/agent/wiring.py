@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import httpx
 from fastapi import FastAPI
 from langchain_core.language_models import BaseChatModel
 
+from sstools.agent.checkpoints import postgres_checkpoints, sqlite_checkpoints
 from sstools.agent.events import EventLog
 from sstools.agent.executor import ToolExecutor
 from sstools.agent.graph import AgentGraph
 from sstools.agent.llm import chat_model as configured_model
+from sstools.agent.locks import PostgresRunLocks, RunLocks
+from sstools.agent.routing import tool_router
 from sstools.agent.runtime import AgentRuntime
 from sstools.agent.streams import StreamSlots
+from sstools.agent.wakeups import EventListener
 from sstools.services import Services
+from sstools.storage.advisory import is_postgres, libpq_url
+from sstools.storage.db import checkpoint_pool_size
 
 # With no SSTOOLS_TOOLS_BASE_URL the tools call this very app, in process, over ASGI.
 _IN_PROCESS = "http://sstools.internal"
@@ -35,18 +43,31 @@ def build_agent(
         executor=executor,
         environments=services.environments,
         confirm_reads=settings.hitl == "all",
+        router=tool_router(settings.router, settings.router_k),
     )
-    settings.checkpoints_file.parent.mkdir(parents=True, exist_ok=True)
+    shared = is_postgres(settings.database_url)  # several workers may share the database
+    conninfo = libpq_url(settings.database_url) if shared else ""
+    if not shared:
+        settings.checkpoints_file.parent.mkdir(parents=True, exist_ok=True)
+    events = EventLog(services.sessions, notify=shared)
     runtime = AgentRuntime(
         graph=graph,
         sessions=services.sessions,
-        events=EventLog(services.sessions),
-        checkpoints_file=str(settings.checkpoints_file),
+        events=events,
+        checkpoints=(
+            partial(
+                postgres_checkpoints, conninfo, checkpoint_pool_size(settings.database_pool_size)
+            )
+            if shared
+            else partial(sqlite_checkpoints, str(settings.checkpoints_file))
+        ),
         confirmation_ttl_s=settings.confirmation_ttl_s,
         streams=StreamSlots(
             per_user=settings.agent_streams_per_user,
             per_conversation=settings.agent_streams_per_conversation,
         ),
         runs_per_user=settings.agent_runs_per_user,
+        locks=PostgresRunLocks(conninfo) if shared else RunLocks(),
+        listener=EventListener(conninfo, events) if shared else None,
     )
     return executor, runtime

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import psycopg
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, pool
+from sqlalchemy import Engine, event, pool
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
@@ -15,6 +17,8 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+
+from sstools.storage.advisory import advisory_key, is_postgres, libpq_url
 
 _MIGRATIONS = Path(__file__).with_name("migrations")
 # How long a SQLite statement waits for another connection's write lock before "locked".
@@ -40,14 +44,32 @@ def _ensure_sqlite_folder(url: str) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
+def _commit_without_fsync(connection: Any, _record: object) -> None:
+    """WAL + synchronous=NORMAL: a commit stops waiting for the disk (FULL fsyncs each one).
+
+    Still consistent, and an app crash loses nothing; only a power cut may lose the last commits.
+    """
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
 def create_blocking_engine(database_url: str) -> Engine:
     """A synchronous engine, for code off the event loop (WAL setup, durable-task workflows)."""
     sqlite = make_url(database_url).get_backend_name() == "sqlite"
-    return create_sync_engine(
+    engine = create_sync_engine(
         _with_driver(database_url, asynchronous=False),
         poolclass=pool.NullPool if sqlite else pool.QueuePool,
+        **(
+            {}
+            if sqlite
+            else {"pool_size": _BLOCKING_POOL_SIZE, "max_overflow": _BLOCKING_POOL_SIZE}
+        ),
         connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S} if sqlite else {},
     )
+    if sqlite:
+        event.listen(engine, "connect", _commit_without_fsync)
+    return engine
 
 
 def _use_wal(database_url: str) -> None:
@@ -70,22 +92,66 @@ def migrate(database_url: str) -> None:
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
     config.attributes["database_url"] = _with_driver(database_url, asynchronous=False)
-    command.upgrade(config, "head")
+    if not is_postgres(database_url):
+        command.upgrade(config, "head")
+        return
+    # Workers starting together on one database: one migrates, the others then find it done.
+    with psycopg.connect(libpq_url(database_url), autocommit=True) as connection:
+        connection.execute("select pg_advisory_lock(%s)", (advisory_key("once", "migrate"),))
+        command.upgrade(config, "head")
+
+
+# Connections a worker opens besides its pools: run locks, event listener, task lease.
+_DEDICATED_CONNECTIONS = 3
+# DBOS's own pool, plus the listener connection it detaches from it.
+DBOS_POOL_SIZE = 2
+# The durable tasks' progress writes, from workflow threads.
+_BLOCKING_POOL_SIZE = 1
+
+
+def overflow(pool_size: int) -> int:
+    """Connections a burst may open beyond the pool (PostgreSQL); later ones wait their turn."""
+    return pool_size // 2
+
+
+def checkpoint_pool_size(pool_size: int) -> int:
+    """The LangGraph checkpointer's pool on PostgreSQL."""
+    return max(2, pool_size // 2)
+
+
+def connection_budget(pool_size: int) -> int:
+    """The most PostgreSQL connections one worker holds: ``workers × this < max_connections``."""
+    return (
+        pool_size
+        + overflow(pool_size)
+        + checkpoint_pool_size(pool_size)
+        + DBOS_POOL_SIZE
+        + 1
+        + 2 * _BLOCKING_POOL_SIZE
+        + _DEDICATED_CONNECTIONS
+    )
 
 
 def create_engine(
-    database_url: str, *, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S
+    database_url: str,
+    *,
+    pool_size: int = 8,
+    busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S,
 ) -> AsyncEngine:
     _ensure_sqlite_folder(database_url)
     sqlite = make_url(database_url).get_backend_name() == "sqlite"
-    # A confirmation burst holds a connection per request while the agent opens its own.
-    return create_async_engine(
+    # PostgreSQL connections are shared by every worker: a burst queues on the pool
+    # (pool_timeout) instead; SQLite's are file handles, and a confirmation burst holds many.
+    engine = create_async_engine(
         _with_driver(database_url, asynchronous=True),
-        pool_size=10,
-        max_overflow=40,
-        pool_timeout=10,
+        pool_size=pool_size,
+        max_overflow=40 if sqlite else overflow(pool_size),
+        pool_timeout=30,
         connect_args={"timeout": busy_timeout_s} if sqlite else {},
     )
+    if sqlite:
+        event.listen(engine.sync_engine, "connect", _commit_without_fsync)
+    return engine
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -1,9 +1,11 @@
 """Which conversation has a run going: claimed by one conditional ``UPDATE``, released after.
 
-``conversations.active_run_id`` is the lock. A claim may be capped per user: the count of that
-user's running conversations is a subquery of the same ``UPDATE`` — exact on SQLite (one writer
-at a time); on PostgreSQL two claims racing for the last slot may both win, so the cap is soft
-by one or two.
+``conversations.active_run_id`` says which run holds the conversation. A turn takes the
+conversation's run lock (:mod:`sstools.agent.locks`) before claiming, so on PostgreSQL a claim
+whose lock is free is provably dead and any worker may release it. A claim may be capped per
+user: the count of that user's running conversations is a subquery of the same ``UPDATE`` —
+exact on SQLite (one writer at a time); on PostgreSQL two claims racing for the last slot may
+both win, so the cap is soft by one or two.
 """
 
 from __future__ import annotations
@@ -54,11 +56,34 @@ async def claim_run(
     return Claim.busy if busy is not None or capped_for is None else Claim.over_cap
 
 
-async def release_run(session: AsyncSession, conversation_id: str) -> None:
-    await session.execute(
-        update(Conversation).where(Conversation.id == conversation_id).values(active_run_id=None)
+async def release_run(
+    session: AsyncSession, conversation_id: str, *, run_id: str | None = None
+) -> bool:
+    """Clear the claim; with ``run_id`` only that run's (a reaper racing others wins once)."""
+    conditions = [Conversation.id == conversation_id]
+    if run_id is not None:
+        conditions.append(Conversation.active_run_id == run_id)
+    released = await session.execute(
+        update(Conversation).where(*conditions).values(active_run_id=None)
     )
     await session.commit()
+    return bool(released.rowcount)  # type: ignore[attr-defined]
+
+
+async def active_run(session: AsyncSession, conversation_id: str) -> str | None:
+    return await session.scalar(
+        select(Conversation.active_run_id).where(Conversation.id == conversation_id)
+    )
+
+
+async def claimed_runs(session: AsyncSession) -> list[tuple[str, str]]:
+    """(conversation, run) of every claim."""
+    rows = await session.execute(
+        select(Conversation.id, Conversation.active_run_id).where(
+            Conversation.active_run_id.is_not(None)
+        )
+    )
+    return [(conversation_id, str(run_id)) for conversation_id, run_id in rows]
 
 
 async def release_all_runs(session: AsyncSession) -> list[tuple[str, str]]:

@@ -4,20 +4,31 @@ DBOS is a process-wide singleton bound to one system database. Several apps may 
 process (tests, a browser server): the first that starts a task (or finds unfinished ones on
 start) launches it; another app with another system database may take it over only while no
 workflow of ours is running in it.
+
+On PostgreSQL several workers share the system database. Each launch gets an executor id of its
+own and holds an advisory lock named after it (its lease) for as long as it runs; DBOS starts a
+workflow on the executor that started it. A worker that finds pending workflows of an executor
+whose lease is free knows that executor died, and has DBOS re-enqueue them: DBOS's queue hands
+each to exactly one live worker. On SQLite there is one process, executor ``local``, as before.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 
+import psycopg
 import structlog
 from dbos import DBOS
 
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
+from sstools.storage.advisory import advisory_key, is_postgres, libpq_url
+from sstools.storage.db import DBOS_POOL_SIZE
 from sstools.storage.tasks import SyncTaskStore
 
 _log = structlog.get_logger(__name__)
@@ -27,6 +38,8 @@ APP_NAME = "sstools"
 # sstools resumes what the previous build left. Bump only with a workflow change that cannot
 # replay older checkpoints (and then unfinished tasks of the old version end `failed`).
 APPLICATION_VERSION = "sstools-1"
+# How often a worker on a shared system database looks for dead executors' workflows (seconds).
+DEAD_EXECUTOR_SWEEP_S = 10.0
 
 
 class TasksBusy(RuntimeError):
@@ -49,6 +62,7 @@ class TaskContext:
 _lock = threading.RLock()
 _context: TaskContext | None = None
 _owner: object | None = None
+_lease: _Lease | None = None
 _active: set[str] = set()
 launch_seconds: list[float] = []  # measured launch durations, newest last
 
@@ -80,6 +94,9 @@ def acquire(owner: object, ctx: TaskContext) -> None:
                 )
             _shutdown()
         began = time.perf_counter()
+        global _lease
+        if is_postgres(ctx.system_database_url):
+            _lease = _Lease(libpq_url(ctx.system_database_url))  # before DBOS may run anything
         DBOS(
             config={
                 "name": APP_NAME,
@@ -87,11 +104,16 @@ def acquire(owner: object, ctx: TaskContext) -> None:
                 "dbos_system_schema": ctx.system_schema,
                 "application_version": APPLICATION_VERSION,
                 "log_level": "WARNING",
+                "sys_db_pool_size": DBOS_POOL_SIZE,  # in each worker's connection budget
+                "executor_id": _lease.executor_id if _lease else "local",
             }
         )
         _context, _owner = ctx, owner
         try:
             DBOS.launch()
+            if _lease is not None:
+                _lease.recover_dead_executors()
+                _lease.sweep_in_background()
         except BaseException:
             _shutdown()
             raise
@@ -120,11 +142,88 @@ def stopped(launch_id: str) -> bool:
 
 
 def _shutdown() -> None:
-    global _context, _owner
+    global _context, _owner, _lease
     if _context is not None:
         _stopped_launches.add(_context.launch_id)
+    if _lease is not None:
+        _lease.stop_sweeping()
     DBOS.destroy()
-    _context, _owner = None, None
+    if _lease is not None:
+        _lease.close()  # after DBOS stopped: no workflow of ours runs without the lease
+    _context, _owner, _lease = None, None, None
+
+
+class _Lease:
+    """This launch's executor id, and the advisory lock that says it is alive."""
+
+    def __init__(self, conninfo: str) -> None:
+        self.executor_id = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._connection = psycopg.connect(
+            conninfo,
+            autocommit=True,
+            keepalives=1,
+            keepalives_idle=10,
+            keepalives_interval=5,
+            keepalives_count=3,
+        )
+        self._use = threading.Lock()
+        self._stop = threading.Event()
+        self._sweeper: threading.Thread | None = None
+        self._connection.execute(
+            "select pg_advisory_lock(%s)", (advisory_key("executor", self.executor_id),)
+        )
+
+    def _try_lock(self, executor_id: str) -> bool:
+        with self._use:
+            row = self._connection.execute(
+                "select pg_try_advisory_lock(%s)", (advisory_key("executor", executor_id),)
+            ).fetchone()
+        return bool(row and row[0])
+
+    def _unlock(self, executor_id: str) -> None:
+        with self._use:
+            self._connection.execute(
+                "select pg_advisory_unlock(%s)", (advisory_key("executor", executor_id),)
+            )
+
+    def recover_dead_executors(self) -> list[str]:
+        """Re-enqueue the pending workflows of every executor whose lease is free; their ids."""
+        pending = DBOS.list_workflows(
+            status="PENDING", app_version=APPLICATION_VERSION, load_input=False, load_output=False
+        )
+        dead = []
+        for executor_id in sorted(
+            {w.executor_id for w in pending if w.executor_id} - {self.executor_id}
+        ):
+            if not self._try_lock(executor_id):
+                continue  # alive: its worker runs them
+            try:
+                DBOS._recover_pending_workflows([executor_id])
+                dead.append(executor_id)
+            finally:
+                self._unlock(executor_id)
+        if dead:
+            _log.warning("tasks_of_dead_workers_recovered", executors=dead)
+        return dead
+
+    def sweep_in_background(self) -> None:
+        def sweep() -> None:
+            while not self._stop.wait(DEAD_EXECUTOR_SWEEP_S):
+                try:
+                    self.recover_dead_executors()
+                except Exception:  # the database away for a moment: try at the next sweep
+                    _log.exception("dead executor sweep failed")
+
+        self._sweeper = threading.Thread(target=sweep, name="sstools-task-sweeper", daemon=True)
+        self._sweeper.start()
+
+    def stop_sweeping(self) -> None:
+        self._stop.set()
+        if self._sweeper is not None and self._sweeper is not threading.current_thread():
+            self._sweeper.join(timeout=30)
+
+    def close(self) -> None:
+        self._connection.close()
 
 
 def _redacted(ctx: TaskContext) -> str:

@@ -96,6 +96,7 @@ class TaskEngine:
         self.sessions = sessions
         self.environments = environments
         self._store: SyncTaskStore | None = None
+        self._shared = make_url(system_database(settings)).get_backend_name() == "postgresql"
 
     # -- DBOS ---------------------------------------------------------------------------------
 
@@ -118,7 +119,7 @@ class TaskEngine:
         """On app start: let DBOS resume what it can; fail the rest. The ids failed."""
         async with self.sessions() as session:
             unfinished = await records.unfinished_tasks(session)
-        if not unfinished:
+        if not unfinished and not self._shared:  # with several workers: watch for dead ones
             return []
         began = time.perf_counter()
         await self._launch()

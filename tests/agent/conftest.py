@@ -15,8 +15,8 @@ from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing import LiveServer, Script, ScriptedChatModel
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from sstools.auth.roles import Role
 from sstools.auth.users import set_role
 from sstools.services import Services
 from sstools.testing import call_tool
+from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import dataset_context
 from tests.support import read_events, types
-from tests.unit.fake_superset import FakeSuperset
 
 DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
 

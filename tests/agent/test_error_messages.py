@@ -16,11 +16,11 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.deps import get_superset
 from sstools.testing import call_tool
+from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import dashboard_context, dataset_context
 from tests.conftest import AuthHeaders
 from tests.openai_server import chat_through_openai_client
 from tests.support import read_events, types
-from tests.unit.fake_superset import FakeSuperset
 
 LEAKED_KEY = "sk-live-7fQ2xZP9wq4LEAKEDkey0000000000000000"  # a fake, to be caught
 

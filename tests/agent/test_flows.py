@@ -18,10 +18,10 @@ from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry, Confirmation, Conversation
 from sstools.testing import answer, call_tool
+from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import dashboard_context, dataset_context
 from tests.agent.test_selection import DASHBOARD_SET
 from tests.support import read_events, types
-from tests.unit.fake_superset import FakeSuperset
 
 DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
 
@@ -34,7 +34,8 @@ async def _audit(agent: Any, action: str) -> list[AuditEntry]:
 async def test_sc_001_dashboard_context_reaches_the_prompt_with_only_dashboard_tools(
     make_agent: Any,
 ) -> None:
-    async with make_agent(answer("Это дашборд 42.")) as agent:
+    # The exact set is the hard filter's (Story 1 acceptance 3): routing off, it is what's sent.
+    async with make_agent(answer("Это дашборд 42."), router="off") as agent:
         cid = await agent.conversation(Role.admin)
         await agent.send(cid, "расскажи про этот дашборд", dashboard_context("42"), Role.admin)
         events = await read_events(agent.client, cid, agent.auth(Role.admin))
@@ -101,7 +102,8 @@ async def test_story1_acceptance5_each_visit_and_tab_has_its_own_context(make_ag
 
 
 async def test_old_history_without_context_degrades_to_unavailable(make_agent: Any) -> None:
-    async with make_agent(answer("ок")) as agent:
+    # The exact set is the hard filter's (no object, no environment): routing off, it is sent.
+    async with make_agent(answer("ок"), router="off") as agent:
         cid = await agent.conversation()
         await agent.send(cid, "привет", None)
         await read_events(agent.client, cid, agent.auth(Role.engineer))

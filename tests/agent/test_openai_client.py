@@ -12,12 +12,12 @@ from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing import LiveServer
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.conftest import dashboard_context
 from tests.agent.test_selection import DASHBOARD_SET
 from tests.conftest import AuthHeaders
 from tests.openai_server import chat_through_openai_client, tool_then_text
 from tests.support import read_events, types
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 
 async def test_openai_compatible_model_streams_and_calls_tools(

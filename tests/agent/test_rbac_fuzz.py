@@ -21,10 +21,10 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry
 from sstools.testing import LiveServer, ScriptedChatModel
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.conftest import dashboard_context, dataset_context
 from tests.conftest import AuthHeaders
 from tests.support import read_events_sync
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 WRITES = sorted(name for name, tool in CATALOGUE.items() if tool.kind is ToolKind.write)
 

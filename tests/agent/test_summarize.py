@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sstools.agent.summarize import LIMIT, cut_text, summarize
+from sstools.agent.summarize import LIMIT, compact, cut_text, summarize
 
 
 def test_agtl_fr_003_arrays_keep_top_items_and_the_total() -> None:
@@ -76,3 +76,37 @@ def test_every_list_of_an_object_keeps_its_head_and_total() -> None:
     assert ("charts_total_count" in data) == (k < 40)
     assert len(data["dashboards"]) == 3  # short lists stay whole
     assert "dashboards_total_count" not in data
+
+
+def test_a_total_the_projection_knew_survives_the_summary() -> None:
+    """A shape that already kept the first 40 of 150 columns says 150; so does its summary."""
+    payload = {
+        "columns": [{"name": f"column_{i}", "type": "REAL" * 20} for i in range(40)],
+        "columns_total_count": 150,
+    }
+    data = json.loads(summarize(payload, 1500))
+    assert len(data["columns"]) < 40
+    assert data["columns_total_count"] == 150
+    assert "из 150" in data["note"]
+
+
+def test_compact_drops_nulls_microseconds_and_float_noise_only() -> None:
+    payload = {
+        "a": None,
+        "at": "2026-11-30T08:32:20.179925Z",
+        "utc": "2026-11-30T08:35:50.340087+00:00",
+        "local": "2026-11-30T08:35:50+03:00",
+        "sum": 5370.419999999999,
+        "small": 1e-9,
+        "list": [1, None, True],
+        "name": "2026-11-30T08:32:20.179925Z is a date",
+    }
+    assert compact(payload) == {
+        "at": "2026-11-30T08:32:20Z",
+        "utc": "2026-11-30T08:35:50Z",
+        "local": "2026-11-30T08:35:50+03:00",
+        "sum": 5370.42,
+        "small": 1e-9,
+        "list": [1, None, True],
+        "name": "2026-11-30T08:32:20.179925Z is a date",
+    }

@@ -61,7 +61,9 @@ async def test_agctx_fr_001_story1_from_the_dashboard_page_to_an_answer_about_it
         # The tool as a person names it, not its id.
         await expect(page.locator(".tool")).to_contain_text("Сводка состояния дашборда: готово")
         await screenshot(page, "story1")
-    assert set(s.model.offered[0]) == DASHBOARD_SET
+    # Only dashboard tools (the exact set is the router-off one, tests/agent/test_selection.py);
+    # the router narrows it to what fits the message, which must include the health summary.
+    assert {"get_health_summary", "show_capabilities"} <= set(s.model.offered[0]) <= DASHBOARD_SET
     assert _context_blocks(s.model)[0]["objectId"] == "10"
 
 

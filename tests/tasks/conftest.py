@@ -16,9 +16,9 @@ from fastapi import FastAPI
 from sstools.app import create_app
 from sstools.config import Settings
 from sstools.tasks import TaskEngine, _runtime
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import make_settings, seed_users, write_environments_file
 from tests.tasks.support import eventually
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 POSTGRES_URL = os.environ.get(
     "SSTOOLS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"

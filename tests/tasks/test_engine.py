@@ -13,10 +13,10 @@ from sstools.app import create_app
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry
 from sstools.tasks import Task, TaskConflict, TaskFinished, TaskKind, TaskStatus, _runtime
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.tasks.conftest import Served
 from tests.tasks.support import eventually, task_reaches
 from tests.tasks.workflows import gate, half_done, write_steps, written
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 
 async def _start(

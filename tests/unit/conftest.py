@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from sstools.config import Settings
+from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import make_settings, seed_users, write_environments_file
-from tests.unit.fake_superset import FakeSuperset
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import pytest
 
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import AuthHeaders, app_client
-from tests.unit.fake_superset import FakeSuperset
 
 
 async def test_unknown_environment_is_404_naming_it(

@@ -15,8 +15,8 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.domain.git_store import DEFAULT_BRANCH, BranchExists, UnknownBranch
 from sstools.domain.git_store._repo import Repository
+from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import AuthHeaders
-from tests.unit.fake_superset import FakeSuperset
 
 FILES = {"dashboards/a.yaml": b"title: A\n", "charts/b.yaml": b"name: B\n"}
 

@@ -12,9 +12,9 @@ import pytest
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import AuthHeaders, app_client, make_settings, seed_users
 from tests.unit.conftest import environments_for
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 MIB = 1024 * 1024
 JSON = {"content-type": "application/json"}

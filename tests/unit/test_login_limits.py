@@ -22,8 +22,8 @@ from sstools.services import Services
 from sstools.storage import audit
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import PASSWORDS
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 ATTACKER = "127.0.0.1"
 COLLEAGUE = "10.0.0.2"

@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from sstools.auth.roles import Role
+from sstools.testing.fake_superset import FakeSuperset
 from sstools.web.pages import agent_link
 from tests.conftest import AuthHeaders
-from tests.unit.fake_superset import FakeSuperset
 
 TEMPLATES = Path(__file__).parents[2] / "sstools" / "web" / "templates"
 

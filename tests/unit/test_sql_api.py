@@ -13,8 +13,8 @@ import pytest
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import AuthHeaders, app_client
-from tests.unit.fake_superset import FakeSuperset, RoutingTransport
 
 EXECUTE_PATH = "/api/v1/sqllab/execute/"
 WRITE = "delete from regions where region = 'Москва'"

@@ -17,8 +17,8 @@ from sstools.superset import (
     SupersetUnavailable,
 )
 from sstools.superset.search import matches
+from sstools.testing.fake_superset import FakeSuperset
 from sstools.text import normalize
-from tests.unit.fake_superset import FakeSuperset
 
 TITLES = ["Отчёт по энергопотреблению", "ОТЧЁТ ПО ПРОДАЖАМ", "Energy KPIs", "Погода и нагрузка"]
 

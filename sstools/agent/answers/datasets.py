@@ -8,18 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 from sstools.agent import texts
-from sstools.agent.answers.words import NO_HINT, Hint
+from sstools.agent.answers.words import NO_HINT, Hint, total_of
 from sstools.dates import human_datetime
 
 _SHOWN = 12  # names listed per line; the rest are counted
 
 
-def _names(items: list[str], *, quote: bool = False) -> str:
+def _names(items: list[str], *, total: int = 0, quote: bool = False) -> str:
+    """At most ``_SHOWN`` names; the rest of ``total`` (items may be its first part) counted."""
     if not items:
         return texts.DATASET_NONE
     shown = [f"«{item}»" if quote else item for item in items[:_SHOWN]]
-    if len(items) > _SHOWN:
-        shown.append(texts.PLAN_MORE.format(count=len(items) - _SHOWN))
+    if (rest := max(total, len(items)) - len(shown)) > 0:
+        shown.append(texts.PLAN_MORE.format(count=rest))
     return ", ".join(shown)
 
 
@@ -65,19 +66,19 @@ def render_overview(payload: dict[str, Any]) -> str:
         "",
         f"- {_review(payload.get('review') or {})}",
     ]
-    columns = [str(column.get("name")) for column in payload.get("columns") or []]
-    metrics = [str(metric) for metric in payload.get("metrics") or []]
-    charts = [str(chart.get("name")) for chart in payload.get("charts") or []]
-    dashboards = [str(dash.get("title")) for dash in payload.get("dashboards") or []]
+    # The model may have read only the first of each list: counts come from the totals.
+    for template, key, field, quote in (
+        (texts.DATASET_COLUMNS, "columns", "name", False),
+        (texts.DATASET_METRICS, "metrics", None, False),
+        (texts.DATASET_CHARTS, "charts", "name", True),
+        (texts.DATASET_DASHBOARDS, "dashboards", "title", True),
+    ):
+        items = [str(item.get(field) if field else item) for item in payload.get(key) or []]
+        total = total_of(payload, key)
+        names = _names(items, total=total, quote=quote)
+        lines.append(f"- {template.format(count=total, names=names)}")
     owners = [str(owner.get("name")) for owner in payload.get("owners") or []]
-    used_by = _names(dashboards, quote=True)
-    lines += [
-        f"- {texts.DATASET_COLUMNS.format(count=len(columns), names=_names(columns))}",
-        f"- {texts.DATASET_METRICS.format(count=len(metrics), names=_names(metrics))}",
-        f"- {texts.DATASET_CHARTS.format(count=len(charts), names=_names(charts, quote=True))}",
-        f"- {texts.DATASET_DASHBOARDS.format(count=len(dashboards), names=used_by)}",
-        f"- {texts.DATASET_OWNERS.format(names=_names(owners))}",
-    ]
+    lines.append(f"- {texts.DATASET_OWNERS.format(names=_names(owners))}")
     if payload.get("sstools_url") and payload.get("superset_url"):
         lines += [
             "",

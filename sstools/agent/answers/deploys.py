@@ -49,6 +49,17 @@ def _changes(payload: dict[str, Any]) -> int | None:
     return None
 
 
+def _unchanged(payload: dict[str, Any], objects: list[Any], total: int) -> int | None:
+    """How many objects stay as they are: the shape's ``unchanged_count``, else counted when
+    the whole list is here (None when it was shortened and did not say)."""
+    counted = payload.get("unchanged_count")
+    if isinstance(counted, int) and not isinstance(counted, bool):
+        return counted
+    if len(objects) < total:
+        return None
+    return sum(1 for o in objects if not isinstance(o, dict) or o.get("action") == "unchanged")
+
+
 def object_lines(payload: dict[str, Any]) -> list[str]:
     """One line per object the plan creates or changes; unchanged ones are only counted."""
     objects, total = items_of(payload, "objects")
@@ -65,13 +76,13 @@ def object_lines(payload: dict[str, Any]) -> list[str]:
                 fields=f" ({', '.join(md(field) for field in fields)})" if fields else "",
             )
         )
-    if (note := more(min(len(changing), _SHOWN), len(changing))) is not None:
+    unchanged = _unchanged(payload, objects, total)
+    changes = len(changing) if unchanged is None else total - unchanged
+    if (note := more(min(len(changing), _SHOWN), changes)) is not None:
         out.append(f"- {note}")
-    if len(objects) < total:  # shortened: the unchanged ones cannot be counted from here
+    if unchanged is None:  # shortened: the unchanged ones cannot be counted from here
         out.append(f"- {texts.PLAN_OBJECTS.format(count=count(total, 'object'))}")
-        return out
-    unchanged = total - len(changing)
-    if unchanged > 0:
+    elif unchanged > 0:
         out.append(
             f"- {texts.PLAN_ACTIONS['unchanged'].capitalize()}: {count(unchanged, 'object')}"
         )

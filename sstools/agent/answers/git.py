@@ -12,10 +12,15 @@ from sstools.agent.answers.words import (
     items_of,
     mapping,
     md,
+    more,
     names,
     quoted,
+    total_of,
     when,
 )
+
+_SHOWN = 20
+_CHANGED = ("modified", "untracked")
 
 
 def _author(commit: dict[str, Any]) -> str:
@@ -46,15 +51,21 @@ def status(payload: Any, hint: Hint = NO_HINT) -> str | None:
         return None
     branch = str(payload.get("branch"))
     dashboards = [d for d in payload.get("dashboards") or [] if isinstance(d, dict)]
-    changed = [d for d in dashboards if d.get("status") in ("modified", "untracked")]
+    # The model may have read only the first dashboards; ``statuses`` counts all of them.
+    statuses = mapping(payload.get("statuses")) or {
+        status: sum(1 for d in dashboards if d.get("status") == status) for status in _CHANGED
+    }
+    changed = sum(int(statuses.get(status) or 0) for status in _CHANGED)
     files = payload.get("changed_files") or payload.get("files") or []
-    dirty = len(changed) + (len(files) if isinstance(files, list) else 0)
+    dirty = changed + (len(files) if isinstance(files, list) else 0)
     verdict = (
         texts.GIT_CHANGED.format(branch=md(branch), count=dirty)
         if dirty
         else texts.GIT_CLEAN.format(branch=md(branch))
     )
-    out = [verdict, *(_dashboard(item, branch) for item in dashboards[:20])]
+    out = [verdict, *(_dashboard(item, branch) for item in dashboards[:_SHOWN])]
+    if (note := more(min(len(dashboards), _SHOWN), total_of(payload, "dashboards"))) is not None:
+        out.append(f"- {note}")
     head = payload.get("head")
     out.append(
         texts.GIT_HEAD.format(
@@ -67,12 +78,13 @@ def status(payload: Any, hint: Hint = NO_HINT) -> str | None:
 
 
 def _branch_line(item: dict[str, Any]) -> str:
+    name = md(item.get("name") or "—")
+    default = texts.BRANCH_DEFAULT if item.get("default") else ""
     commit = mapping(item.get("commit"))
+    if not commit:  # a long list reaches the model without each branch's commit
+        return "- " + texts.BRANCH_NAME.format(name=name, default=default)
     return "- " + texts.BRANCH_LINE.format(
-        name=md(item.get("name") or "—"),
-        default=texts.BRANCH_DEFAULT if item.get("default") else "",
-        when=when(commit.get("time")),
-        author=_author(commit),
+        name=name, default=default, when=when(commit.get("time")), author=_author(commit)
     )
 
 
@@ -80,8 +92,11 @@ def branches(payload: Any, hint: Hint = NO_HINT) -> str | None:
     items, total = items_of(payload)
     if not isinstance(payload, list | dict) or (not items and isinstance(payload, dict)):
         return None
-    listed = [item for item in items if isinstance(item, dict)]
-    return "\n".join([texts.BRANCHES_FOUND.format(count=total), *map(_branch_line, listed)])
+    listed = [item for item in items if isinstance(item, dict)][:_SHOWN]
+    out = [texts.BRANCHES_FOUND.format(count=total), *map(_branch_line, listed)]
+    if (note := more(len(listed), total)) is not None:
+        out.append(f"- {note}")
+    return "\n".join(out)
 
 
 def branch_created(payload: Any, hint: Hint = NO_HINT) -> str | None:

@@ -11,6 +11,7 @@ from sstools.agent.answers.words import NO_HINT, Hint, count, items_of, links, m
 
 _ROWS_SHOWN = 20
 _COLUMNS_SHOWN = 8
+_NAMES_SHOWN = 40  # explored columns, tables or schemas listed; the rest counted
 
 
 def _cell(value: Any) -> str:
@@ -75,12 +76,16 @@ def explore(payload: Any, hint: Hint = NO_HINT) -> str | None:
         return texts.NOTHING_FOUND
     if all(isinstance(item, dict) and "type" in item for item in items):
         out = [texts.COLUMNS_FOUND.format(count=total), "", "| Колонка | Тип |", "|---|---|"]
-        out += [f"| {md(c.get('name'))} | {md(c.get('type') or '—')} |" for c in items[:40]]
+        listed = items[:_NAMES_SHOWN]
+        out += [f"| {md(c.get('name'))} | {md(c.get('type') or '—')} |" for c in listed]
+        if (note := more(len(listed), total)) is not None:
+            out += ["", note]
         return "\n".join(out)
     if all(isinstance(item, dict) for item in items):
         return _databases(items, total)
     template = texts.TABLES_FOUND if args.get("schema_name") else texts.SCHEMAS_FOUND
-    return template.format(count=total, names=names(items, quote=False, shown=40))
+    listed_names = names(items, quote=False, shown=_NAMES_SHOWN, total=total)
+    return template.format(count=total, names=listed_names)
 
 
 def dataset_created(payload: Any, hint: Hint = NO_HINT) -> str | None:

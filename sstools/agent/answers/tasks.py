@@ -20,6 +20,7 @@ from sstools.agent.answers.words import (
     names,
     quoted,
     size,
+    total_of,
     when,
 )
 
@@ -41,7 +42,9 @@ def _status(task: dict[str, Any]) -> str:
 
 def _objects(task: dict[str, Any]) -> str:
     objects = task.get("objects") or []
-    return f" {names(objects)}" if isinstance(objects, list) and objects else ""
+    if not isinstance(objects, list) or not objects:
+        return ""
+    return f" {names(objects, total=total_of(task, 'objects'))}"
 
 
 def _validation(result: dict[str, Any]) -> list[str]:
@@ -69,7 +72,8 @@ def _validation(result: dict[str, Any]) -> list[str]:
                 fix=texts.FINDING_FIX.format(fix=md(fix)) if fix else "",
             )
         )
-    if (note := more(min(len(findings), _FINDINGS_SHOWN), len(findings))) is not None:
+    total = total_of(result, "findings")  # the model may have read only the most severe
+    if (note := more(min(len(findings), _FINDINGS_SHOWN), total)) is not None:
         out.append(f"- {note}")
     if result.get("review"):
         out.append(texts.VALIDATION_REVIEW.format(review=md(result["review"])))
@@ -202,7 +206,8 @@ def task_list(payload: Any, hint: Hint = NO_HINT) -> str | None:
         if not is_task(item):
             continue
         objects = item.get("objects")
-        shown = names(objects, shown=3) if isinstance(objects, list) else "—"
+        total = total_of(item, "objects")
+        shown = names(objects, shown=3, total=total) if isinstance(objects, list) else "—"
         out.append(
             f"| {_kind(item)} (`{md(item['id'])}`) | {shown} | {_status(item)} "
             f"| {when(item.get('created_at'))} |"

@@ -198,6 +198,7 @@ GIT_FILES = "изменённых файлов: {count}"
 BRANCHES_FOUND = "Веток: {count}."
 BRANCH_DEFAULT = " (основная)"
 BRANCH_LINE = "«{name}»{default}: последний коммит {when}, {author}"
+BRANCH_NAME = "«{name}»{default}"
 BRANCH_CREATED = "Ветка «{name}» создана от коммита «{message}»."
 COMMIT_CREATED = "Сохранено в git: коммит `{id}` в ветке «{branch}», {files}."
 COMMIT_NOTHING = "Нечего сохранять: в git уже то же самое."
@@ -292,6 +293,7 @@ CARD_LABELS = {
     "page": "Страница",
     "object_type": "Вид объекта",
     "object_id": "Объект",
+    "detail": "Подробно",
 }
 CARD_BRANCH = "Ветка"
 CARD_ENVIRONMENT = "Окружение"

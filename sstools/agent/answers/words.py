@@ -84,14 +84,18 @@ def quoted(value: object) -> str:
     return f"«{md(value)}»"
 
 
-def names(items: Iterable[object], *, quote: bool = True, shown: int = _SHOWN) -> str:
-    """«А», «Б» …и ещё 3 — at most ``shown`` names, the rest counted."""
+def names(
+    items: Iterable[object], *, quote: bool = True, shown: int = _SHOWN, total: int | None = None
+) -> str:
+    """«А», «Б» …и ещё 3 — at most ``shown`` names, the rest counted; ``total`` when ``items``
+    are only the first of a longer list."""
     listed = list(items)
     if not listed:
         return "нет"
     text = [quoted(item) if quote else md(item) for item in listed[:shown]]
-    if len(listed) > shown:
-        text.append(f"…и ещё {len(listed) - shown}")
+    rest = max(total or 0, len(listed)) - len(text)
+    if rest > 0:
+        text.append(f"…и ещё {rest}")
     return ", ".join(text)
 
 
@@ -117,6 +121,14 @@ def items_of(payload: Any, key: str = "items") -> tuple[list[Any], int]:
         total = payload.get(f"{key}_total_count") or payload.get("total") or len(items)
         return items, int(total) if isinstance(total, int) else len(items)
     return [], 0
+
+
+def total_of(payload: dict[str, Any], key: str) -> int:
+    """How many ``payload[key]`` has in all: its ``{key}_total_count`` when the list was cut."""
+    items = payload.get(key)
+    total = payload.get(f"{key}_total_count")
+    counted = len(items) if isinstance(items, list) else 0
+    return total if isinstance(total, int) and total > counted else counted
 
 
 def more(shown: int, total: int) -> str | None:

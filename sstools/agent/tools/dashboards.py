@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.tools.paths import ObjectId, api_path
+from sstools.agent.tools.shaping import MORE_PAGE, commit, head, listed, pick, task_record
 from sstools.agent.tools.spec import (
     CallScope,
+    DetailArgs,
     ToolArgs,
     ToolKind,
     ToolRequest,
@@ -20,9 +24,18 @@ D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 DASHBOARDS = "/api/dashboards"
 
 
-class SearchDashboardsArgs(ToolArgs):
+class SearchDashboardsArgs(DetailArgs):
     query: str | None = Field(default=None, max_length=200, description="Words in the title")
     page: int = Field(default=0, ge=0, le=1000)
+
+
+def _found(payload: Any, args: SearchDashboardsArgs) -> Any:
+    """Each dashboard's id, title, published, last change and link; the total, the next page."""
+    out: dict[str, Any] = {"total": payload["total"], "page": payload["page"]}
+    if (payload["page"] + 1) * payload["page_size"] < payload["total"]:
+        out["note"] = MORE_PAGE.format(page=payload["page"] + 1)
+    keys = ("id", "title", "published", "changed_on", "url")  # the url: a link to give a person
+    return head(out, "items", (pick(item, *keys) for item in payload["items"]))
 
 
 @assistant_tool(
@@ -31,6 +44,7 @@ class SearchDashboardsArgs(ToolArgs):
     needs_env=True,
     affinity=(D, S, M),
     keywords=("найти", "найди", "поиск", "список", "search", "find", "list"),
+    shape=_found,
 )
 def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolRequest:
     """Search the current environment's dashboards by words in their title (any case)."""
@@ -44,6 +58,29 @@ class DashboardArgs(ToolArgs):
     dashboard_id: ObjectId | None = Field(
         default=None, description="Dashboard id; defaults to the dashboard in context"
     )
+
+
+class HealthArgs(DashboardArgs, DetailArgs):
+    pass
+
+
+def _broken(chart: dict[str, Any]) -> dict[str, Any]:
+    # Only the exception is spelled out: a chart is read as working unless marked.
+    return {"dataset_resolves": False} if chart.get("dataset_resolves") is False else {}
+
+
+def _health(payload: Any, args: HealthArgs) -> Any:
+    """The verdict and its reasons; charts by id and name, a broken one marked; the last commit."""
+    out = pick(payload, "dashboard_id", "title", "env_id", "status", "problems", "url")
+    out |= pick(payload, "published", "changed_on", "git_status", "last_validation")
+    out["owners"] = [pick(owner, "id", "name") for owner in listed(payload.get("owners"))]
+    out["charts"] = [
+        pick(chart, "id", "name") | _broken(chart) for chart in listed(payload.get("charts"))
+    ]
+    last = commit((payload.get("git") or {}).get("last_commit"))
+    if last:
+        out["git"] = {"last_commit": last}
+    return out
 
 
 @assistant_tool(
@@ -61,8 +98,9 @@ class DashboardArgs(ToolArgs):
         "status",
         "about",
     ),
+    shape=_health,
 )
-def get_health_summary(args: DashboardArgs, scope: CallScope) -> ToolRequest:
+def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
     """Health of a dashboard: last change, owners, published, charts whose data resolves,
     git status and last validation."""
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
@@ -78,6 +116,7 @@ def get_health_summary(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     affinity=(D,),
     keywords=("проверь", "проверка", "валидация", "validate", "ошибки"),
     starts_task=True,
+    shape=task_record,
 )
 def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     """Start validating a dashboard as a task: missing datasets, chart queries that fail in
@@ -97,6 +136,7 @@ def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     affinity=(D,),
     keywords=("документация", "задокументируй", "описание", "document", "docs"),
     starts_task=True,
+    shape=task_record,
 )
 def run_llm_documentation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     """Start writing a dashboard's markdown documentation as a task (purpose, charts with

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.tools.paths import ObjectId, PathName, api_path
+from sstools.agent.tools.shaping import MORE_QUERY, head, listed, pick
 from sstools.agent.tools.spec import (
     CallScope,
+    DetailArgs,
     ToolArgs,
     ToolArgumentError,
     ToolKind,
@@ -22,10 +26,33 @@ from sstools.domain.sql import SqlKind, SqlSyntaxError, classify
 S = ObjectType.dataset
 
 
-class ExploreArgs(ToolArgs):
+class ExploreArgs(DetailArgs):
     database_id: ObjectId | None = Field(default=None, description="Omit to list databases")
     schema_name: PathName | None = Field(default=None, description="Omit to list schemas")
     table: PathName | None = Field(default=None, description="Omit to list tables")
+
+
+def _overview(payload: dict[str, Any]) -> dict[str, Any]:
+    """A dataset: its source, problems and review first; columns, metrics and dependents by name."""
+    out = pick(payload, "id", "name", "kind", "schema", "database_id", "database_name", "sql")
+    out |= pick(payload, "changed_on", "review", "problems", "sstools_url", "superset_url")
+    out["owners"] = [pick(owner, "id", "name") for owner in listed(payload.get("owners"))]
+    columns = (pick(column, "name", "type") for column in listed(payload.get("columns")))
+    head(out, "columns", columns, shown=30)
+    head(out, "metrics", listed(payload.get("metrics")))
+    charts = (pick(chart, "id", "name") for chart in listed(payload.get("charts")))
+    head(out, "charts", charts, shown=15)
+    dashboards = (pick(dashboard, "id", "title") for dashboard in listed(payload.get("dashboards")))
+    return head(out, "dashboards", dashboards, shown=15)
+
+
+def _explored(payload: Any, args: ExploreArgs) -> Any:
+    """The level asked for: a dataset's overview, or databases, schemas, tables or columns."""
+    if isinstance(payload, dict) and {"columns", "review"} <= payload.keys():
+        return _overview(payload)
+    if not isinstance(payload, list) or len(payload) <= 50:
+        return payload
+    return head({}, "items", payload, shown=50)
 
 
 @assistant_tool(
@@ -52,6 +79,7 @@ class ExploreArgs(ToolArgs):
         "problems",
         "overview",
     ),
+    shape=_explored,
 )
 def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolRequest:
     """On a dataset's page with no arguments: that dataset's overview — its database and table,
@@ -131,6 +159,21 @@ class ExecuteSqlArgs(ToolArgs):
     limit: int = Field(default=100, ge=1, le=1000)
 
 
+_ROWS_SHOWN = 30
+
+
+def _rows(payload: Any, args: ExecuteSqlArgs) -> Any:
+    """Rows as arrays in the order of ``columns`` (names once, not per row); the count kept."""
+    columns = [str(column) for column in payload["columns"]]
+    rows = [
+        [row.get(column) for column in columns] if isinstance(row, dict) else row
+        for row in payload["rows"]
+    ]
+    out = {"columns": columns, "row_count": payload.get("row_count", len(rows))}
+    out |= pick(payload, "limited")
+    return head(out, "rows", rows, shown=_ROWS_SHOWN, how=MORE_QUERY)
+
+
 def _sql_kind(args: ExecuteSqlArgs) -> ToolKind:
     """Decided per call by parsing, never laxer than the database's own dialect would be.
 
@@ -152,6 +195,7 @@ def _sql_kind(args: ExecuteSqlArgs) -> ToolKind:
     affinity=(S,),
     keywords=("выполни", "запрос", "sql", "select", "посчитай", "сколько", "query"),
     classify=_sql_kind,
+    shape=_rows,
 )
 def superset_execute_sql(args: ExecuteSqlArgs, scope: CallScope) -> ToolRequest:
     """Run SQL in SQL Lab: SELECTs for anyone; statements that change data need an engineer."""

@@ -6,12 +6,16 @@ approved call carries that plan's digest, so the server applies exactly what the
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.tools.paths import ObjectId, TaskId, api_path
+from sstools.agent.tools.shaping import MORE_DETAIL, listed, pick, task_record
 from sstools.agent.tools.spec import (
     CallScope,
+    DetailArgs,
     ToolArgs,
     ToolArgumentError,
     ToolKind,
@@ -81,6 +85,7 @@ def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
     preview=_deploy_preview,
     target_env=_deploy_target,
     starts_task=True,
+    shape=task_record,
 )
 def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
     """Deploy a dashboard with its charts and datasets from the current environment (or a git
@@ -128,12 +133,44 @@ def _preview(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     preview=_preview,
     target_env=_target,
     starts_task=True,
+    shape=task_record,
 )
 def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     """Migrate dashboards (with their charts and datasets) from one environment to another;
     returns a task id to follow with get_task_status."""
     body = _applied(_migration_body(args, scope), scope)
     return ToolRequest(method="POST", path="/api/migrations", json_body=body)
+
+
+class PreviewArgs(MigrationArgs, DetailArgs):
+    pass
+
+
+_CHANGES_SHOWN = 20
+
+
+def _plan(payload: Any, args: PreviewArgs) -> Any:
+    """The verdict, then only the objects that change (unchanged ones counted), by name and id."""
+    out = pick(payload, "source", "target_env_id", "target_stage", "summary", "dashboards_changed")
+    out |= pick(payload, "applicable", "backup_id", "digest")
+    objects = [item for item in listed(payload["objects"]) if isinstance(item, dict)]
+    changing = [
+        pick(item, "kind", "name", "action", "fields", "target_id")
+        for item in objects
+        if item.get("action") != "unchanged"
+    ]
+    out["objects"] = changing[:_CHANGES_SHOWN]
+    out["objects_total_count"] = len(objects)
+    out["unchanged_count"] = len(objects) - len(changing)
+    if len(changing) > _CHANGES_SHOWN:
+        more = f"показаны {_CHANGES_SHOWN} из {len(changing)} изменяемых; {MORE_DETAIL}"
+        out["note"] = f"objects: {more}"
+    keys = ("source_name", "target_name", "target_id", "matched_by")
+    out["databases"] = [pick(database, *keys) for database in listed(payload.get("databases"))]
+    unresolved = listed(payload.get("unresolved_charts"))
+    if unresolved:
+        out["unresolved_charts"] = [pick(chart, "name", "reason") for chart in unresolved]
+    return out
 
 
 @assistant_tool(
@@ -143,8 +180,9 @@ def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     affinity=(M,),
     keywords=("предпросмотр", "что изменится", "diff", "разница", "сравни", "preview", "plan"),
     target_env=_target,
+    shape=_plan,
 )
-def preview_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
+def preview_migration(args: PreviewArgs, scope: CallScope) -> ToolRequest:
     """Show what a migration would change in the target, object by object, without changing
     anything."""
     return _preview(args, scope)
@@ -171,6 +209,7 @@ def _rollback_target(args: RollbackArgs, scope: CallScope) -> str:
     keywords=("откати выкатку", "откат", "верни", "rollback", "undo"),
     target_env=_rollback_target,
     starts_task=True,
+    shape=task_record,
 )
 def rollback_deploy(args: RollbackArgs, scope: CallScope) -> ToolRequest:
     """Restore what a deploy or migration task changed from the snapshot taken before it;

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.tools.paths import ObjectId, TaskId, api_path
+from sstools.agent.tools.shaping import (
+    commit,
+    head,
+    listed,
+    pick,
+    task_record,
+    task_summary,
+)
 from sstools.agent.tools.spec import (
     CallScope,
+    DetailArgs,
     ToolArgs,
     ToolArgumentError,
     ToolKind,
@@ -38,7 +49,7 @@ def list_environments(args: NoArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="GET", path="/api/environments")
 
 
-class TaskArgs(ToolArgs):
+class TaskArgs(DetailArgs):
     task_id: TaskId = Field(description="The id a task-starting tool returned")
 
 
@@ -47,10 +58,16 @@ class TaskArgs(ToolArgs):
     kind=ToolKind.read,
     affinity=(S, M),
     keywords=("задача", "статус задачи", "готово", "task"),
+    shape=task_record,
 )
 def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
     """Status of a background task (deploy, migration, validation, backup) by its id."""
     return ToolRequest(method="GET", path=api_path("/api/tasks", args.task_id))
+
+
+def _tasks(payload: Any, args: DetailArgs) -> Any:
+    """Each task's id, kind, objects, state and start; results are for get_task_status."""
+    return head({}, "items", map(task_summary, payload))
 
 
 @assistant_tool(
@@ -58,8 +75,9 @@ def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
     kind=ToolKind.read,
     affinity=(M,),
     keywords=("задачи", "очередь", "tasks"),
+    shape=_tasks,
 )
-def list_tasks(args: NoArgs, scope: CallScope) -> ToolRequest:
+def list_tasks(args: DetailArgs, scope: CallScope) -> ToolRequest:
     """Recent background tasks and their status."""
     return ToolRequest(method="GET", path="/api/tasks")
 
@@ -71,6 +89,7 @@ def list_tasks(args: NoArgs, scope: CallScope) -> ToolRequest:
     needs_env=True,
     keywords=("бэкап", "резервная", "копия", "backup"),
     starts_task=True,
+    shape=task_record,
 )
 def run_backup(args: NoArgs, scope: CallScope) -> ToolRequest:
     """Back up the current environment (every dashboard, chart, dataset and database, without
@@ -78,11 +97,21 @@ def run_backup(args: NoArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
 
 
+def _backups(payload: Any, args: NoArgs) -> Any:
+    """Each backup's id, when and by whom, what it holds; checksums stay on the server."""
+    keys = ("id", "created_at", "created_by", "counts", "files", "bytes")
+    return {
+        "backups": [pick(item, *keys) for item in payload["backups"]],
+        "unreadable": payload.get("unreadable") or [],
+    }
+
+
 @assistant_tool(
     title="Список резервных копий",
     kind=ToolKind.read,
     needs_env=True,
     keywords=("бэкапы", "копии", "backups"),
+    shape=_backups,
 )
 def list_backups(args: NoArgs, scope: CallScope) -> ToolRequest:
     """Backups of the current environment."""
@@ -121,6 +150,7 @@ def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     preview=_restore_preview,
     target_env=_restore_target,
     starts_task=True,
+    shape=task_record,
 )
 def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     """Restore a backup (from list_backups) into an environment: its dashboards, charts and
@@ -139,12 +169,18 @@ class BranchArgs(ToolArgs):
     name: BranchName = Field(description="A git branch name, e.g. feature/sales-report")
 
 
+def _branch(payload: Any, args: Any) -> Any:
+    """A branch: its name, whether it is the default, and its last commit."""
+    return pick(payload, "name", "default") | {"commit": commit(payload.get("commit"))}
+
+
 @assistant_tool(
     title="Создание ветки",
     kind=ToolKind.write,
     min_role=Role.engineer,
     affinity=(D,),
     keywords=("ветка", "ветку", "branch"),
+    shape=_branch,
 )
 def create_branch(args: BranchArgs, scope: CallScope) -> ToolRequest:
     """Create a git branch in the repository of dashboard exports."""
@@ -156,12 +192,23 @@ class CommitArgs(ToolArgs):
     dashboard_ids: list[ObjectId] = Field(default_factory=list, max_length=100)
 
 
+def _committed(payload: Any, args: CommitArgs) -> Any:
+    """Whether a commit was made, where, its id, the dashboards and the files it changed."""
+    out = pick(payload, "created", "branch", "dashboards", "pushed", "push_error")
+    made = commit(payload.get("commit"))
+    if made:
+        out["commit"] = pick(made, "id", "time")
+    files = [pick(item, "path", "change") for item in listed(payload.get("files"))]
+    return head(out, "files", files)
+
+
 @assistant_tool(
     title="Коммит изменений",
     kind=ToolKind.write,
     min_role=Role.engineer,
     affinity=(D,),
     keywords=("коммит", "закоммить", "сохрани", "commit", "версия"),
+    shape=_committed,
 )
 def commit_changes(args: CommitArgs, scope: CallScope) -> ToolRequest:
     """Export dashboards and commit them to the git repository."""
@@ -175,12 +222,38 @@ def commit_changes(args: CommitArgs, scope: CallScope) -> ToolRequest:
     )
 
 
+_GIT_ORDER = {"modified": 0, "untracked": 1, "clean": 2}
+
+
+def _git_status(payload: Any, args: DetailArgs) -> Any:
+    """The branch and its head; dashboards that differ from it first, each with its status."""
+    out: dict[str, Any] = pick(payload, "branch", "env_id") | {"head": commit(payload["head"])}
+    dashboards = [item for item in listed(payload.get("dashboards")) if isinstance(item, dict)]
+    dashboards.sort(key=lambda item: _GIT_ORDER.get(str(item.get("status")), 0))
+    statuses: dict[str, int] = {}
+    for item in dashboards:
+        statuses[str(item.get("status"))] = statuses.get(str(item.get("status")), 0) + 1
+    if dashboards:
+        out["statuses"] = statuses
+
+    def brief(item: dict[str, Any]) -> dict[str, Any]:
+        made = pick(item, "dashboard_id", "title", "status")
+        if item.get("changed_files"):
+            made["changed_files"] = item["changed_files"]
+        if last := commit(item.get("last_commit")):
+            made["last_commit"] = pick(last, "id", "time", "author")
+        return made
+
+    return head(out, "dashboards", map(brief, dashboards), shown=30)
+
+
 @assistant_tool(
     title="Статус git",
     kind=ToolKind.read,
     keywords=("git", "изменения", "незакоммиченные"),
+    shape=_git_status,
 )
-def get_git_status(args: NoArgs, scope: CallScope) -> ToolRequest:
+def get_git_status(args: DetailArgs, scope: CallScope) -> ToolRequest:
     """What changed in the dashboard-exports repository since the last commit."""
     # In an environment: its dashboards (this one, on a dashboard page) against the branch.
     params: dict[str, str | int] = {}
@@ -191,8 +264,19 @@ def get_git_status(args: NoArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="GET", path="/api/git/status", params=params)
 
 
-@assistant_tool(title="Список веток", kind=ToolKind.read, keywords=("ветки", "branches"))
-def list_branches(args: NoArgs, scope: CallScope) -> ToolRequest:
+def _branches(payload: Any, args: DetailArgs) -> Any:
+    branches = [_branch(item, args) for item in payload]
+    branches.sort(key=lambda item: not item.get("default"))  # the default branch first
+    return branches if len(branches) <= 30 else head({}, "items", branches, shown=30)
+
+
+@assistant_tool(
+    title="Список веток",
+    kind=ToolKind.read,
+    keywords=("ветки", "branches"),
+    shape=_branches,
+)
+def list_branches(args: DetailArgs, scope: CallScope) -> ToolRequest:
     """Branches of the dashboard-exports repository."""
     return ToolRequest(method="GET", path="/api/git/branches")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from sstools.agent.context import ObjectType
 from sstools.auth.roles import Role
@@ -27,6 +27,14 @@ class ToolArgs(BaseModel):
     """Base of every tool's arguments: unknown arguments are an error the model sees."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class DetailArgs(ToolArgs):
+    """Arguments of a read whose answer enters the model shaped (:mod:`.shaping`)."""
+
+    detail: bool = Field(
+        default=False, description="true: the full answer, every field (longer); default: concise"
+    )
 
 
 class CallScope(BaseModel):
@@ -51,6 +59,8 @@ class ToolArgumentError(ValueError):
 
 
 Builder = Callable[[Any, CallScope], ToolRequest]
+# (answer, arguments) -> what of the answer the model reads; see sstools.agent.tools.shaping.
+Shaper = Callable[[Any, Any], Any]
 
 
 @dataclass(frozen=True)
@@ -71,6 +81,7 @@ class ToolSpec:
     target_env: Callable[[Any, CallScope], str | None] | None = None
     starts_task: bool = False  # answers 202 with the task record; get_task_status follows it
     write_role: Role = Role.engineer
+    shape: Shaper | None = None  # what of a successful answer the model reads (None: all)
 
     def kind_for(self, args: ToolArgs) -> ToolKind:
         return self.classify(args) if self.classify else self.kind
@@ -85,6 +96,17 @@ class ToolSpec:
         if self.target_env is not None:
             return self.target_env(args, scope)
         return scope.env_id if self.needs_env else None
+
+    def project(self, payload: Any, args: ToolArgs) -> Any:
+        """The answer as the model reads it: the tool's shape, or all of it with ``detail``."""
+        if self.shape is None or (isinstance(args, DetailArgs) and args.detail):
+            return payload
+        try:
+            return self.shape(payload, args)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            return (
+                payload  # an answer of a shape the projection did not expect: the summary fits it
+            )
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema offered to the model."""
@@ -115,6 +137,7 @@ def assistant_tool(
     classify: Callable[[Any], ToolKind] | None = None,
     target_env: Callable[[Any, CallScope], str | None] | None = None,
     starts_task: bool = False,
+    shape: Shaper | None = None,
 ) -> Callable[[Builder], Builder]:
     """Register the decorated builder as a tool; its docstring is the model-facing description."""
 
@@ -140,6 +163,7 @@ def assistant_tool(
             classify=classify,
             target_env=target_env,
             starts_task=starts_task,
+            shape=shape,
         )
         return function
 

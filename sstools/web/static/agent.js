@@ -57,7 +57,6 @@
   const bubbles = new Map(); // run_id → {element, text}
   const cards = new Set(); // confirmation ids already shown
   const toolLines = new Map(); // call_id → element
-  window.__sstoolsCardTimings = [];
 
   // A page's action («Развернуть…») may suggest a request: it lands in the box as plain text
   // (.value, never HTML) and waits for the person to read it and press send.
@@ -94,7 +93,7 @@
   }
 
   // -- confirmation and permission cards (AGGRD-FR-002/003/004) -------------------------------
-  function card(event, received) {
+  function card(event) {
     if (cards.has(event.confirmation_id)) return; // re-sent on reconnect: shown once
     cards.add(event.confirmation_id);
     const decision = event.decision;
@@ -183,9 +182,6 @@
     confirm.addEventListener("click", () => decide("approve"));
     deny.addEventListener("click", () => decide("deny"));
     element.focus();
-    requestAnimationFrame(() => {
-      window.__sstoolsCardTimings.push(performance.now() - received);
-    });
   }
 
   // -- task progress lines: a started task is followed by polling its record -------------------
@@ -295,7 +291,7 @@
   let lastEventId = Number(sessionStorage.getItem(`${storageKey}:last`) || 0);
   let source = null;
 
-  function handle(event, received) {
+  function handle(event) {
     switch (event.type) {
       case "run_started": busy(true); break;
       case "token": {
@@ -320,7 +316,7 @@
         if (event.task_id) followTask(event.task_id);
         break;
       }
-      case "confirm_required": card(event, received); break;
+      case "confirm_required": card(event); break;
       case "permission_denied": deniedCard(event); break;
       case "cancelled": add("status cancelled", event.message); break;
       case "error": add(`status error error-${event.code}`, event.message); break;
@@ -345,7 +341,6 @@
       connection.hidden = false;
     };
     source.onmessage = (message) => {
-      const received = performance.now();
       const event = JSON.parse(message.data);
       const id = Number(message.lastEventId || 0);
       if (event.type !== "confirm_required" && id && id <= lastEventId) return;
@@ -353,7 +348,7 @@
         lastEventId = id;
         sessionStorage.setItem(`${storageKey}:last`, String(id));
       }
-      handle(event, received);
+      handle(event);
     };
   }
 

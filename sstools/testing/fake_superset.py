@@ -42,7 +42,7 @@ ENERGY_DATASET = {
 @dataclass
 class FakeSuperset:
     username: str = "svc"
-    password: str = "svc-password"
+    password: str = "svc-password"  # noqa: S105 - the fake's service account
     dashboards: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[str, str]] = field(default_factory=list)
     expire_next_access_token: bool = False

@@ -1,0 +1,29 @@
+"""Which tools the conversation has just used: the router keeps them for a follow-up message.
+
+"Just" is this run and the one before it, so «а теперь для prod» after a deploy keeps
+``deploy_dashboard`` although the words alone would not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+
+RUNS_REMEMBERED = 2
+# The artifact of a call's message when the call never ran (refused or cancelled); its status
+# is "error" like a call that ran and failed, which the router still keeps.
+NOT_RUN = "not_run"
+
+
+def recently_used(messages: Sequence[BaseMessage]) -> set[str]:
+    used: set[str] = set()
+    runs = 0
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            runs += 1
+            if runs == RUNS_REMEMBERED:
+                break
+        elif isinstance(message, ToolMessage) and message.name and message.artifact != NOT_RUN:
+            used.add(message.name)
+    return used

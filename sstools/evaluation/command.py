@@ -1,0 +1,132 @@
+"""``sstools eval``: run scenario files through the agent API and print accuracy per kind.
+
+Exit status: 0, or 1 when the overall accuracy is below ``--min-accuracy``, or 2 when the run
+could not be made (a bad scenario or credentials file, a server that refuses to sign in).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:  # imported when the command runs: `sstools users ...` need not load the agent
+    from sstools.auth.roles import Role
+    from sstools.evaluation.report import Report
+    from sstools.evaluation.runner import Credentials
+    from sstools.evaluation.scenarios import Scenario
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"sstools eval: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _credentials(path: Path) -> dict[Role, Credentials]:
+    import yaml
+    from pydantic import TypeAdapter, ValidationError
+
+    from sstools.auth.roles import Role
+    from sstools.evaluation.runner import Credentials
+
+    adapter = TypeAdapter(dict[Role, Credentials])
+    try:
+        return adapter.validate_python(yaml.safe_load(path.read_text("utf-8")))
+    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        message = f"{path}: expected `ROLE: {{username: ..., password: ...}}` lines: {exc}"
+        raise _fail(message) from exc
+
+
+def _chosen(scenarios: list[Scenario], only: list[str]) -> list[Scenario]:
+    chosen = [s for s in scenarios if not only or s.id in only or s.kind in only]
+    if not chosen:
+        raise _fail(f"no scenario has an id or kind among {', '.join(only)}")
+    return chosen
+
+
+async def _run(
+    scenarios: list[Scenario], url: str | None, credentials: Path | None, timeout_s: float
+) -> Report:
+    from sstools.evaluation.runner import (
+        Target,
+        in_process,
+        model_name,
+        router_name,
+        run_scenarios,
+    )
+
+    if url is not None:
+        if credentials is None:
+            raise _fail("--url needs --credentials FILE (a user per role to sign in as)")
+        target = Target(url=url, credentials=_credentials(credentials), description=url)
+        return await run_scenarios(
+            target, scenarios, model="the server's configured model", turn_timeout_s=timeout_s
+        )
+    from sstools.config import Settings
+    from sstools.environments import ConfigError
+    from sstools.logs import configure_logging
+
+    try:
+        settings = Settings()
+    except ValueError as exc:
+        raise _fail(f"configuration error: {exc}") from exc
+    configure_logging("WARNING")  # the report is the output; the app's lines would bury it
+    try:
+        async with in_process(settings) as target:
+            return await run_scenarios(
+                target,
+                scenarios,
+                model=model_name(settings),
+                router=router_name(settings),
+                turn_timeout_s=timeout_s,
+            )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from exc
+
+
+def eval_command(
+    scenarios: Annotated[
+        Path | None,
+        typer.Option(help="A scenario file (YAML); default: the Story 1–3 acceptance scenarios"),
+    ] = None,
+    only: Annotated[
+        list[str] | None, typer.Option(help="Run only scenarios with this id or kind (repeatable)")
+    ] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(help="A running sstools to evaluate; default: start one in process"),
+    ] = None,
+    credentials: Annotated[
+        Path | None,
+        typer.Option(help="With --url: YAML `ROLE: {username, password}` to sign in as"),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON")] = False,
+    min_accuracy: Annotated[
+        float | None,
+        typer.Option(min=0.0, max=1.0, help="Exit 1 when the overall accuracy is below this"),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option(min=1.0, help="Seconds one message may take to be answered")
+    ] = 120.0,
+) -> None:
+    """Run scenarios through the agent API and print accuracy per kind; writes are always denied."""
+    import httpx
+
+    from sstools.evaluation._api import ApiError
+    from sstools.evaluation.report import render
+    from sstools.evaluation.scenarios import ScenarioFileError, load_scenarios
+
+    try:
+        chosen = _chosen(load_scenarios(scenarios).scenarios, only or [])
+        report = asyncio.run(_run(chosen, url, credentials, timeout))
+    except ScenarioFileError as exc:
+        raise _fail(str(exc)) from exc
+    except (ApiError, OSError) as exc:
+        raise _fail(str(exc)) from exc
+    except httpx.HTTPError as exc:
+        raise _fail(f"the server did not answer: {exc or type(exc).__name__}") from exc
+    typer.echo(report.model_dump_json(indent=2) if json_output else render(report))
+    if min_accuracy is not None and report.overall.accuracy < min_accuracy:
+        raise typer.Exit(1)

@@ -1,0 +1,133 @@
+"""Grade one turn's events against a scenario's expectations: a list of reasons it failed.
+
+What the person saw is the "answer": the assistant's messages, and the «Недостаточно прав» and
+«Операция отменена» cards, in order. Facts are matched case- and «ё»-insensitively.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from sstools.evaluation.scenarios import CardExpectation, Expectation, Fact, OfferedExpectation
+from sstools.text import normalize
+
+# Events whose text a person reads in the chat.
+_READ_BY_PERSON = {"message": "text", "permission_denied": "message", "cancelled": "message"}
+
+
+class Transcript(BaseModel):
+    """What one graded turn did, as the API reported it."""
+
+    events: list[dict[str, Any]]
+    offered: list[str] | None = None  # GET /api/agent/tools for the scenario's context
+    complete: bool = True
+
+    @property
+    def called(self) -> list[str]:
+        return [event["tool"] for event in self.events if event["type"] == "tool_call"]
+
+    @property
+    def cards(self) -> list[dict[str, Any]]:
+        return [event for event in self.events if event["type"] == "confirm_required"]
+
+    @property
+    def answer(self) -> str:
+        return "\n".join(
+            str(event[field])
+            for event in self.events
+            if (field := _READ_BY_PERSON.get(event["type"])) and event.get(field)
+        )
+
+
+def _names(tools: list[str] | set[str]) -> str:
+    return ", ".join(sorted(tools)) or "none"
+
+
+def _tools(expect: Expectation, called: list[str]) -> list[str]:
+    reasons = []
+    if expect.tools.any_of and not set(expect.tools.any_of) & set(called):
+        reasons.append(
+            f"expected a call to one of {_names(expect.tools.any_of)}; called {_names(called)}"
+        )
+    missing = set(expect.tools.all_of) - set(called)
+    if missing:
+        reasons.append(f"expected calls to {_names(missing)}; called {_names(called)}")
+    forbidden = set(expect.forbidden_tools) & set(called)
+    if forbidden:
+        reasons.append(f"called forbidden {_names(forbidden)}")
+    return reasons
+
+
+def _offered(expect: OfferedExpectation, offered: list[str]) -> list[str]:
+    reasons = []
+    if expect.exactly is not None and set(expect.exactly) != set(offered):
+        extra, absent = set(offered) - set(expect.exactly), set(expect.exactly) - set(offered)
+        reasons.append(f"offered tools differ: extra {_names(extra)}; missing {_names(absent)}")
+    absent = set(expect.includes) - set(offered)
+    if absent:
+        reasons.append(f"not offered: {_names(absent)}")
+    present = set(expect.excludes) & set(offered)
+    if present:
+        reasons.append(f"offered although excluded: {_names(present)}")
+    return reasons
+
+
+def _card(expect: CardExpectation, decision: dict[str, Any]) -> list[str]:
+    reasons = []
+    for field in ("level", "tone", "kind", "stage"):
+        wanted = getattr(expect, field)
+        if wanted is not None and decision.get(field) != wanted.value:
+            reasons.append(f"card {field} is {decision.get(field)!r}, expected {wanted.value!r}")
+    prompt = str(decision.get("prompt", ""))
+    if expect.prompt_contains and normalize(expect.prompt_contains) not in normalize(prompt):
+        reasons.append(f"card prompt {prompt!r} lacks {expect.prompt_contains!r}")
+    return reasons
+
+
+def _confirmation(expect: Expectation, transcript: Transcript) -> list[str]:
+    cards = transcript.cards
+    if expect.confirmation == "none" and cards:
+        return [f"asked to confirm {_names({card['tool'] for card in cards})}, expected no card"]
+    if expect.confirmation != "required":
+        return []
+    if not cards:
+        return ["expected a confirmation card, none came"]
+    reasons = _card(expect.card, cards[0]["decision"]) if expect.card else []
+    cancelled = {
+        event.get("confirmation_id") for event in transcript.events if event["type"] == "cancelled"
+    }
+    if cards[0]["confirmation_id"] not in cancelled:
+        reasons.append("the denied confirmation brought no «Операция отменена» message")
+    return reasons
+
+
+def _facts(facts: list[Fact], excluded: list[str], answer: str) -> list[str]:
+    text = normalize(answer)
+    reasons = []
+    for fact in facts:
+        choices = [fact] if isinstance(fact, str) else fact
+        if not any(normalize(choice) in text for choice in choices):
+            reasons.append(f"answer lacks {' or '.join(repr(choice) for choice in choices)}")
+    for phrase in excluded:
+        if normalize(phrase) in text:
+            reasons.append(f"answer contains {phrase!r}")
+    return reasons
+
+
+def grade(expect: Expectation, transcript: Transcript) -> list[str]:
+    """Every reason the turn misses the expectations; empty when it passes."""
+    reasons = [
+        f"error {event['code']}: {event['message']}"
+        for event in transcript.events
+        if event["type"] == "error"
+    ]
+    if not transcript.complete:
+        reasons.append("the model kept asking to confirm writes after they were denied")
+    if expect.offered is not None and transcript.offered is not None:
+        reasons += _offered(expect.offered, transcript.offered)
+    reasons += _tools(expect, transcript.called)
+    reasons += _confirmation(expect, transcript)
+    reasons += _facts(expect.answer_contains, expect.answer_excludes, transcript.answer)
+    return reasons

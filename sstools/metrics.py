@@ -1,0 +1,37 @@
+"""The service's Prometheus metrics, defined once; ``GET /metrics`` exposes them.
+
+Each worker process counts its own; with several workers, scrape each one (or set
+``PROMETHEUS_MULTIPROC_DIR``, which prometheus_client merges across processes).
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+TOOL_CALLS = Counter(
+    "sstools_tool_calls_total",
+    "Agent tool calls, by tool and outcome (ok, error, refused, timeout, …).",
+    ["tool", "outcome"],
+)
+TOOL_RETRIES = Counter(
+    "sstools_tool_retries_total", "Read tool calls retried after a transient failure.", ["tool"]
+)
+TOOL_SECONDS = Histogram(
+    "sstools_tool_seconds", "Time a tool call took, retries included.", ["tool"]
+)
+CONFIRMATIONS = Counter(
+    "sstools_confirmations_total",
+    "Confirmations by decision (asked, approve, deny, expired).",
+    ["decision"],
+)
+# livesum: with PROMETHEUS_MULTIPROC_DIR, the sum over the workers alive (ignored otherwise).
+ACTIVE_STREAMS = Gauge(
+    "sstools_active_streams",
+    "Agent event streams open in this worker.",
+    multiprocess_mode="livesum",
+)
+ROUTER_SECONDS = Histogram(
+    "sstools_router_seconds",
+    "Time the tool router took per model call.",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25),
+)
