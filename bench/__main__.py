@@ -26,6 +26,9 @@ MODULES = (
 )
 
 
+SCALE_SECTION = "## Several workers"
+
+
 def machine() -> str:
     cores = os.cpu_count()
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
@@ -66,11 +69,15 @@ def main() -> int:
     print(table)
     if options.write:
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        kept = ""  # `make bench-scale`'s section, written by hand from its output, stays
+        if options.write.exists():
+            previous = options.write.read_text(encoding="utf-8")
+            kept = previous[previous.find(SCALE_SECTION) :] if SCALE_SECTION in previous else ""
         options.write.write_text(
             "# Performance\n\nThe last `make bench` table, measured on "
             f"{machine()} ({stamp}).\nEvery ratio is against a baseline measured in the same "
             "run.\n\n"
-            f"{table}\n",
+            f"{table}\n" + (f"\n{kept}" if kept else ""),
             encoding="utf-8",
         )
     return 0 if all(row.met for row in rows) else 1

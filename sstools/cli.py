@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Annotated, TypeVar
@@ -86,14 +88,22 @@ def serve(
         return
     del application  # each worker builds its own, from the same environment
     os.environ["SSTOOLS_TOOLS_BASE_URL"] = str(settings.tools_base_url)
-    uvicorn.run(
-        "sstools.app:app_from_environment",
-        factory=True,
-        workers=workers,
-        host=host,
-        port=port,
-        log_level=settings.log_level.lower(),
-    )
+    # One /metrics for all workers: each writes its counts here, whichever answers merges them.
+    own_metrics_dir = "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+    if own_metrics_dir:
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="sstools-metrics-")
+    try:
+        uvicorn.run(
+            "sstools.app:app_from_environment",
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            log_level=settings.log_level.lower(),
+        )
+    finally:
+        if own_metrics_dir:
+            shutil.rmtree(os.environ.pop("PROMETHEUS_MULTIPROC_DIR"), ignore_errors=True)
 
 
 def _in_session(work: Callable[[AsyncSession], Awaitable[_T]]) -> _T:

@@ -222,6 +222,7 @@ class EventLog:
 
     def wake_all(self) -> None:
         """Every waiter re-reads the table (after missed notifications)."""
+        self._recent.clear()  # what we remember may end short of what was missed
         changed, self._changed = self._changed, defaultdict(asyncio.Event)
         for event in changed.values():
             event.set()

@@ -147,6 +147,7 @@ class AgentGraph:
         self._confirm_reads = confirm_reads
 
     def selection(self, state: AgentState, role: Role, *, routed: bool = True) -> Selection:
+        """Offered now; :meth:`offered_with_the_last_reply` for the set its calls were made from."""
         return select_tools(
             role,
             _context(state),
@@ -155,6 +156,16 @@ class AgentGraph:
             following_task=_started_a_task(state),
             used=recently_used(state.get("messages", [])),
         )
+
+    def offered_with_the_last_reply(self, state: AgentState, role: Role) -> Selection:
+        """The selection the model chose its latest calls from: results of the first calls of a
+        batch change what was used, and must not re-route (and refuse) the rest."""
+        messages = state.get("messages", [])
+        last_reply = max(
+            (i for i, message in enumerate(messages) if isinstance(message, AIMessage)),
+            default=len(messages) - 1,
+        )
+        return self.selection({**state, "messages": messages[:last_reply]}, role)
 
     def compile(self, checkpointer: Checkpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
         graph = StateGraph(AgentState, context_schema=RunContext)
@@ -244,7 +255,7 @@ class AgentGraph:
             check_call,
             call,
             role,
-            self.selection(state, role),
+            self.offered_with_the_last_reply(state, role),
             scope,
             self._environments,
             confirm_reads=self._confirm_reads,

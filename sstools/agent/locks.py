@@ -72,6 +72,9 @@ class PostgresRunLocks(RunLocks):
         self._conninfo = conninfo
         self._connection: psycopg.AsyncConnection[tuple[object, ...]] | None = None
         self._use = asyncio.Lock()  # one statement at a time on the connection
+        # Held on the server; a subset of _held (which also counts locks being taken):
+        # PostgreSQL counts re-entries, so a lock taken twice would outlive one unlock.
+        self._taken: set[str] = set()
 
     async def start(self) -> None:
         async with self._use:
@@ -83,6 +86,7 @@ class PostgresRunLocks(RunLocks):
                 await self._connection.close()  # PostgreSQL drops every lock with it
                 self._connection = None
         self._held.clear()
+        self._taken.clear()
 
     async def _connect(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
         if self._connection is not None and not self._connection.closed:
@@ -91,10 +95,12 @@ class PostgresRunLocks(RunLocks):
             make_conninfo(self._conninfo, **_KEEPALIVES),
             autocommit=True,
         )
-        if self._held:  # the old connection died, and with it our locks: take them again
-            for conversation_id in list(self._held):
-                if not await self._try(self._connection, conversation_id):
-                    _log.error("run lock lost to another worker", conversation_id=conversation_id)
+        lost, self._taken = self._taken, set()
+        for conversation_id in lost:  # the old connection died, and our locks with it
+            if await self._try(self._connection, conversation_id):
+                self._taken.add(conversation_id)
+            else:
+                _log.error("run lock lost to another worker", conversation_id=conversation_id)
         return self._connection
 
     @staticmethod
@@ -110,11 +116,18 @@ class PostgresRunLocks(RunLocks):
             return False
         try:
             async with self._use:
-                taken = await self._try(await self._connect(), conversation_id)
+                try:
+                    taken = await self._try(await self._connect(), conversation_id)
+                except psycopg.OperationalError:  # it died since its last use: once more, anew
+                    if self._connection is not None:
+                        await self._connection.close()
+                    taken = await self._try(await self._connect(), conversation_id)
         except BaseException:
             self._held.discard(conversation_id)
             raise
-        if not taken:
+        if taken:
+            self._taken.add(conversation_id)
+        else:
             self._held.discard(conversation_id)
         return taken
 
@@ -125,6 +138,9 @@ class PostgresRunLocks(RunLocks):
         try:
             async with self._use:
                 connection = await self._connect()
+                if conversation_id not in self._taken:
+                    return  # lost with an earlier connection, and not taken again
+                self._taken.discard(conversation_id)
                 await connection.execute(
                     "select pg_advisory_unlock(%s)", (advisory_key(_NAMESPACE, conversation_id),)
                 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
@@ -56,6 +57,8 @@ Clock = Callable[[], datetime]
 Checkpoints = Callable[[], AbstractAsyncContextManager[BaseCheckpointSaver[Any]]]
 
 _log = structlog.get_logger("sstools.agent")
+# How long an answer to a card waits for the run that showed it to let the conversation go.
+ANSWER_WAIT_S = 2.0
 
 
 class AlreadyDecided(Exception):
@@ -219,7 +222,7 @@ class AgentRuntime:
         status = ConfirmationStatus.approved if decision == "approve" else ConfirmationStatus.denied
         # The turn first, then the decision: a reaper that finds the card still pending under our
         # lock releases a dead worker's claim quietly, and never interrupts the run we resume.
-        run_id = await self.claims.claim(confirmation.conversation_id)
+        run_id = await self._claim_to_answer(confirmation)
         try:
             if not await self._still_waiting(confirmation):
                 raise AlreadyDecided("the run is no longer waiting for this confirmation")
@@ -241,6 +244,19 @@ class AgentRuntime:
         acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
         self._spawn(confirmation.conversation_id, Command(resume=answer), acting)
         return run_id
+
+    async def _claim_to_answer(self, confirmation: Confirmation) -> str:
+        """The run that showed the card lets the conversation go just after: an answer sent in
+        between waits for that, briefly, instead of being refused as busy."""
+        deadline = time.monotonic() + ANSWER_WAIT_S
+        while True:
+            try:
+                return await self.claims.claim(confirmation.conversation_id)
+            except Busy:
+                pending = await self.pending_confirmation(confirmation.conversation_id)
+                if time.monotonic() >= deadline or pending is None or pending.id != confirmation.id:
+                    raise
+                await asyncio.sleep(0.05)
 
     async def expire_stale(self, conversation_id: str) -> None:
         """A confirmation past its expiry is marked expired, and its run cancelled with a message.
@@ -292,10 +308,10 @@ class AgentRuntime:
     ) -> None:
         """``started``: run_started is already in the log (a message writes it with itself)."""
         run_id = context.run_id
-        paused = False
-        if not started:
-            await self.events.append(conversation_id, RunStarted(run_id=run_id))
+        card: ConfirmRequired | None = None
         try:
+            if not started:
+                await self.events.append(conversation_id, RunStarted(run_id=run_id))
             async for part in self.graph.astream(
                 graph_input,
                 self._config(conversation_id),
@@ -313,8 +329,8 @@ class AgentRuntime:
                     continue
                 for node, node_update in chunk.items():
                     if node == "__interrupt__":
-                        await self._ask(conversation_id, context, node_update[0])
-                        paused = True
+                        card = await self._ask(conversation_id, context, node_update[0])
+                        await self.events.append(conversation_id, card)
                         continue
                     for data in (node_update or {}).get("emit", []):
                         await self._record(conversation_id, run_id, data)
@@ -323,7 +339,7 @@ class AgentRuntime:
         finally:
             # Released before `done`: a message sent on seeing it must not find us busy.
             await self.claims.release(conversation_id, run_id)
-            if not paused:
+            if card is None:
                 await self.events.append(conversation_id, Done(run_id=run_id))
 
     async def _record(self, conversation_id: str, run_id: str, data: dict[str, Any]) -> None:
@@ -341,7 +357,10 @@ class AgentRuntime:
                 )
                 await session.commit()
 
-    async def _ask(self, conversation_id: str, context: RunContext, pending: Any) -> None:
+    async def _ask(
+        self, conversation_id: str, context: RunContext, pending: Any
+    ) -> ConfirmRequired:
+        """Store the pending confirmation; its card is the event to show."""
         value = pending.value
         call = value["call"]
         tool = CATALOGUE[call["name"]]
@@ -370,5 +389,5 @@ class AgentRuntime:
                 event=event.model_dump(mode="json"),
                 expires_at=event.expires_at,
             )
-        await self.events.append(conversation_id, event)
         CONFIRMATIONS.labels("asked").inc()
+        return event

@@ -89,7 +89,7 @@ def select_tools(
         return Selection(offered=[tool.name for tool in allowed], hidden=hidden)
     kept = set(used) | (FOLLOW_UP_TOOLS if following_task else set())
     is_kept = {tool.name: tool.always or tool.name in kept for tool in allowed}
-    # Kept tools are not ranked, so the cut among the others is the same whichever were used.
+    # Kept tools are not ranked: they are offered whatever the message says.
     routed = {tool.name for tool in router(message, [t for t in allowed if not is_kept[t.name]])}
     offered = [tool for tool in allowed if is_kept[tool.name] or tool.name in routed]
     for tool in allowed:

@@ -34,9 +34,19 @@ def _credentials(path: Path) -> dict[Role, Credentials]:
     adapter = TypeAdapter(dict[Role, Credentials])
     try:
         return adapter.validate_python(yaml.safe_load(path.read_text("utf-8")))
-    except (OSError, yaml.YAMLError, ValidationError) as exc:
-        message = f"{path}: expected `ROLE: {{username: ..., password: ...}}` lines: {exc}"
-        raise _fail(message) from exc
+    except ValidationError as exc:  # its own text quotes the input: the passwords
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc']))}: {error['msg']}"
+            for error in exc.errors(include_input=False)
+        )
+        expected = "expected `ROLE: {username: ..., password: ...}`"
+        raise _fail(f"{path}: {expected}: {problems}") from exc
+    except yaml.YAMLError as exc:  # its text may quote the line, a password with it
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise _fail(f"{path}: not valid YAML{where}") from exc
+    except OSError as exc:
+        raise _fail(f"{path}: {exc.strerror or exc}") from exc
 
 
 def _chosen(scenarios: list[Scenario], only: list[str]) -> list[Scenario]:
@@ -60,7 +70,10 @@ async def _run(
     if url is not None:
         if credentials is None:
             raise _fail("--url needs --credentials FILE (a user per role to sign in as)")
-        target = Target(url=url, credentials=_credentials(credentials), description=url)
+        import httpx
+
+        plain = httpx.URL(url).copy_with(userinfo=b"")  # a report never carries a password
+        target = Target(url=url, credentials=_credentials(credentials), description=str(plain))
         return await run_scenarios(
             target, scenarios, model="the server's configured model", turn_timeout_s=timeout_s
         )

@@ -84,17 +84,3 @@ async def claimed_runs(session: AsyncSession) -> list[tuple[str, str]]:
         )
     )
     return [(conversation_id, str(run_id)) for conversation_id, run_id in rows]
-
-
-async def release_all_runs(session: AsyncSession) -> list[tuple[str, str]]:
-    """After a restart no run is going: release every claim; (conversation, run) of each."""
-    running = (
-        await session.execute(
-            select(Conversation.id, Conversation.active_run_id).where(
-                Conversation.active_run_id.is_not(None)
-            )
-        )
-    ).all()
-    for conversation_id, _ in running:
-        await release_run(session, conversation_id)
-    return [(conversation_id, str(run_id)) for conversation_id, run_id in running]

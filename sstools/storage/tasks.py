@@ -43,13 +43,20 @@ async def insert_task(
         await session.commit()
     except IntegrityError:
         await session.rollback()
-        holder = await session.scalar(
-            select(TaskClaim.task_id).where(
-                TaskClaim.env_id == record.env_id, TaskClaim.object_key.in_(list(object_keys))
-            )
-        )
+        holder = await claim_holder(session, record.env_id, object_keys)
         return holder or ""  # "" : the holder finished meanwhile; the caller may try again
     return None
+
+
+async def claim_holder(
+    session: AsyncSession, env_id: str, object_keys: Sequence[str]
+) -> str | None:
+    """The id of a task that holds one of these objects in ``env_id``, if any."""
+    return await session.scalar(
+        select(TaskClaim.task_id).where(
+            TaskClaim.env_id == env_id, TaskClaim.object_key.in_(list(object_keys))
+        )
+    )
 
 
 async def get_task(session: AsyncSession, task_id: str) -> TaskRecord | None:

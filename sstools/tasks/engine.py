@@ -169,6 +169,13 @@ class TaskEngine:
 
     # -- tasks --------------------------------------------------------------------------------
 
+    async def running_on(self, env_id: str, object_keys: Sequence[str]) -> Task | None:
+        """The unfinished task that writes one of these objects in ``env_id``, if any."""
+        async with self.sessions() as session:
+            holder = await records.claim_holder(session, env_id, object_keys)
+            running = await records.get_task(session, holder) if holder else None
+        return Task.model_validate(running) if running is not None else None
+
     async def start(
         self,
         kind: TaskKind,

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from sstools.agent import reports, texts
 from sstools.agent.context import ObjectType, UIContext
+from sstools.agent.graph import AgentGraph, AgentState
 from sstools.agent.invocation import Refused, ToolCall, check_call
 from sstools.agent.routing import tool_router
 from sstools.agent.routing.catalogue import routing_texts
@@ -293,3 +294,30 @@ def test_router_case_model_refuses_an_unknown_field() -> None:
     )
     with pytest.raises(ValidationError):
         RouterCase.model_validate_json(line)
+
+
+def test_the_second_call_of_a_batch_is_checked_against_what_was_offered_with_it() -> None:
+    """The first call's result makes its tool "used" (kept, so not ranked): the rest of the
+    batch must not be re-routed, or a router whose cut depends on the candidates refuses it."""
+
+    def fickle(message: str, candidates: list[Any]) -> list[Any]:
+        return candidates[:2] if len(candidates) % 2 == 0 else candidates[2:3]
+
+    graph = AgentGraph(
+        model=cast(Any, None),
+        executor=cast(Any, None),
+        environments=ENVS,
+        confirm_reads=False,
+        router=fickle,
+    )
+    context = dashboard_context()
+    asking: AgentState = {"messages": [HumanMessage("сделай две вещи")], "context": context}
+    offered = graph.selection(asking, Role.engineer).offered
+    first, second = (name for name in offered if not CATALOGUE[name].always)
+    reply = AIMessage("", tool_calls=[_call(first), _call(second)])
+    after_first: AgentState = {
+        "messages": [*asking["messages"], reply, _tool_message(first, {"ok": True})],
+        "context": context,
+    }
+    assert second not in graph.selection(after_first, Role.engineer).offered  # re-routed
+    assert second in graph.offered_with_the_last_reply(after_first, Role.engineer).offered

@@ -77,6 +77,31 @@ async def test_run_locks_exclude_other_workers_and_die_with_their_worker(pg_url:
         await second.aclose()
 
 
+async def test_a_lock_taken_after_the_connection_dropped_is_freed_by_one_release(
+    pg_url: str,  # noqa: F811
+) -> None:
+    first, second = PostgresRunLocks(libpq_url(pg_url)), PostgresRunLocks(libpq_url(pg_url))
+    await first.start()
+    await second.start()
+    try:
+        assert await first.acquire("conversation-1")
+        async with await psycopg.AsyncConnection.connect(libpq_url(pg_url), autocommit=True) as dba:
+            lock_connection = first._connection
+            assert lock_connection is not None
+            await dba.execute(  # PostgreSQL restarts, or a proxy cuts the lock connection
+                "select pg_terminate_backend(%s)", (lock_connection.info.backend_pid,)
+            )
+        await eventually(lambda: second.acquire("conversation-1"))  # lost with the connection
+        await second.release("conversation-1")
+        # The next turn reconnects, retakes what it held, and takes its own lock once.
+        assert await first.acquire("conversation-2")
+        await first.release("conversation-2")
+        assert await second.acquire("conversation-2")  # the one release freed it
+    finally:
+        await first.aclose()
+        await second.aclose()
+
+
 async def test_checkpoints_live_in_postgres(make_agent: Any, settings: Settings) -> None:
     async with make_agent(answer("Готово.")) as agent:
         cid = await agent.conversation()

@@ -69,7 +69,7 @@ def test_two_workers_serve_one_port_on_postgres(tmp_path: Path, pg_url: str) -> 
     with log.open("w") as output:
         server = subprocess.Popen(
             [sys.executable, "-m", "sstools", "serve", "--port", str(port), "--workers", "2"],
-            env=_environ(tmp_path, pg_url),
+            env={**_environ(tmp_path, pg_url), "TMPDIR": str(tmp_path)},
             cwd=tmp_path,
             stdout=output,
             stderr=subprocess.STDOUT,
@@ -83,11 +83,18 @@ def test_two_workers_serve_one_port_on_postgres(tmp_path: Path, pg_url: str) -> 
             time.sleep(0.2)
             pids = set(re.findall(r"Started server process \[(\d+)\]", log.read_text()))
         statuses = {httpx.get(f"http://127.0.0.1:{port}/healthz").status_code for _ in range(20)}
+        scrape = httpx.get(f"http://127.0.0.1:{port}/metrics")
+        # Both workers write their counts where either one's /metrics merges them.
+        counts_written = {path.name for path in tmp_path.glob("sstools-metrics-*/*.db")}
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(60)
     assert statuses == {200}
     assert len(pids) == 2
+    assert scrape.status_code == 200
+    assert "sstools_active_streams" in scrape.text
+    assert {name.rsplit("_", 1)[-1] for name in counts_written} == {f"{pid}.db" for pid in pids}
+    assert list(tmp_path.glob("sstools-metrics-*")) == []  # removed when serve stops
 
 
 def _healthy(port: int) -> bool:

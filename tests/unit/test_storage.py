@@ -203,8 +203,10 @@ async def test_a_run_is_claimed_once_and_capped_per_user_on_each_backend(databas
         await runs.release_run(session, "c0")
     assert await claim("c2", "r") is Claim.claimed  # …and a released slot is free again
     async with sessions() as session:
-        released = await runs.release_all_runs(session)
-    assert sorted(conversation for conversation, _ in released) == ["c1", "c2", "theirs"]
+        claimed = await runs.claimed_runs(session)
+        for conversation, _ in claimed:
+            await runs.release_run(session, conversation)
+    assert sorted(conversation for conversation, _ in claimed) == ["c1", "c2", "theirs"]
     assert await claim("c1", "after-restart") is Claim.claimed
     await engine.dispose()
 

@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, get_type_hints
 
+import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
 from sstools.agent.context import ObjectType
 from sstools.auth.roles import Role
+
+_log = structlog.get_logger("sstools.agent")
 
 
 class ToolKind(StrEnum):
@@ -104,9 +107,9 @@ class ToolSpec:
         try:
             return self.shape(payload, args)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            return (
-                payload  # an answer of a shape the projection did not expect: the summary fits it
-            )
+            # An answer of a shape the projection did not expect: the summary still fits it.
+            _log.warning("tool answer not shaped", tool=self.name, exc_info=True)
+            return payload
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema offered to the model."""

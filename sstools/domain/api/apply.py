@@ -20,7 +20,7 @@ from sstools.domain.deploy import DeployError, PlanRequest, make_plan, texts
 from sstools.domain.deploy.apply import RollbackOrder, apply_plan, order_of, rollback
 from sstools.environments import ENV_ID_PATTERN
 from sstools.storage import audit
-from sstools.tasks import Task, TaskKind, TaskNotFound
+from sstools.tasks import Task, TaskConflict, TaskKind, TaskNotFound
 
 router = APIRouter(tags=["deploy"])
 
@@ -69,6 +69,13 @@ async def _apply(
     if not plan.applicable:
         missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
         raise _invalid("database_mapping", texts.NOT_APPLICABLE.format(database=missing))
+    stage = services.environments[plan.target_env_id].stage
+    order = order_of(planned, snapshot=stage.value in services.settings.snapshot_stages)
+    object_keys = _objects([one.uuid for one in order.dashboards])
+    # A task writing there makes any plan stale: name it rather than ask for a new plan.
+    running = await services.tasks.running_on(plan.target_env_id, object_keys)
+    if running is not None:
+        raise TaskConflict(running)
     if plan.digest != body.digest:
         await audit.record(
             session,
@@ -80,15 +87,13 @@ async def _apply(
             current_digest=plan.digest,
         )
         raise stale_plan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
-    stage = services.environments[plan.target_env_id].stage
-    order = order_of(planned, snapshot=stage.value in services.settings.snapshot_stages)
     source = f"git:{body.source.git_ref}" if body.source.git_ref else body.source.env_id
     return await services.tasks.start(
         kind,
         env_id=plan.target_env_id,
         source=source,
         objects=[one.title for one in order.dashboards],
-        object_keys=_objects([one.uuid for one in order.dashboards]),
+        object_keys=object_keys,
         started_by=user.username,
         workflow=apply_plan,
         args=(order.model_dump(),),
