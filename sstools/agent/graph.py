@@ -48,7 +48,7 @@ from sstools.agent.invocation import (
     check_call,
     storable,
 )
-from sstools.agent.routing.history import recently_used
+from sstools.agent.routing.history import recently_used, started_a_task
 from sstools.agent.selection import Router, Selection, select_tools
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
 from sstools.auth.roles import Role
@@ -120,16 +120,6 @@ def _last_human_text(state: AgentState) -> str:
     return ""
 
 
-def _started_a_task(state: AgentState) -> bool:
-    return any(
-        isinstance(message, ToolMessage)
-        and message.name in CATALOGUE
-        and CATALOGUE[message.name].starts_task
-        and message.status != "error"
-        for message in state.get("messages", [])
-    )
-
-
 class AgentGraph:
     def __init__(
         self,
@@ -153,7 +143,7 @@ class AgentGraph:
             _context(state),
             message=_last_human_text(state),
             router=self._router if routed else None,
-            following_task=_started_a_task(state),
+            following_task=started_a_task(state.get("messages", [])),
             used=recently_used(state.get("messages", [])),
         )
 

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
+from sstools.agent.tools import CATALOGUE
+
 RUNS_REMEMBERED = 2
 # The artifact of a call's message when the call never ran (refused or cancelled); its status
 # is "error" like a call that ran and failed, which the router still keeps.
@@ -27,3 +29,14 @@ def recently_used(messages: Sequence[BaseMessage]) -> set[str]:
         elif isinstance(message, ToolMessage) and message.name and message.artifact != NOT_RUN:
             used.add(message.name)
     return used
+
+
+def started_a_task(messages: Sequence[BaseMessage]) -> bool:
+    """Whether a task-starting call of the conversation ran (then its status can be followed)."""
+    return any(
+        isinstance(message, ToolMessage)
+        and message.name in CATALOGUE
+        and CATALOGUE[message.name].starts_task
+        and message.status != "error"
+        for message in messages
+    )
