@@ -5,6 +5,8 @@ Each request is routed among the tools the hard filters leave for its context an
 hit when one of its acceptable tools is offered. Recall and MRR are measured on the held-back
 split, against BM25 alone (top 5, the method Superset's MCP service uses) and the embedding alone
 (top 5); the ``tune`` split is printed on stderr (``--split tune``), the only one tuning looks at.
+Routing time is measured twice: the router alone, and what real turns wait for it
+(:mod:`bench.routing_turns`), where the embedding starts as the message arrives.
 Run: ``python -m bench --only router``.
 """
 
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from bench.routing_turns import turn_waits
 from bench.table import Row
 from sstools.agent.routing import router as routing
 from sstools.agent.routing import semantic
@@ -75,21 +78,20 @@ def quality(split: Split, ranker: Ranker) -> Quality:
     return Quality(hits / total, statistics.fmean(reciprocal), statistics.fmean(sizes), misses)
 
 
-def routing_times(split: Split, method: routing.Method) -> tuple[list[float], list[float]]:
-    """Seconds per turn of the deployed router where it ranks (more candidates than K), the
-    message's embedding not cached: (wall-clock, this thread's CPU time)."""
+def routing_times(split: Split, method: routing.Method) -> list[float]:
+    """Seconds the deployed router takes per message where it ranks (more candidates than K),
+    the message's embedding not started before: the router alone, on a quiet process."""
     router = routing.ToolRouter(method, K)
-    spent, cpu = [], []
+    spent = []
     for case in router_cases():
         tools = [CATALOGUE[name] for name in case.candidates()]
         if case.split != split or len(tools) <= K:
             continue
-        semantic.clear_cache()
-        started, started_cpu = time.perf_counter(), time.thread_time()
+        semantic.QUERIES.clear()
+        started = time.perf_counter()
         router(case.text, tools)
         spent.append(time.perf_counter() - started)
-        cpu.append(time.thread_time() - started_cpu)
-    return spent, cpu
+    return spent
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -119,9 +121,10 @@ def rows() -> list[Row]:
     held = report("heldout")
     router, bm25, embedding = held["router"], held["bm25"], held["embedding"]
     routing_times("heldout", "hybrid")  # warm-up: the first pass pays for page faults
-    hybrid_s, hybrid_cpu = routing_times("heldout", "hybrid")
-    bm25_s, _ = routing_times("heldout", "bm25")
-    # Wall time on a shared machine is CPU time stretched by the load: print both.
+    hybrid_s = routing_times("heldout", "hybrid")
+    bm25_s = routing_times("heldout", "bm25")
+    waits = turn_waits()
+    # Wall time on a shared machine is CPU time stretched by the load: say what it was.
     load = f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     area = "router"
     offered_note = f"hybrid, adaptive K (mean {router.mean_offered - 1:.1f} + capabilities)"
@@ -164,21 +167,23 @@ def rows() -> list[Row]:
         ),
         Row(
             area,
-            f"routing time per turn p50 (hybrid; CPU {percentile(hybrid_cpu, 0.5) * 1000:.1f} ms;"
-            f" {load})",
-            f"{percentile(hybrid_s, 0.5) * 1000:.1f} ms",
-            f"BM25 router: {percentile(bm25_s, 0.5) * 1000:.2f} ms",
-            percentile(hybrid_s, 0.5) / percentile(bm25_s, 0.5),
+            f"router alone per message, embedding not started before ({load})",
+            f"p50 {percentile(hybrid_s, 0.5) * 1000:.1f} ms, "
+            f"p95 {percentile(hybrid_s, 0.95) * 1000:.1f} ms",
+            f"BM25 router: p95 {percentile(bm25_s, 0.95) * 1000:.2f} ms",
+            percentile(hybrid_s, 0.95) / percentile(bm25_s, 0.95),
             "—",
             True,
         ),
         Row(
             area,
-            f"routing time per turn p95 (hybrid; CPU {percentile(hybrid_cpu, 0.95) * 1000:.1f} ms)",
-            f"{percentile(hybrid_s, 0.95) * 1000:.1f} ms",
-            f"BM25 router: {percentile(bm25_s, 0.95) * 1000:.2f} ms",
-            percentile(hybrid_s, 0.95) / percentile(bm25_s, 0.95),
-            f"≤ {P95_GOAL_S * 1000:.0f} ms",
-            percentile(hybrid_s, 0.95) <= P95_GOAL_S,
+            f"routing wait per turn, {waits.turns} sequential real turns (embedding started on"
+            f" arrival; {waits.within(P95_GOAL_S):.0%} within {P95_GOAL_S * 1000:.0f} ms)",
+            f"p50 ≤ {waits.percentile(0.5) * 1000:g} ms, "
+            f"p95 ≤ {waits.percentile(0.95) * 1000:g} ms",
+            f"router alone: p95 {percentile(hybrid_s, 0.95) * 1000:.1f} ms",
+            waits.percentile(0.95) / percentile(hybrid_s, 0.95),
+            f"p95 ≤ {P95_GOAL_S * 1000:.0f} ms",
+            waits.within(P95_GOAL_S) >= 0.95,
         ),
     ]

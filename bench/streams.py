@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -76,11 +77,17 @@ async def new_conversation(client: httpx.AsyncClient, server: AppProcess) -> str
     return conversation
 
 
-async def post(client: httpx.AsyncClient, server: AppProcess, conversation: str, text: str) -> None:
+async def post(
+    client: httpx.AsyncClient,
+    server: AppProcess,
+    conversation: str,
+    text: str,
+    uicontext: dict[str, Any] | None = None,
+) -> None:
     response = await client.post(
         f"{server.url}/api/agent/conversations/{conversation}/messages",
         headers=server.headers,
-        json={"text": text},
+        json={"text": text, "uicontext": uicontext},
     )
     response.raise_for_status()
 

@@ -177,7 +177,8 @@ class AgentGraph:
     async def _agent(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         context = _context(state)
         run_id = runtime.context.run_id
-        selection = self.selection(state, runtime.context.acting_role())
+        # The router may wait for the message's embedding; the event loop must not.
+        selection = await asyncio.to_thread(self.selection, state, runtime.context.acting_role())
         environments = ", ".join(
             f"{env.id} ({env.stage.value})" for env in self._environments.values()
         )
@@ -240,12 +241,13 @@ class AgentGraph:
             )
         ]
         scope = _scope(_context(state))
-        # Pure, but classifying a long SQL script in every dialect takes seconds: off the loop.
+        # Off the loop: routing may wait for an embedding, a long SQL script's checks take seconds.
+        offered = await asyncio.to_thread(self.offered_with_the_last_reply, state, role)
         verdict = await asyncio.to_thread(
             check_call,
             call,
             role,
-            self.offered_with_the_last_reply(state, role),
+            offered,
             scope,
             self._environments,
             confirm_reads=self._confirm_reads,

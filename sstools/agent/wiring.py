@@ -38,12 +38,13 @@ def build_agent(
         retry_wait_s=settings.tool_retry_wait_s,
         sessions=services.sessions,
     )
+    router = tool_router(settings.router, settings.router_k)
     graph = AgentGraph(
         model=chat_model or configured_model(settings, list(services.environments)),
         executor=executor,
         environments=services.environments,
         confirm_reads=settings.hitl == "all",
-        router=tool_router(settings.router, settings.router_k),
+        router=router,
     )
     shared = is_postgres(settings.database_url)  # several workers may share the database
     conninfo = libpq_url(settings.database_url) if shared else ""
@@ -69,5 +70,6 @@ def build_agent(
         runs_per_user=settings.agent_runs_per_user,
         locks=PostgresRunLocks(conninfo) if shared else RunLocks(),
         listener=EventListener(conninfo, events) if shared else None,
+        on_message=router.start if router is not None else None,
     )
     return executor, runtime

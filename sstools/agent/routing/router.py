@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from sstools.agent.routing import semantic
 from sstools.agent.routing.catalogue import lexical_document, semantic_passages
 from sstools.agent.routing.lexical import LexicalIndex
 from sstools.agent.routing.semantic import SemanticIndex
@@ -93,6 +94,11 @@ class ToolRouter:
         self.method: Method = method
         self.k = k
         indexes()  # built now, not on somebody's first message
+
+    def start(self, message: str) -> None:
+        """A message arrived: embed it while its turn is set up (the ranking waits for it)."""
+        if self.method != "bm25" and message.strip():
+            semantic.start(message)
 
     def __call__(self, message: str, candidates: list[ToolSpec]) -> list[ToolSpec]:
         if len(candidates) <= self.k or not message.strip():

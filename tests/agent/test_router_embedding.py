@@ -1,0 +1,162 @@
+"""AGTL-FR-006: a message's embedding costs the turn little and the other users nothing.
+
+The message is embedded once, from the moment it arrives, on the engine's own thread; the turn
+waits for it off the event loop. A slow embedding is injected (the real one, delayed) where a
+test needs the wait to be visible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sstools.agent.routing import semantic
+from sstools.agent.routing.router import ToolRouter
+from sstools.agent.tools import CATALOGUE
+from sstools.auth.roles import Role
+from sstools.testing import answer
+from tests.agent.conftest import dashboard_context
+from tests.support import read_events
+
+HYBRID = ToolRouter("hybrid", 5)
+SLOW_S = 1.0
+
+
+class Embedded(Counter[str]):
+    """The texts the engine embedded; ``began`` is set when the first one starts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.began = threading.Event()
+        self.delay_s = SLOW_S
+
+
+@pytest.fixture
+def embedded(monkeypatch: pytest.MonkeyPatch) -> Iterator[Embedded]:
+    """The real embedding, ``delay_s`` late."""
+    counts = Embedded()
+    real = semantic._embed
+
+    def slow(text: str) -> semantic.Vector:
+        counts[text] += 1
+        counts.began.set()
+        time.sleep(counts.delay_s)
+        return real(text)
+
+    monkeypatch.setattr(semantic, "_embed", slow)
+    semantic.QUERIES.clear()
+    yield counts
+    semantic._ENGINE.submit(lambda: None).result()  # no slow embedding left for the next test
+    semantic.QUERIES.clear()
+
+
+def test_a_message_is_embedded_once_however_many_turn_steps_ask(embedded: Embedded) -> None:
+    text = "покажи графики этого дашборда, пожалуйста"
+    candidates = [CATALOGUE[name] for name in CATALOGUE if not CATALOGUE[name].always]
+    HYBRID.start(text)  # the message arrived
+    results: list[list[str]] = []
+
+    def route() -> None:
+        results.append([tool.name for tool in HYBRID(text, candidates)])
+
+    threads = [threading.Thread(target=route) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert embedded[text] == 1
+    assert len(results) == 3
+    assert results[0] == results[1] == results[2]
+    assert len(results[0]) < len(candidates)
+
+
+def test_a_burst_larger_than_the_cache_embeds_each_message_once(embedded: Embedded) -> None:
+    embedded.delay_s = 0.05
+    queries = semantic.QueryEmbeddings(size=2)
+    texts = [f"покажи дашборд номер {n}" for n in range(5)]
+    for text in texts:  # all arrive before the first is embedded
+        queries.start(text)
+    vectors = [queries.vector(text) for text in texts]
+    assert embedded == Counter(texts)
+    assert all(vector.shape == (384,) for vector in vectors)
+    queries.vector("следующее сообщение")  # done ones beyond the size are forgotten now
+    queries.vector(texts[0])
+    assert embedded[texts[0]] == 2
+
+
+def test_a_flood_of_messages_starts_only_a_few_ahead(embedded: Embedded) -> None:
+    embedded.delay_s = 0.1
+    queries = semantic.QueryEmbeddings()
+    texts = [f"сообщение {n}" for n in range(semantic.MAX_AHEAD + 6)]
+    for text in texts:
+        queries.prefetch(text)
+    semantic._ENGINE.submit(lambda: None).result()
+    assert sum(embedded.values()) == semantic.MAX_AHEAD
+    assert queries.vector(texts[-1]).shape == (384,)  # its turn embeds it on asking
+
+
+def test_a_failed_embedding_is_tried_again_by_the_next_ask(monkeypatch: pytest.MonkeyPatch) -> None:
+    real, calls = semantic._embed, []
+
+    def once_broken(text: str) -> semantic.Vector:
+        calls.append(text)
+        if len(calls) == 1:
+            raise RuntimeError("engine hiccup")
+        return real(text)
+
+    monkeypatch.setattr(semantic, "_embed", once_broken)
+    queries = semantic.QueryEmbeddings()
+    with pytest.raises(RuntimeError):
+        queries.vector("статус задачи")
+    assert queries.vector("статус задачи").shape == (384,)
+    assert calls == ["статус задачи", "статус задачи"]
+
+
+def test_a_pasted_script_is_embedded_by_its_first_words_only() -> None:
+    columns = ", ".join(f"column_{n}" for n in range(2000))
+    script = f"почему падает запрос: {columns} из таблицы продаж"
+    assert semantic.model().token_count(semantic.head(script), True) <= semantic.MAX_TOKENS
+    assert len(semantic.head("x" * 50_000)) <= semantic.MAX_CHARS
+    assert semantic.head("покажи этот дашборд") == "покажи этот дашборд"
+
+
+async def test_the_embedding_starts_before_the_post_answers(
+    make_agent: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[str] = []
+    monkeypatch.setattr(semantic, "start", started.append)
+    async with make_agent(answer("ок")) as agent:
+        cid = await agent.conversation(Role.engineer)
+        text = "кто владелец этого дашборда?"
+        response = await agent.send(cid, text, dashboard_context(), Role.engineer)
+        assert response.status_code == 202
+        assert started == [text]
+        await read_events(agent.client, cid, agent.auth(Role.engineer))
+
+
+async def test_a_slow_embedding_holds_up_only_its_own_turn(
+    make_agent: Any, embedded: Embedded
+) -> None:
+    """Routing used to run on the event loop: every stream and request of the worker stopped
+    for as long as the model embedded a message."""
+    async with make_agent(answer("ок")) as agent:
+        cid = await agent.conversation(Role.engineer)
+        text = "какие датасеты у этого дашборда"
+        await agent.send(cid, text, dashboard_context(), Role.engineer)
+        assert await asyncio.to_thread(embedded.began.wait, 10)
+        await asyncio.sleep(0.2)  # the turn has reached its routing and waits for the embedding
+        asked = time.perf_counter()
+        health = await agent.client.get("/healthz")
+        answered_s = time.perf_counter() - asked
+        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    assert health.status_code == 200
+    assert answered_s < SLOW_S / 2
+    assert embedded[text] == 1
+    assert [event["type"] for event in events][-1] == "done"
+    assert len(agent.model.offered[0]) <= 5 + 2 + 1  # it was routed: K, widened, capabilities
