@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from langchain_core.language_models import BaseChatModel
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from sstools import __version__
 from sstools.agent.api import router as agent_router
@@ -136,6 +137,22 @@ async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+# Every connection stayed busy for the pool's whole wait: overloaded, not broken.
+DATABASE_BUSY_RETRY_AFTER_S = 5
+
+
+async def _database_busy(request: Request, exc: Exception) -> JSONResponse:
+    logger.warning("database_pool_exhausted", method=request.method, path=request.url.path)
+    detail = "the service is overloaded: no database connection came free in time; try again"
+    if request.method not in {"GET", "HEAD", "OPTIONS"}:
+        detail += " (what this request did before that may have been saved: check first)"
+    return JSONResponse(
+        {"detail": detail},
+        status_code=503,
+        headers={"Retry-After": str(DATABASE_BUSY_RETRY_AFTER_S)},
+    )
+
+
 async def _git_refused(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, GitStoreError)
     return JSONResponse({"detail": str(exc)}, status_code=exc.status)
@@ -175,6 +192,7 @@ def create_app(
     app.add_exception_handler(RoleRequired, _role_required)
     app.add_exception_handler(GitStoreError, _git_refused)
     app.add_exception_handler(TaskConflict, task_conflict)
+    app.add_exception_handler(PoolTimeout, _database_busy)
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(Exception, _internal_error)
     app.include_router(auth_router)

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 from sqlalchemy import Executable, String, cast, func, insert, literal, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools.agent.guardrails import GuardrailDecision
@@ -131,6 +132,8 @@ NOTIFY_CHANNEL = "sstools_events"
 # A collision needs two workers appending to one conversation at the same moment (a run's
 # last `done` racing the next run's start): rare, so retrying costs nothing in the usual case.
 _APPEND_ATTEMPTS = 50
+# A run's last event lost to a busy pool leaves its chat waiting forever: wait for longer.
+_POOL_WAITS = 3
 _jitter = random.Random()  # noqa: S311 - spreading retries, not a secret
 # The last events appended here, per conversation, for so many conversations: what a woken stream
 # sends without reading the table back.
@@ -196,6 +199,7 @@ class EventLog:
         """Append ``event``; ``with_rows`` makes rows committed in the same transaction."""
         data = encode(event)
         statement = self._statement(conversation_id, data)
+        pool_waits = 0
         async with self._locks[conversation_id]:
             for attempt in range(_APPEND_ATTEMPTS):
                 try:
@@ -208,6 +212,10 @@ class EventLog:
                     if attempt == _APPEND_ATTEMPTS - 1:
                         raise
                     await asyncio.sleep(_jitter.uniform(0, 0.002))  # let the other one through
+                except PoolTimeout:  # no connection came free in time: nothing was written
+                    pool_waits += 1
+                    if pool_waits == _POOL_WAITS:
+                        raise
         self._remember(conversation_id, seq, data)
         self.wake(conversation_id, seq)
         return seq

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 from sqlalchemy import event
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from sstools.agent import texts
 from sstools.agent.tools import CATALOGUE
@@ -183,3 +184,31 @@ async def test_a_storage_failure_is_an_internal_error_and_frees_the_conversation
     assert history.json()["pending_confirmation"] is None
     assert history.json()["running"] is False
     assert not _raw_seen(events)
+
+
+async def test_a_database_pool_with_no_free_connection_is_a_503_to_retry(make_agent: Any) -> None:
+    """An overloaded worker (every connection busy for the pool's whole wait) said 500."""
+
+    def exhausted(*_: Any) -> None:
+        raise PoolTimeout("QueuePool limit of size 8 overflow 4 reached")
+
+    async with make_agent(call_tool("show_capabilities")) as agent:
+        cid = await agent.conversation()
+        pool = agent.app.state.services.engine.sync_engine.pool
+        event.listen(pool, "checkout", exhausted)
+        try:
+            listing = await agent.client.get(
+                f"/api/agent/conversations/{cid}", headers=agent.auth(Role.engineer)
+            )
+            sent = await agent.send(cid, "что ты умеешь?", dashboard_context())
+        finally:
+            event.remove(pool, "checkout", exhausted)
+        again = await agent.send(cid, "что ты умеешь?", dashboard_context())
+        await read_events(agent.client, cid, agent.auth(Role.engineer))
+    assert (listing.status_code, listing.headers["Retry-After"]) == (503, "5")
+    assert "try again" in listing.json()["detail"]
+    assert "check first" not in listing.json()["detail"]
+    assert sent.status_code == 503
+    assert "may have been saved" in sent.json()["detail"]
+    assert RAW not in sent.text
+    assert again.status_code == 202

@@ -1,13 +1,16 @@
-"""A woken stream reads this worker's recent events from memory, never skipping another's."""
+"""A woken stream reads this worker's recent events from memory, never skipping another's; an
+event waits out a busy connection pool rather than being lost."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import event
+from sqlalchemy.ext.asyncio import create_async_engine
 
-from sstools.agent.events import EventLog, MessageEvent
+from sstools.agent.events import Done, EventLog, MessageEvent
 from sstools.storage.db import create_engine, migrate, session_factory
 
 
@@ -57,3 +60,24 @@ def _count_selects(reads: list[str]) -> Callable[..., None]:
             reads.append(statement)
 
     return before
+
+
+async def test_an_event_waits_out_a_full_pool_instead_of_being_lost(tmp_path: Path) -> None:
+    """Under load, a run's `done` met a pool with no connection free for the whole wait and was
+    dropped: its chat never ended (seen in `make bench-scale`)."""
+    migrate(f"sqlite:///{tmp_path / 'events.db'}")
+    engine = create_async_engine(
+        f"sqlite+aiosqlite:///{tmp_path / 'events.db'}",
+        pool_size=1,
+        max_overflow=0,
+        pool_timeout=0.2,
+    )
+    try:
+        log = EventLog(session_factory(engine))
+        async with engine.connect():  # the only connection, busy for longer than one wait
+            appending = asyncio.create_task(log.append("c1", Done(run_id="run_1")))
+            await asyncio.sleep(0.3)
+        assert await appending == 1
+        assert [data["type"] for _, data in await log.since("c1", 0)] == ["done"]
+    finally:
+        await engine.dispose()
