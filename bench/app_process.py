@@ -34,6 +34,7 @@ from sstools.testing import free_port
 # "answer": replies at once, calls no tool; "deploy": asks to deploy to prod (a confirmation).
 Model = Literal["answer", "deploy"]
 USER = "bench"
+NEIGHBOUR = "bench-neighbour"  # another user, for what one user's load does to everyone else
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,15 @@ class AppProcess:
     pid: int
     database: Path
     token: str  # the bench user's, as a Bearer header or the session cookie
+    neighbour_token: str
 
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}
+
+    @property
+    def neighbour_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.neighbour_token}"}
 
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
@@ -142,13 +148,17 @@ async def app_process(folder: Path, model: Model, *, caps: int = 10) -> AsyncIte
     migrate(database_url)
     engine = create_engine(database_url)
     async with session_factory(engine)() as session:
-        await add_user(session, USER, Role.engineer, secrets.token_urlsafe(16))
+        for username in (USER, NEIGHBOUR):
+            await add_user(session, username, Role.engineer, secrets.token_urlsafe(16))
     await engine.dispose()
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.app_process", cwd=folder, env=environment
     )
     settings = Settings(_env_file=None, jwt_secret=secret)
-    token = issue_token(settings, Principal(username=USER, role=Role.engineer))
+    token, neighbour_token = (
+        issue_token(settings, Principal(username=username, role=Role.engineer))
+        for username in (USER, NEIGHBOUR)
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient() as client:
@@ -161,7 +171,7 @@ async def app_process(folder: Path, model: Model, *, caps: int = 10) -> AsyncIte
                 await asyncio.sleep(0.05)
             else:
                 raise RuntimeError("the bench's app process did not start")
-        yield AppProcess(url, process.pid, folder / "db.sqlite", token)
+        yield AppProcess(url, process.pid, folder / "db.sqlite", token, neighbour_token)
     finally:
         process.terminate()
         await asyncio.wait_for(process.wait(), 30)

@@ -20,26 +20,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing
-import re
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import AsyncExitStack, ExitStack, contextmanager
+from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.numbered_dashboards import NAMED, fake_superset_process
 from bench.table import Row
-from sstools.testing import free_port
 from sstools.testing.fake_superset import FakeSuperset
 from sstools.testing.fleet import (
     Fleet,
-    SupersetOverHttp,
     Worker,
     environments_file,
     fresh_database,
@@ -59,48 +55,6 @@ CAPS = {
     "SSTOOLS_AGENT_STREAMS_PER_USER": str(CONVERSATIONS),
     "SSTOOLS_AGENT_CONVERSATIONS_PER_USER": str(CONVERSATIONS * len(WORKER_COUNTS)),
 }
-
-
-def _title(dashboard_id: int) -> str:
-    return f"Дашборд {dashboard_id}"
-
-
-_NAMED = re.compile(r"«Дашборд (\d+)»")
-
-
-def _fake(dashboards: int) -> FakeSuperset:
-    return FakeSuperset(
-        dashboards=[
-            {"id": i, "dashboard_title": _title(i), "published": True}
-            for i in range(1, dashboards + 1)
-        ]
-    )
-
-
-def _serve_fake(port: int, dashboards: int, ready: Any) -> None:
-    """The fake Superset in its own process, so it does not share the client's interpreter."""
-    superset = SupersetOverHttp(_fake(dashboards), port=port)
-    with superset:
-        ready.set()
-        while True:
-            time.sleep(3600)
-
-
-@contextmanager
-def fake_superset_process(dashboards: int) -> Iterator[str]:
-    """The URL of a fake Superset with ``dashboards`` dashboards, served by a child process."""
-    port = free_port()
-    context = multiprocessing.get_context("spawn")
-    ready = context.Event()
-    process = context.Process(target=_serve_fake, args=(port, dashboards, ready), daemon=True)
-    process.start()
-    try:
-        if not ready.wait(60):
-            raise RuntimeError("the fake Superset did not start")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.join(10)
 
 
 @dataclass
@@ -257,7 +211,7 @@ async def _converse(
         foreign_run = event.get("run_id") != outcome.run_id
         # An answer about another conversation's dashboard (one without a title, e.g. a tool
         # that failed under load, is not cross-talk).
-        named = {int(n) for n in _NAMED.findall(event.get("text", ""))}
+        named = {int(n) for n in NAMED.findall(event.get("text", ""))}
         foreign_answer = event["type"] == "message" and bool(named - {k + 1})
         if foreign_run or foreign_answer:
             outcome.cross_talk += 1

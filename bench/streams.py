@@ -11,7 +11,10 @@ from outside with an asyncio httpx client:
   with a single stream open;
 - memory per stream: the server's RSS with 1,000 streams open minus its RSS before, ÷ 1,000;
 - POST → first event: a stream is open on the conversation; from sending the POST to its
-  ``run_started`` arriving, over sequential messages; baseline: the POST's own round trip.
+  ``run_started`` arriving, over sequential messages; baseline: the POST's own round trip;
+- a neighbour's requests: another user's reads, 4 at a time, while one user holds 200 streams
+  against the default per-user caps (and, for the record, while it opens them all at once, when
+  the neighbour waits behind 200 requests on one worker); baseline: the same reads, nothing open.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import asyncio
 import statistics
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +45,10 @@ FIRST_EVENT_GOAL_MS = 50.0
 DELIVERY_GOAL_MS = 100.0
 MEMORY_GOAL_KIB = 100.0
 IDLE_CPU_GOAL = 0.05
+FLOOD_STREAMS = 200  # one user's streams opened at once: the default caps keep 10 of them
+FLOOD_CONVERSATIONS = 10
+NEIGHBOUR_REQUESTS = 200
+NEIGHBOUR_GOAL_MS = 500.0
 
 
 @dataclass
@@ -186,12 +195,68 @@ async def first_event(server: AppProcess, messages: int) -> tuple[list[float], l
     return firsts, posts
 
 
+async def neighbour_reads(server: AppProcess, requests: int) -> list[float]:
+    """Another user reading their conversation, 4 requests at a time: each one's time in ms."""
+    latencies: list[float] = []
+    async with httpx.AsyncClient(timeout=60) as client:
+        created = await client.post(
+            f"{server.url}/api/agent/conversations", headers=server.neighbour_headers
+        )
+        url = f"{server.url}/api/agent/conversations/{created.raise_for_status().json()['id']}"
+
+        async def one_at_a_time(count: int) -> None:
+            for _ in range(count):
+                sent = time.perf_counter()
+                (await client.get(url, headers=server.neighbour_headers)).raise_for_status()
+                latencies.append((time.perf_counter() - sent) * 1000)
+
+        await asyncio.gather(*(one_at_a_time(requests // 4) for _ in range(4)))
+    return latencies
+
+
+@dataclass(frozen=True)
+class Flood:
+    opening_ms: list[float]  # the neighbour's reads while the streams are being opened
+    held_ms: list[float]  # and once every one is answered, those allowed held open
+    statuses: Counter[int]  # what the streams got
+
+
+async def flooded(server: AppProcess, streams: int, requests: int) -> Flood:
+    """The neighbour's reads while the bench user opens ``streams`` streams at once, then while
+    it holds those the caps allow."""
+    statuses: Counter[int] = Counter()
+    # One socket per stream, as that many browser tabs would have.
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=0)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client, AsyncExitStack() as held:
+        conversations = [await new_conversation(client, server) for _ in range(FLOOD_CONVERSATIONS)]
+
+        async def open_one(conversation: str) -> None:
+            url = f"{server.url}/api/agent/conversations/{conversation}/events"
+            stream = client.stream("GET", url, headers=server.headers)
+            statuses[(await held.enter_async_context(stream)).status_code] += 1
+
+        flood = asyncio.gather(
+            *(open_one(conversations[i % len(conversations)]) for i in range(streams))
+        )
+        opening = await neighbour_reads(server, requests)
+        await flood
+        holding = await neighbour_reads(server, requests)
+    return Flood(opening, holding, statuses)
+
+
 async def measure() -> list[Row]:
     with tempfile.TemporaryDirectory() as folder:
         async with app_process(Path(folder), "answer", caps=2 * STREAMS) as server:
             firsts, posts = await first_event(server, FIRST_EVENT_MESSAGES)
             few = await delivery(server, BASELINE_STREAMS, FIRST_EVENT_MESSAGES)
             crowd = await delivery(server, STREAMS, STREAMS)
+    with tempfile.TemporaryDirectory() as folder:
+        async with app_process(Path(folder), "answer") as server:  # the default caps
+            quiet = await neighbour_reads(server, NEIGHBOUR_REQUESTS)
+            flood = await flooded(server, FLOOD_STREAMS, NEIGHBOUR_REQUESTS)
+    if set(flood.statuses) != {200, 429}:
+        raise RuntimeError(f"the flood's streams got {dict(flood.statuses)}, not 200 and 429")
+    held_p99, quiet_p99 = percentile(flood.held_ms, 0.99), percentile(quiet, 0.99)
     first_p95, post_p95 = percentile(firsts, 0.95), percentile(posts, 0.95)
     crowd_p99, few_p99 = percentile(crowd.latencies_ms, 0.99), percentile(few.latencies_ms, 0.99)
     return [
@@ -233,6 +298,22 @@ async def measure() -> list[Row]:
             ratio=crowd.idle_cpu / few.idle_cpu if few.idle_cpu else None,
             goal=f"≤ {IDLE_CPU_GOAL:.0%}",
             met=crowd.idle_cpu <= IDLE_CPU_GOAL,
+        ),
+        Row(
+            area="SSE",
+            metric=(
+                f"another user's reads while one user holds {FLOOD_STREAMS} streams "
+                f"(default caps; {len(flood.held_ms)} reads, 4 at a time), p99"
+            ),
+            measured=(
+                f"p99 {held_p99:.0f} ms; {flood.statuses[200]} held, "
+                f"{flood.statuses[429]} refused; while they were being opened: "
+                f"p99 {percentile(flood.opening_ms, 0.99):.0f} ms"
+            ),
+            baseline=f"nothing open: p99 {quiet_p99:.0f} ms",
+            ratio=held_p99 / quiet_p99,
+            goal=f"p99 ≤ {NEIGHBOUR_GOAL_MS:.0f} ms",
+            met=held_p99 <= NEIGHBOUR_GOAL_MS,
         ),
     ]
 

@@ -1,7 +1,9 @@
 """One user's event streams, conversations and runs cannot exhaust the server for everyone else.
 
 Against a real uvicorn on 127.0.0.1: streams are real sockets held open, and other users'
-requests are timed while they are.
+requests are made while they are. What must hold is asserted (every answer, nothing held); the
+one timed bound is the hardening issue's, with a wide margin. The others' latency during the
+flood itself is measured by `make bench` (bench/streams.py).
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def _p99(latencies: list[float]) -> float:
     return statistics.quantiles(latencies, n=100)[98]
 
 
-async def test_200_streams_of_one_user_leave_others_fast_and_without_5xx(
+async def test_200_streams_of_one_user_hold_no_connection_and_leave_others_without_5xx(
     make_agent: Any,
 ) -> None:
     """No caps at all: the streams must not hold database connections between reads."""
@@ -106,23 +108,32 @@ async def test_200_streams_of_one_user_leave_others_fast_and_without_5xx(
             await asyncio.sleep(1)  # the flood is under way
             during_latencies, during = await _others_meanwhile(agent, others)
             opened = await opening
-            # All 200 held open now.
+            # All 200 held open now, and idle.
+            held = await _connections_held(agent)
             latencies, statuses = await _others_meanwhile(agent, others)
             # The streaming user's own conversation still takes messages.
             sent = await agent.send(conversations[0], "привет", None, Role.analyst)
     stream_statuses = sorted({response.status_code for response in opened})
     errors = [s for s in during + statuses if s >= 500]
     print(
-        f"streams {stream_statuses}; others: {len(errors)} 5xx, slowest while opening "
-        f"{max(during_latencies):.3f} s, p99 while open {_p99(latencies):.3f} s"
+        f"streams {stream_statuses}; connections held {held}; others: {len(errors)} 5xx, "
+        f"slowest while opening {max(during_latencies):.3f} s, p99 while open "
+        f"{_p99(latencies):.3f} s"
     )
     assert stream_statuses == [200]
-    assert errors == []
-    assert max(during_latencies) < 5  # no waiting on the pool (its timeout is 10 s)
-    # Uncapped, 200 pollers share two cores with everyone else; the issue's p99 < 0.5 s holds
-    # with the default caps (the next test). Here: nobody queues behind a held connection.
-    assert _p99(latencies) < 2
+    assert held <= 1  # 200 idle streams; holding one each, the pool (48) would be gone
+    assert errors == []  # a request that found the pool empty would be a 503 (or a 599)
     assert sent.status_code == 202
+
+
+async def _connections_held(agent: Agent) -> int:
+    """The most database connections checked out at once over half a second, nothing else going."""
+    pool = agent.app.state.services.engine.pool
+    samples: list[int] = []
+    for _ in range(50):
+        samples.append(int(pool.checkedout()))
+        await asyncio.sleep(0.01)
+    return max(samples)
 
 
 async def test_the_eleventh_stream_of_a_user_is_429_and_closing_one_frees_a_slot(
@@ -138,6 +149,7 @@ async def test_the_eleventh_stream_of_a_user_is_429_and_closing_one_frees_a_slot
             flood = await asyncio.gather(
                 *(_open(stack, streams, conversations[i % 20], headers) for i in range(190))
             )
+            held = agent.app.state.agent.streams.open_for(Role.analyst.value)
             latencies, statuses = await _others_meanwhile(agent, others)
             # Another user is not counted against the analyst's streams.
             theirs = await _open(
@@ -151,14 +163,15 @@ async def test_the_eleventh_stream_of_a_user_is_429_and_closing_one_frees_a_slot
                 await _retry_open(stack, streams, conversations[i], headers) for i in range(10)
             ]
     refused = sum(r.status_code == 429 for r in [eleventh, *flood])
-    print(f"capped: {refused} of 191 refused; others p99 {_p99(latencies):.3f} s")
+    print(f"capped: {refused} of 191 refused, {held} held; others p99 {_p99(latencies):.3f} s")
     assert [r.status_code for r in first_ten] == [200] * 10
     assert eleventh.status_code == 429
     assert int(eleventh.headers["Retry-After"]) > 0
     assert "10" in eleventh.json()["detail"]
     assert {r.status_code for r in flood} == {429}
+    assert held == 10  # a refused stream holds nothing on the server
     assert [s for s in statuses if s >= 500] == []
-    assert _p99(latencies) < 0.5
+    assert _p99(latencies) < 0.5  # issue 7's bar, kept as a test: ~0.05 s on a quiet machine
     assert theirs.status_code == 200
     assert reopened.status_code == 200
     assert [r.status_code for r in again] == [200] * 10
