@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 COVERAGE_FLOOR := 91
 
 .DEFAULT_GOAL := help
-.PHONY: help browser setup hooks lint format typecheck test test-unit bench bench-scale demo demo-pg serve sandbox-up sandbox-down clean
+.PHONY: help browser setup hooks lint format typecheck test test-unit router-vectors bench bench-scale demo demo-pg serve sandbox-up sandbox-down clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -48,6 +48,11 @@ test: lint typecheck browser ## lint, types, every test (sandbox and Chromium in
 
 test-unit: setup ## the tests that need no sandbox
 	$(BIN)/pytest -m 'not integration' $(PYTEST_ARGS)
+
+# The tools' passage vectors, shipped so that no process embeds them at start; `make test` says
+# when tools.yaml or the catalogue changed and they must be stored again.
+router-vectors: setup ## store the tools' routing vectors again, after editing tools.yaml
+	$(BIN)/python -c "from sstools.agent.routing import passage_vectors; passage_vectors.store()"
 
 # Speed and size goals, as ratios against a baseline measured in the same run (not timed tests):
 # one table, also kept in docs/performance.md with the machine it ran on.

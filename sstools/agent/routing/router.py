@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from sstools.agent.routing import semantic
+from sstools.agent.routing import passage_vectors, semantic
 from sstools.agent.routing.catalogue import lexical_document, semantic_passages
 from sstools.agent.routing.lexical import LexicalIndex
 from sstools.agent.routing.semantic import SemanticIndex
@@ -37,7 +37,8 @@ class Indexes:
     def __init__(self, tools: Sequence[ToolSpec]) -> None:
         names = [tool.name for tool in tools]
         self.lexical = LexicalIndex(names, [lexical_document(tool) for tool in tools])
-        self.semantic = SemanticIndex(names, [semantic_passages(tool) for tool in tools])
+        passages = [semantic_passages(tool) for tool in tools]
+        self.semantic = SemanticIndex(names, passage_vectors.vectors(names, passages))
 
 
 @cache

@@ -113,16 +113,21 @@ def start(text: str) -> None:
     QUERIES.prefetch(text)
 
 
+def embed_passages(passages: Sequence[Sequence[str]]) -> list[Vector]:
+    """Each tool's passages as one matrix, on the engine's thread."""
+    embedder = model()
+    return [
+        np.asarray(_ENGINE.submit(embedder.passage, list(texts)).result(), dtype=np.float32)
+        for texts in passages
+    ]
+
+
 class SemanticIndex:
     """Each tool is several passages; a message scores a tool by its closest passage."""
 
-    def __init__(self, names: Sequence[str], passages: Sequence[Sequence[str]]) -> None:
-        embedder = model()
+    def __init__(self, names: Sequence[str], vectors: Sequence[Vector]) -> None:
         self._position = {name: index for index, name in enumerate(names)}
-        self._vectors = [
-            np.asarray(_ENGINE.submit(embedder.passage, list(texts)).result(), dtype=np.float32)
-            for texts in passages
-        ]
+        self._vectors = list(vectors)
         _ENGINE.submit(_embed, "warm-up").result()  # the first call pays for buffers, not a request
 
     def scores(self, message: str, names: Sequence[str]) -> Vector:

