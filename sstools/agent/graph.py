@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypedDict
 
 import structlog
@@ -49,10 +50,12 @@ from sstools.agent.invocation import (
     storable,
 )
 from sstools.agent.routing.history import recently_used, started_a_task
+from sstools.agent.run_context import RunContext
 from sstools.agent.selection import Router, Selection, select_tools
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
 from sstools.auth.roles import Role
 from sstools.environments import EnvironmentRegistry
+from sstools.metrics import ROUTER_SECONDS
 
 RECURSION_LIMIT = 40
 
@@ -77,25 +80,6 @@ class AgentState(TypedDict, total=False):
 
 class ModelFailed(Exception):
     """The chat model call raised: the endpoint, its client, or its output (→ ``llm_error``)."""
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """Per run, never checkpointed: who acts, with which token.
-
-    ``role`` is None when nobody acts — an expired confirmation winding its run down — and then
-    a node that would need it fails rather than guess one.
-    """
-
-    username: str
-    role: Role | None
-    token: str
-    run_id: str
-
-    def acting_role(self) -> Role:
-        if self.role is None:
-            raise RuntimeError("a run resumed without a person acting reached a step that acts")
-        return self.role
 
 
 def _context(state: AgentState) -> UIContext | None:
@@ -129,8 +113,11 @@ class AgentGraph:
         environments: EnvironmentRegistry,
         confirm_reads: bool,
         router: Router | None = None,
+        until_routable: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
+        """``until_routable``: awaited before routing a message (its embedding, on the loop)."""
         self._router = router
+        self._until_routable = until_routable
         self._model = model
         self._executor = executor
         self._environments = environments
@@ -177,8 +164,12 @@ class AgentGraph:
     async def _agent(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         context = _context(state)
         run_id = runtime.context.run_id
-        # The router may wait for the message's embedding; the event loop must not.
+        began = time.perf_counter()
+        if self._until_routable is not None:  # waiting here holds no thread
+            await self._until_routable(_last_human_text(state))
         selection = await asyncio.to_thread(self.selection, state, runtime.context.acting_role())
+        if self._router is not None:
+            ROUTER_SECONDS.observe(time.perf_counter() - began)
         environments = ", ".join(
             f"{env.id} ({env.stage.value})" for env in self._environments.values()
         )

@@ -39,10 +39,11 @@ from sstools.agent.events import (
     RunStarted,
     TokenEvent,
 )
-from sstools.agent.graph import RECURSION_LIMIT, AgentGraph, ModelFailed, RunContext
+from sstools.agent.graph import RECURSION_LIMIT, AgentGraph, ModelFailed
 from sstools.agent.guardrails import GuardrailDecision
 from sstools.agent.invocation import ConfirmationAnswer
 from sstools.agent.locks import RunLocks
+from sstools.agent.run_context import RunContext
 from sstools.agent.streams import StreamSlots
 from sstools.agent.tools import CATALOGUE
 from sstools.agent.wakeups import EventListener

@@ -59,6 +59,7 @@ def _key(name: str, **labels: str) -> tuple[str, frozenset[Any]]:
 async def test_metrics_count_the_tool_call_of_a_run_by_tool_and_outcome(make_agent: Any) -> None:
     calls = _key("sstools_tool_calls_total", tool="get_health_summary", outcome="ok")
     timed = _key("sstools_tool_seconds_count", tool="get_health_summary")
+    routed = _key("sstools_router_seconds_count")
     async with make_agent(call_tool("get_health_summary", {})) as agent:
         before = await _scrape(agent.client)
         cid = await agent.conversation(Role.analyst)
@@ -70,6 +71,7 @@ async def test_metrics_count_the_tool_call_of_a_run_by_tool_and_outcome(make_age
     assert types(events) == ["run_started", "tool_call", "tool_result", "message", "done"]
     assert after[calls] - before.get(calls, 0.0) == 1
     assert after[timed] - before.get(timed, 0.0) == 1
+    assert after[routed] - before.get(routed, 0.0) == 2  # one per model call: the call, the answer
 
 
 async def test_metrics_want_the_token_when_one_is_set(make_agent: Any) -> None:

@@ -1,8 +1,8 @@
 """AGTL-FR-006: a message's embedding costs the turn little and the other users nothing.
 
 The message is embedded once, from the moment it arrives, on the engine's own thread; the turn
-waits for it off the event loop. A slow embedding is injected (the real one, delayed) where a
-test needs the wait to be visible.
+awaits it without blocking the event loop or holding a thread. A slow embedding is injected
+(the real one, delayed) where a test needs the wait to be visible.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class Embedded(Counter[str]):
         super().__init__()
         self.began = threading.Event()
         self.delay_s = SLOW_S
+        self.gate: threading.Event | None = None  # when set here: embeddings wait for it instead
 
 
 @pytest.fixture
@@ -46,12 +47,17 @@ def embedded(monkeypatch: pytest.MonkeyPatch) -> Iterator[Embedded]:
     def slow(text: str) -> semantic.Vector:
         counts[text] += 1
         counts.began.set()
-        time.sleep(counts.delay_s)
+        if counts.gate is None:
+            time.sleep(counts.delay_s)
+        else:
+            counts.gate.wait(30)
         return real(text)
 
     monkeypatch.setattr(semantic, "_embed", slow)
     semantic.QUERIES.clear()
     yield counts
+    if counts.gate is not None:
+        counts.gate.set()
     semantic._ENGINE.submit(lambda: None).result()  # no slow embedding left for the next test
     semantic.QUERIES.clear()
 
@@ -160,3 +166,34 @@ async def test_a_slow_embedding_holds_up_only_its_own_turn(
     assert embedded[text] == 1
     assert [event["type"] for event in events][-1] == "done"
     assert len(agent.model.offered[0]) <= 5 + 2 + 1  # it was routed: K, widened, capabilities
+
+
+async def test_turns_waiting_for_their_embeddings_leave_the_threads_to_other_turns(
+    make_agent: Any, embedded: Embedded
+) -> None:
+    """A waiting turn once held a thread of the loop's executor: eight of them took all six
+    (2 cores), and another user's turn, its own message long embedded, waited for theirs."""
+    ready = "какие графики на этом дашборде"
+    embedded.delay_s = 0
+    semantic.QUERIES.vector(ready)  # already embedded: its turn has nothing to wait for
+    embedded.gate = threading.Event()
+    embedded.began.clear()
+    waiting = [f"покажи датасеты дашборда номер {n}" for n in range(8)]
+    async with make_agent(answer("ок"), agent_runs_per_user=100) as agent:
+        stuck = [await agent.conversation(Role.engineer) for _ in waiting]
+        for cid, text in zip(stuck, waiting, strict=True):
+            await agent.send(cid, text, dashboard_context(), Role.engineer)
+        assert await asyncio.to_thread(embedded.began.wait, 10)
+        await asyncio.sleep(0.5)  # every one of them has reached its routing
+        other = await agent.conversation(Role.analyst)
+        await agent.send(other, ready, dashboard_context(), Role.analyst)
+        answered = await read_events(agent.client, other, agent.auth(Role.analyst), timeout_s=10)
+        still_waiting = not embedded.gate.is_set()
+        embedded.gate.set()
+        finished = [
+            await read_events(agent.client, cid, agent.auth(Role.engineer)) for cid in stuck
+        ]
+    assert still_waiting
+    assert [event["type"] for event in answered][-1] == "done"
+    assert all(events[-1]["type"] == "done" for events in finished)
+    assert sum(embedded[text] for text in waiting) == len(waiting)  # each once, after the gate

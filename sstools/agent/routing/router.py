@@ -6,7 +6,6 @@ what is always kept. One index per process, built when the first router is made.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from functools import cache
 from typing import Literal
@@ -19,7 +18,6 @@ from sstools.agent.routing.catalogue import lexical_document, semantic_passages
 from sstools.agent.routing.lexical import LexicalIndex
 from sstools.agent.routing.semantic import SemanticIndex
 from sstools.agent.tools import CATALOGUE, ToolSpec
-from sstools.metrics import ROUTER_SECONDS
 
 Method = Literal["hybrid", "bm25", "embedding"]
 RouterMode = Literal["hybrid", "bm25", "off"]
@@ -97,13 +95,17 @@ class ToolRouter:
         if self.method != "bm25" and message.strip():
             semantic.start(message)
 
+    async def ready(self, message: str) -> None:
+        """Until ranking ``message`` need not wait for the model: awaited on the event loop, so
+        a turn waiting for its embedding holds no thread that other work needs."""
+        if self.method != "bm25" and message.strip():
+            await semantic.QUERIES.ready(message)
+
     def __call__(self, message: str, candidates: list[ToolSpec]) -> list[ToolSpec]:
         if len(candidates) <= self.k or not message.strip():
             return candidates
-        started = time.perf_counter()
         names = [tool.name for tool in candidates]
         chosen = set(cut(ranking(message, names, self.method), self.k))
-        ROUTER_SECONDS.observe(time.perf_counter() - started)
         return [tool for tool in candidates if tool.name in chosen]
 
 

@@ -7,6 +7,8 @@ meets a vector that is ready or nearly so, and the event loop never waits for th
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -89,6 +91,12 @@ class QueryEmbeddings:
             if not self._futures[oldest].done():
                 return
             del self._futures[oldest]
+
+    async def ready(self, text: str) -> None:
+        """Until the message is embedded, without holding a thread; a failure is left for
+        :meth:`vector` to raise and retry."""
+        with contextlib.suppress(Exception):
+            await asyncio.shield(asyncio.wrap_future(self.start(text)))
 
     def vector(self, text: str) -> Vector:
         future = self.start(text)

@@ -1,0 +1,26 @@
+"""Who acts in a run, and with which token: given to every step, never checkpointed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sstools.auth.roles import Role
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Per run, never checkpointed: who acts, with which token.
+
+    ``role`` is None when nobody acts — an expired confirmation winding its run down — and then
+    a node that would need it fails rather than guess one.
+    """
+
+    username: str
+    role: Role | None
+    token: str
+    run_id: str
+
+    def acting_role(self) -> Role:
+        if self.role is None:
+            raise RuntimeError("a run resumed without a person acting reached a step that acts")
+        return self.role
