@@ -12,7 +12,7 @@ COVERAGE_FLOOR := 91
 .PHONY: help browser setup hooks lint format typecheck test test-unit router-vectors bench bench-scale demo demo-pg serve sandbox-up sandbox-down clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,7 +51,7 @@ test-unit: setup ## the tests that need no sandbox
 
 # The tools' passage vectors, shipped so that no process embeds them at start; `make test` says
 # when tools.yaml or the catalogue changed and they must be stored again.
-router-vectors: setup ## store the tools' routing vectors again, after editing tools.yaml
+router-vectors: setup ## store the router's tool vectors again (after editing tools.yaml or a title)
 	$(BIN)/python -c "from sstools.agent.routing import passage_vectors; passage_vectors.store()"
 
 # Speed and size goals, as ratios against a baseline measured in the same run (not timed tests):

@@ -12,9 +12,10 @@ from outside with an asyncio httpx client:
 - memory per stream: the server's RSS with 1,000 streams open minus its RSS before, ÷ 1,000;
 - POST → first event: a stream is open on the conversation; from sending the POST to its
   ``run_started`` arriving, over sequential messages; baseline: the POST's own round trip;
-- a neighbour's requests: another user's reads, 4 at a time, while one user holds 200 streams
-  against the default per-user caps (and, for the record, while it opens them all at once, when
-  the neighbour waits behind 200 requests on one worker); baseline: the same reads, nothing open.
+- a neighbour's requests: another user's reads, 4 at a time, once one user has asked for 200
+  streams at once against the default per-user caps (10 held, 190 refused), and, for the record,
+  while it asks (the neighbour then waits behind 200 requests on one worker); baseline: the same
+  reads with nothing open.
 """
 
 from __future__ import annotations
@@ -302,7 +303,7 @@ async def measure() -> list[Row]:
         Row(
             area="SSE",
             metric=(
-                f"another user's reads while one user holds {FLOOD_STREAMS} streams "
+                f"another user's reads while one user asks for {FLOOD_STREAMS} streams "
                 f"(default caps; {len(flood.held_ms)} reads, 4 at a time), p99"
             ),
             measured=(

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypedDict
 
 import structlog
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
@@ -49,13 +47,12 @@ from sstools.agent.invocation import (
     check_call,
     storable,
 )
-from sstools.agent.routing.history import recently_used, started_a_task
+from sstools.agent.offer import ToolOffer, before_last_reply
 from sstools.agent.run_context import RunContext
-from sstools.agent.selection import Router, Selection, select_tools
+from sstools.agent.selection import Router, Selection
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
 from sstools.auth.roles import Role
 from sstools.environments import EnvironmentRegistry
-from sstools.metrics import ROUTER_SECONDS
 
 RECURSION_LIMIT = 40
 
@@ -97,13 +94,6 @@ def _scope(context: UIContext | None) -> CallScope:
     )
 
 
-def _last_human_text(state: AgentState) -> str:
-    for message in reversed(state.get("messages", [])):
-        if isinstance(message, HumanMessage):
-            return str(message.content)
-    return ""
-
-
 class AgentGraph:
     def __init__(
         self,
@@ -113,11 +103,8 @@ class AgentGraph:
         environments: EnvironmentRegistry,
         confirm_reads: bool,
         router: Router | None = None,
-        until_routable: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
-        """``until_routable``: awaited before routing a message (its embedding, on the loop)."""
-        self._router = router
-        self._until_routable = until_routable
+        self._offer = ToolOffer(router)
         self._model = model
         self._executor = executor
         self._environments = environments
@@ -125,24 +112,14 @@ class AgentGraph:
 
     def selection(self, state: AgentState, role: Role, *, routed: bool = True) -> Selection:
         """Offered now; :meth:`offered_with_the_last_reply` for the set its calls were made from."""
-        return select_tools(
-            role,
-            _context(state),
-            message=_last_human_text(state),
-            router=self._router if routed else None,
-            following_task=started_a_task(state.get("messages", [])),
-            used=recently_used(state.get("messages", [])),
-        )
+        messages = state.get("messages", [])
+        return self._offer.selection(messages, _context(state), role, routed=routed)
 
     def offered_with_the_last_reply(self, state: AgentState, role: Role) -> Selection:
         """The selection the model chose its latest calls from: results of the first calls of a
         batch change what was used, and must not re-route (and refuse) the rest."""
-        messages = state.get("messages", [])
-        last_reply = max(
-            (i for i, message in enumerate(messages) if isinstance(message, AIMessage)),
-            default=len(messages) - 1,
-        )
-        return self.selection({**state, "messages": messages[:last_reply]}, role)
+        messages = before_last_reply(state.get("messages", []))
+        return self._offer.selection(messages, _context(state), role)
 
     def compile(self, checkpointer: Checkpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
         graph = StateGraph(AgentState, context_schema=RunContext)
@@ -164,12 +141,9 @@ class AgentGraph:
     async def _agent(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         context = _context(state)
         run_id = runtime.context.run_id
-        began = time.perf_counter()
-        if self._until_routable is not None:  # waiting here holds no thread
-            await self._until_routable(_last_human_text(state))
-        selection = await asyncio.to_thread(self.selection, state, runtime.context.acting_role())
-        if self._router is not None:
-            ROUTER_SECONDS.observe(time.perf_counter() - began)
+        role = runtime.context.acting_role()
+        messages = state.get("messages", [])
+        selection = await self._offer.routed(messages, context, role, timed=True)
         environments = ", ".join(
             f"{env.id} ({env.stage.value})" for env in self._environments.values()
         )
@@ -232,8 +206,9 @@ class AgentGraph:
             )
         ]
         scope = _scope(_context(state))
-        # Off the loop: routing may wait for an embedding, a long SQL script's checks take seconds.
-        offered = await asyncio.to_thread(self.offered_with_the_last_reply, state, role)
+        messages = before_last_reply(state.get("messages", []))
+        offered = await self._offer.routed(messages, _context(state), role)
+        # Off the loop: a long SQL script's checks take seconds.
         verdict = await asyncio.to_thread(
             check_call,
             call,

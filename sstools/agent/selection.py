@@ -11,8 +11,10 @@ used and the follow-up tools of a started task are kept whatever the router says
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -21,8 +23,22 @@ from sstools.agent.context import UIContext
 from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.auth.roles import Role
 
-# A router narrows the candidates to the most relevant for the message.
-Router = Callable[[str, list[ToolSpec]], list[ToolSpec]]
+# Narrows the candidates to the most relevant for the message.
+Ranker = Callable[[str, list[ToolSpec]], list[ToolSpec]]
+
+
+class Router(Protocol):
+    """A :data:`Ranker` that says when it ranks, and can be awaited until it need not wait."""
+
+    def ranks(self, message: str, candidates: Sequence[ToolSpec]) -> bool:
+        """Whether it would narrow these at all (else they come back as they are)."""
+        ...
+
+    async def ready(self, message: str) -> None:
+        """Until ranking ``message`` need not wait (for its embedding), holding no thread."""
+        ...
+
+    def __call__(self, message: str, candidates: list[ToolSpec]) -> list[ToolSpec]: ...
 
 
 # Offered beside the context's tools once a task was started in the conversation.
@@ -63,19 +79,47 @@ def _hidden_reason(
     return None
 
 
-def select_tools(
+@dataclass(frozen=True)
+class Filtered:
+    """What the hard filters allowed, what they hid (and why), and which allowed tools are kept
+    whatever the message says; the rest is what a router ranks."""
+
+    allowed: list[ToolSpec]
+    hidden: dict[str, HiddenTool]
+    kept: frozenset[str]
+
+    @property
+    def to_rank(self) -> list[ToolSpec]:
+        return [tool for tool in self.allowed if tool.name not in self.kept]
+
+    def narrowed(self, routed: Sequence[ToolSpec] | None) -> Selection:
+        """The selection once a router kept ``routed`` of :attr:`to_rank` (None: no router)."""
+        if routed is None:
+            return Selection(offered=[tool.name for tool in self.allowed], hidden=self.hidden)
+        names = {tool.name for tool in routed}
+        offered = [tool for tool in self.allowed if tool.name in self.kept or tool.name in names]
+        hidden = dict(self.hidden)
+        for tool in self.allowed:
+            if tool not in offered:
+                hidden[tool.name] = HiddenTool(
+                    reason=HiddenBecause.not_routed, detail=texts.NOT_ROUTED
+                )
+        # The always tools last, as the model has seen them so far.
+        offered.sort(key=lambda tool: tool.always)
+        return Selection(offered=[tool.name for tool in offered], hidden=hidden)
+
+
+def hard_filter(
     role: Role,
     context: UIContext | None,
     *,
-    message: str = "",
-    router: Router | None = None,
     catalogue: Mapping[str, ToolSpec] = CATALOGUE,
     following_task: bool = False,
     used: Collection[str] = (),
-) -> Selection:
+) -> Filtered:
     """``following_task``: the conversation started a task, so ``get_task_status`` is offered
     whatever the object (a task started from a dashboard page must be followable from it).
-    ``used``: tools the conversation has just used, which the router keeps."""
+    ``used``: tools the conversation has just used, kept whatever the message says."""
     hidden: dict[str, HiddenTool] = {}
     allowed: list[ToolSpec] = []
     for tool in catalogue.values():
@@ -85,16 +129,25 @@ def select_tools(
             allowed.append(tool)
         else:
             hidden[tool.name] = reason
-    if router is None:
-        return Selection(offered=[tool.name for tool in allowed], hidden=hidden)
     kept = set(used) | (FOLLOW_UP_TOOLS if following_task else set())
-    is_kept = {tool.name: tool.always or tool.name in kept for tool in allowed}
-    # Kept tools are not ranked: they are offered whatever the message says.
-    routed = {tool.name for tool in router(message, [t for t in allowed if not is_kept[t.name]])}
-    offered = [tool for tool in allowed if is_kept[tool.name] or tool.name in routed]
-    for tool in allowed:
-        if tool not in offered:
-            hidden[tool.name] = HiddenTool(reason=HiddenBecause.not_routed, detail=texts.NOT_ROUTED)
-    # The always tools last, as the model has seen them so far.
-    offered.sort(key=lambda tool: tool.always)
-    return Selection(offered=[tool.name for tool in offered], hidden=hidden)
+    always = {tool.name for tool in allowed if tool.always}
+    return Filtered(allowed=allowed, hidden=hidden, kept=frozenset(kept | always))
+
+
+def select_tools(
+    role: Role,
+    context: UIContext | None,
+    *,
+    message: str = "",
+    router: Ranker | None = None,
+    catalogue: Mapping[str, ToolSpec] = CATALOGUE,
+    following_task: bool = False,
+    used: Collection[str] = (),
+) -> Selection:
+    """The hard filters, then ``router`` over what they left (see :func:`hard_filter`)."""
+    filtered = hard_filter(
+        role, context, catalogue=catalogue, following_task=following_task, used=used
+    )
+    if router is None:
+        return filtered.narrowed(None)
+    return filtered.narrowed(router(message, filtered.to_rank))

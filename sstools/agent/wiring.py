@@ -45,7 +45,6 @@ def build_agent(
         environments=services.environments,
         confirm_reads=settings.hitl == "all",
         router=router,
-        until_routable=router.ready if router else None,
     )
     shared = is_postgres(settings.database_url)  # several workers may share the database
     conninfo = libpq_url(settings.database_url) if shared else ""

@@ -62,11 +62,11 @@ async def test_metrics_count_the_tool_call_of_a_run_by_tool_and_outcome(make_age
     routed = _key("sstools_router_seconds_count")
     async with make_agent(call_tool("get_health_summary", {})) as agent:
         before = await _scrape(agent.client)
-        cid = await agent.conversation(Role.analyst)
+        cid = await agent.conversation(Role.engineer)  # 8 tools on a dashboard: ranked
         await agent.send(
-            cid, "какой статус у этого дашборда?", dashboard_context("3"), Role.analyst
+            cid, "какой статус у этого дашборда?", dashboard_context("3"), Role.engineer
         )
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
         after = await _scrape(agent.client)
     assert types(events) == ["run_started", "tool_call", "tool_result", "message", "done"]
     assert after[calls] - before.get(calls, 0.0) == 1

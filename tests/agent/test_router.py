@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -300,15 +301,22 @@ def test_the_second_call_of_a_batch_is_checked_against_what_was_offered_with_it(
     """The first call's result makes its tool "used" (kept, so not ranked): the rest of the
     batch must not be re-routed, or a router whose cut depends on the candidates refuses it."""
 
-    def fickle(message: str, candidates: list[Any]) -> list[Any]:
-        return candidates[:2] if len(candidates) % 2 == 0 else candidates[2:3]
+    class Fickle:
+        def ranks(self, message: str, candidates: Sequence[Any]) -> bool:
+            return True
+
+        async def ready(self, message: str) -> None:
+            return None
+
+        def __call__(self, message: str, candidates: list[Any]) -> list[Any]:
+            return candidates[:2] if len(candidates) % 2 == 0 else candidates[2:3]
 
     graph = AgentGraph(
         model=cast(Any, None),
         executor=cast(Any, None),
         environments=ENVS,
         confirm_reads=False,
-        router=fickle,
+        router=Fickle(),
     )
     context = dashboard_context()
     asking: AgentState = {"messages": [HumanMessage("сделай две вещи")], "context": context}

