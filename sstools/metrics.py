@@ -32,6 +32,6 @@ ACTIVE_STREAMS = Gauge(
 )
 ROUTER_SECONDS = Histogram(
     "sstools_router_seconds",
-    "Time the tool router took per model call, waiting for the message's embedding included.",
+    "Time a model call that ranks waited for the tool router, its message's embedding included.",
     buckets=(0.001, 0.0025, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.02, 0.025, 0.05, 0.1, 0.25),
 )

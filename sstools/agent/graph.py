@@ -110,16 +110,17 @@ class AgentGraph:
         self._environments = environments
         self._confirm_reads = confirm_reads
 
-    def selection(self, state: AgentState, role: Role, *, routed: bool = True) -> Selection:
+    async def selection(self, state: AgentState, role: Role, *, timed: bool = False) -> Selection:
         """Offered now; :meth:`offered_with_the_last_reply` for the set its calls were made from."""
         messages = state.get("messages", [])
-        return self._offer.selection(messages, _context(state), role, routed=routed)
+        return await self._offer.routed(messages, _context(state), role, timed=timed)
 
-    def offered_with_the_last_reply(self, state: AgentState, role: Role) -> Selection:
+    async def offered_with_the_last_reply(self, state: AgentState, role: Role) -> Selection:
         """The selection the model chose its latest calls from: results of the first calls of a
         batch change what was used, and must not re-route (and refuse) the rest."""
-        messages = before_last_reply(state.get("messages", []))
-        return self._offer.selection(messages, _context(state), role)
+        return await self.selection(
+            {**state, "messages": before_last_reply(state.get("messages", []))}, role
+        )
 
     def compile(self, checkpointer: Checkpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
         graph = StateGraph(AgentState, context_schema=RunContext)
@@ -141,9 +142,7 @@ class AgentGraph:
     async def _agent(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         context = _context(state)
         run_id = runtime.context.run_id
-        role = runtime.context.acting_role()
-        messages = state.get("messages", [])
-        selection = await self._offer.routed(messages, context, role, timed=True)
+        selection = await self.selection(state, runtime.context.acting_role(), timed=True)
         environments = ", ".join(
             f"{env.id} ({env.stage.value})" for env in self._environments.values()
         )
@@ -206,8 +205,7 @@ class AgentGraph:
             )
         ]
         scope = _scope(_context(state))
-        messages = before_last_reply(state.get("messages", []))
-        offered = await self._offer.routed(messages, _context(state), role)
+        offered = await self.offered_with_the_last_reply(state, role)
         # Off the loop: a long SQL script's checks take seconds.
         verdict = await asyncio.to_thread(
             check_call,
@@ -319,7 +317,8 @@ class AgentGraph:
     ) -> ToolResult:
         if tool.build is None:  # show_capabilities: answered from the selection itself
             # Everything this context and role allow, not only what fits the message.
-            selection = self.selection(state, runtime.context.acting_role(), routed=False)
+            messages, role = state.get("messages", []), runtime.context.acting_role()
+            selection = self._offer.unrouted(messages, _context(state), role)
             context = _context(state)
             answer = capabilities(selection, context.object_type if context else None)
             content = json.dumps(answer, ensure_ascii=False)

@@ -43,18 +43,11 @@ class ToolOffer:
             role, context, following_task=started_a_task(messages), used=recently_used(messages)
         )
 
-    def selection(
-        self,
-        messages: Sequence[AnyMessage],
-        context: UIContext | None,
-        role: Role,
-        *,
-        routed: bool = True,
+    def unrouted(
+        self, messages: Sequence[AnyMessage], context: UIContext | None, role: Role
     ) -> Selection:
-        filtered = self._filtered(messages, context, role)
-        if self._router is None or not routed:
-            return filtered.narrowed(None)
-        return filtered.narrowed(self._router(last_human_text(messages), filtered.to_rank))
+        """Everything the filters allow, whatever the message says (``show_capabilities``)."""
+        return self._filtered(messages, context, role).narrowed(None)
 
     async def routed(
         self,
@@ -64,8 +57,9 @@ class ToolOffer:
         *,
         timed: bool = False,
     ) -> Selection:
-        """:meth:`selection`, the embedding awaited on the loop and only where the router ranks;
-        ``timed``: once per model call, in ``sstools_router_seconds``."""
+        """Offered now: the embedding awaited on the loop, and only where the router ranks (a
+        router that does not rank returns its candidates as they are); ``timed``: once per model
+        call, in ``sstools_router_seconds``."""
         filtered, message = self._filtered(messages, context, role), last_human_text(messages)
         router = self._router
         if router is None or not router.ranks(message, filtered.to_rank):

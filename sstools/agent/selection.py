@@ -81,8 +81,8 @@ def _hidden_reason(
 
 @dataclass(frozen=True)
 class Filtered:
-    """What the hard filters allowed, what they hid (and why), and which allowed tools are kept
-    whatever the message says; the rest is what a router ranks."""
+    """What the hard filters allowed, what they hid (and why), and the names kept whatever the
+    message says (only allowed ones are offered); the rest of the allowed is what a router ranks."""
 
     allowed: list[ToolSpec]
     hidden: dict[str, HiddenTool]

@@ -40,6 +40,7 @@ def test_the_shipped_vectors_are_what_the_model_computes_now(tmp_path: Path) -> 
     assert stored is not None
     assert [len(rows) for rows in stored] == [len(texts) for texts in passages]
     for name, ours, theirs in zip(names, stored, fresh, strict=True):
+        # Stored on another CPU by a native engine: its SIMD kernels may round differently.
         np.testing.assert_allclose(ours, theirs, atol=1e-4, err_msg=name)
 
 
@@ -67,9 +68,13 @@ def test_without_current_vectors_the_process_embeds_them_and_says_so() -> None:
 
 def test_a_file_cut_short_is_not_used(tmp_path: Path) -> None:
     names, passages = _catalogue()
-    cut = tmp_path / "cut.npz"
+    cut, empty, array = tmp_path / "cut.npz", tmp_path / "empty.npz", tmp_path / "array.npz"
     cut.write_bytes(passage_vectors.FILE.read_bytes()[:50_000])
-    assert passage_vectors.shipped(names, passages, cut) is None
+    empty.write_bytes(b"")
+    with array.open("wb") as handle:
+        np.save(handle, np.zeros((3, 384), dtype=np.float32))  # a bare array, not our archive
+    for bad in (cut, empty, array):
+        assert passage_vectors.shipped(names, passages, bad) is None, bad.name
     assert passage_vectors.shipped(names, passages, tmp_path / "absent.npz") is None
 
 

@@ -297,7 +297,7 @@ def test_router_case_model_refuses_an_unknown_field() -> None:
         RouterCase.model_validate_json(line)
 
 
-def test_the_second_call_of_a_batch_is_checked_against_what_was_offered_with_it() -> None:
+async def test_the_second_call_of_a_batch_is_checked_against_what_was_offered_with_it() -> None:
     """The first call's result makes its tool "used" (kept, so not ranked): the rest of the
     batch must not be re-routed, or a router whose cut depends on the candidates refuses it."""
 
@@ -320,12 +320,12 @@ def test_the_second_call_of_a_batch_is_checked_against_what_was_offered_with_it(
     )
     context = dashboard_context()
     asking: AgentState = {"messages": [HumanMessage("сделай две вещи")], "context": context}
-    offered = graph.selection(asking, Role.engineer).offered
+    offered = (await graph.selection(asking, Role.engineer)).offered
     first, second = (name for name in offered if not CATALOGUE[name].always)
     reply = AIMessage("", tool_calls=[_call(first), _call(second)])
     after_first: AgentState = {
         "messages": [*asking["messages"], reply, _tool_message(first, {"ok": True})],
         "context": context,
     }
-    assert second not in graph.selection(after_first, Role.engineer).offered  # re-routed
-    assert second in graph.offered_with_the_last_reply(after_first, Role.engineer).offered
+    assert second not in (await graph.selection(after_first, Role.engineer)).offered  # re-routed
+    assert second in (await graph.offered_with_the_last_reply(after_first, Role.engineer)).offered

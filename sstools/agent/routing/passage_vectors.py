@@ -47,7 +47,8 @@ def shipped(
             if str(stored["digest"]) != digest(names, passages):
                 return None
             rows: Vector = stored["vectors"]
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile):  # missing, cut short, not ours
+    # Missing, empty, cut short, or not an archive of ours: embed rather than fail to start.
+    except (OSError, EOFError, ValueError, TypeError, KeyError, zipfile.BadZipFile):
         return None
     counts = [len(texts) for texts in passages]
     if rows.shape != (sum(counts), semantic.DIMENSIONS):
@@ -61,7 +62,7 @@ def vectors(names: Sequence[str], passages: Sequence[Sequence[str]]) -> list[Vec
     if found is None:
         log.warning(
             "router_passages_embedded",
-            reason="the stored passage vectors are not of these tools' texts",
+            reason="the stored passage vectors are missing, unreadable or not of these texts",
             fix="make router-vectors",
         )
         found = semantic.embed_passages(passages)
@@ -73,6 +74,10 @@ def store(file: Path = FILE) -> None:
     tools = list(CATALOGUE.values())
     names, passages = [tool.name for tool in tools], [semantic_passages(tool) for tool in tools]
     embedded = semantic.embed_passages(passages)
+    rows, stamp = np.concatenate(embedded), np.array(digest(names, passages))
     partial = file.with_suffix(".partial.npz")  # an interrupted run leaves the old file whole
-    np.savez(partial, digest=np.array(digest(names, passages)), vectors=np.concatenate(embedded))
-    partial.replace(file)
+    try:
+        np.savez(partial, digest=stamp, vectors=rows)
+        partial.replace(file)
+    finally:
+        partial.unlink(missing_ok=True)

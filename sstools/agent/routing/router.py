@@ -1,6 +1,6 @@
 """The hybrid tool router: BM25 and an embedding, fused, with a K that widens when unsure.
 
-It only ranks the candidates it is given (what the hard filters left); ``select_tools`` decides
+It only ranks the candidates it is given (what the hard filters left); ``hard_filter`` decides
 what is always kept. One index per process, built when the first router is made.
 """
 
