@@ -317,9 +317,8 @@ class AgentGraph:
     ) -> ToolResult:
         if tool.build is None:  # show_capabilities: answered from the selection itself
             # Everything this context and role allow, not only what fits the message.
-            messages, role = state.get("messages", []), runtime.context.acting_role()
-            selection = self._offer.unrouted(messages, _context(state), role)
-            context = _context(state)
+            context, role = _context(state), runtime.context.acting_role()
+            selection = self._offer.unrouted(state.get("messages", []), context, role)
             answer = capabilities(selection, context.object_type if context else None)
             content = json.dumps(answer, ensure_ascii=False)
             return ToolResult(outcome=Outcome.ok, content=content)

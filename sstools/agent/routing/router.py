@@ -90,9 +90,12 @@ class ToolRouter:
         self.k = k
         indexes()  # built now, not on somebody's first message
 
+    def _embeds(self, message: str) -> bool:
+        return self.method != "bm25" and bool(message.strip())
+
     def start(self, message: str) -> None:
         """A message arrived: embed it while its turn is set up (the ranking waits for it)."""
-        if self.method != "bm25" and message.strip():
+        if self._embeds(message):
             semantic.start(message)
 
     def ranks(self, message: str, candidates: Sequence[ToolSpec]) -> bool:
@@ -102,7 +105,7 @@ class ToolRouter:
     async def ready(self, message: str) -> None:
         """Until the ranking need not wait for the message's embedding: awaited on the event
         loop, a turn waiting for it holds no thread that other work needs."""
-        if self.method != "bm25" and message.strip():
+        if self._embeds(message):
             await semantic.QUERIES.ready(message)
 
     def __call__(self, message: str, candidates: list[ToolSpec]) -> list[ToolSpec]:
