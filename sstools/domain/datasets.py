@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.domain.reviews import Review, ReviewStatus, get_review
-from sstools.domain.sql import SqlKind, SqlSyntaxError, classify, dialect_for
+from sstools.domain.sql import SqlKind, SqlSyntaxError, classify_for_backend
 from sstools.superset import SupersetClient
 from sstools.superset.errors import (
     SupersetBadRequest,
@@ -290,7 +290,7 @@ async def create_dataset(
 async def _refuse_writes(sql: str, backend: str | None) -> None:
     """SQL that writes is refused, by the classifier SQL execute uses, in the database's dialect."""
     try:
-        verdict = await anyio.to_thread.run_sync(classify, sql, dialect_for(backend))
+        verdict = await anyio.to_thread.run_sync(classify_for_backend, sql, backend)
     except SqlSyntaxError as exc:
         raise DatasetRefused(422, str(exc), field="sql") from exc
     if verdict.kind is not SqlKind.read:

@@ -158,3 +158,17 @@ async def test_an_analyst_write_hidden_from_other_dialects_is_refused(
     )
     assert response.status_code == 403
     assert fake_superset.executed_sql == []
+
+
+async def test_an_analyst_is_told_why_a_statement_keyword_alias_is_refused(
+    client: httpx.AsyncClient, fake_superset: FakeSuperset, auth: AuthHeaders
+) -> None:
+    """SQL Server would run ``DELETE FROM regions`` after ``SELECT 1``: refused, with why."""
+    response = await client.post(
+        "/api/sql/execute?env_id=ss-dev",
+        json={"database_id": 1, "sql": "select 1 delete from regions"},
+        headers=auth(Role.analyst),
+    )
+    assert response.status_code == 403
+    assert "needs no ';' between statements" in response.text
+    assert fake_superset.executed_sql == []

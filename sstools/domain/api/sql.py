@@ -16,7 +16,7 @@ from sstools.domain.sql import (
     SqlClassification,
     SqlKind,
     SqlSyntaxError,
-    classify,
+    classify_for_backend,
     dialect_for,
     format_sql,
 )
@@ -97,7 +97,7 @@ async def execute_endpoint(
     try:
         # Reading the SQL in several dialects is CPU work: keep it off the event loop.
         classification = await anyio.to_thread.run_sync(
-            classify, body.sql, dialect_for(database.backend)
+            classify_for_backend, body.sql, database.backend
         )
     except SqlSyntaxError as exc:
         raise _unprocessable("sql", str(exc)) from exc

@@ -8,6 +8,11 @@ any reading writes (see ``_reading``), when the readings split it into different
 statements, or when a dialect that cannot read the whole text reads a write before the point
 where it stops (engines run a script statement by statement). The target's must parse.
 
+SQL nested up to ``MAX_NESTING`` levels is read in a worker thread with a large stack (see
+``_depth``); deeper SQL is refused with the limit named. :func:`classify_for_backend` also judges
+SQL for engines sqlglot cannot read: Kusto KQL, which is not SQL, and SQL for an engine without a
+sqlglot dialect (Firebird) that no known dialect parses, are writes whose reason says so.
+
 This decides when to ask, not what may happen: the boundary is the database role Superset
 connects with (read-only for analysts).
 """
@@ -16,15 +21,25 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sstools.domain.sql._dialects import dialect_for, label, readers_for
-from sstools.domain.sql._model import SqlClassification, SqlKind, SqlSyntaxError
+from sstools.domain.sql._depth import MAX_NESTING, read_deeply
+from sstools.domain.sql._dialects import (
+    EVERY_DIALECT,
+    NOT_SQL_BACKENDS,
+    dialect_for,
+    label,
+    readers_for,
+)
+from sstools.domain.sql._model import SqlClassification, SqlKind, SqlSyntaxError, SqlTooDeep
 from sstools.domain.sql._reading import Reading, parse, read, write_before_error
 
 __all__ = [
+    "MAX_NESTING",
     "SqlClassification",
     "SqlKind",
     "SqlSyntaxError",
+    "SqlTooDeep",
     "classify",
+    "classify_for_backend",
     "dialect_for",
     "format_sql",
 ]
@@ -42,8 +57,48 @@ def classify(sql: str, dialect: str | None = None) -> SqlClassification:
 
     Raises:
         SqlSyntaxError: the target dialect cannot parse it; with no target, none can.
+        SqlTooDeep: it is nested deeper than ``MAX_NESTING`` levels.
     """
-    return _classify(sql, dialect).model_copy()
+    return read_deeply(lambda: _classify(sql, dialect)).model_copy()
+
+
+def classify_for_backend(sql: str, backend: str | None) -> SqlClassification:
+    """:func:`classify` for a database known by its Superset backend, whatever its language.
+
+    A backend with a sqlglot dialect is read in it. Kusto KQL is a write: it is not SQL, so no
+    reading can tell what it does. Any other backend is read in every dialect; SQL none of them
+    parses is a write with that reason, not a parser's complaint about valid Firebird SQL.
+
+    Raises:
+        SqlSyntaxError: the database's dialect cannot parse the SQL, or it is empty.
+        SqlTooDeep: it is nested deeper than ``MAX_NESTING`` levels.
+    """
+    name = (backend or "").lower()
+    language = NOT_SQL_BACKENDS.get(name)
+    if language and sql.strip():
+        return SqlClassification(
+            kind=SqlKind.write,
+            reason=f"{language} is not SQL: sstools cannot read it to tell a read from a write",
+            statements=0,
+        )
+    dialect = dialect_for(name)
+    if dialect is not None or not name:
+        return classify(sql, dialect)
+    try:
+        return classify(sql, None)
+    except SqlTooDeep:
+        raise
+    except SqlSyntaxError:
+        if not sql.strip():
+            raise
+        return SqlClassification(
+            kind=SqlKind.write,
+            reason=(
+                f"sqlglot has no dialect for {name}, and none of the {len(EVERY_DIALECT)} "
+                "dialects sstools knows reads this SQL: sstools cannot tell a read from a write"
+            ),
+            statements=0,
+        )
 
 
 @lru_cache(maxsize=64)  # the agent judges the same call twice: guardrails, then executor
@@ -55,6 +110,8 @@ def _classify(sql: str, dialect: str | None) -> SqlClassification:
     for reader in readers_for(dialect):
         try:
             readings.append(read(sql, reader))
+        except SqlTooDeep:
+            raise  # no dialect reads it deeper: the others would only spend the time again
         except SqlSyntaxError as exc:
             if reader == dialect:
                 raise
@@ -96,5 +153,9 @@ def _write_reason(readings: list[Reading]) -> str | None:
 def format_sql(sql: str, dialect: str | None = None) -> str:
     if not sql.strip():
         raise SqlSyntaxError("SQL is empty")
+    return read_deeply(lambda: _format(sql, dialect))
+
+
+def _format(sql: str, dialect: str | None) -> str:
     _, statements = parse(sql, dialect or "")
     return ";\n\n".join(s.sql(dialect=dialect, pretty=True) for s in statements)

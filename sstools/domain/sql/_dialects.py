@@ -26,7 +26,14 @@ BACKEND_DIALECTS = {
     "doris": "doris",
     "starrocks": "starrocks",
     "teradata": "teradata",
+    # the names Superset's engine specs report for the same databases
+    "awsathena": "athena",
+    "teradatasql": "teradata",
+    "pydoris": "doris",
 }
+
+# Superset engines whose query language is not SQL: nothing sqlglot reads can judge it.
+NOT_SQL_BACKENDS = {"kustokql": "Kusto KQL"}
 
 GENERIC = ""  # sqlglot's dialect-less reading: ANSI comments and quotes
 EVERY_DIALECT: tuple[str, ...] = (GENERIC, *sorted(set(BACKEND_DIALECTS.values())))

@@ -20,3 +20,7 @@ class SqlClassification(BaseModel):
 
 class SqlSyntaxError(ValueError):
     """The SQL does not parse; the message is the parser's, with the line and column."""
+
+
+class SqlTooDeep(SqlSyntaxError):
+    """The SQL is nested deeper than sstools reads; the message names the limit."""

@@ -1,11 +1,13 @@
 """One dialect's reading of a piece of SQL: how many statements, and whether any of them writes.
 
 A statement is a *read* only when sqlglot parses it to a query (SELECT, set operations, VALUES,
-DESCRIBE, SHOW) and nothing inside it writes: no DML/DDL node anywhere (CTEs included), no
-``SELECT … INTO``, no row or table lock, no function not known to be read-only (see
-``_functions``), no sequence's ``NEXTVAL``. Everything else, including what sqlglot recognises
-only as an opaque command, is a *write*. A MySQL executable comment (``/*! … */``, ``/*M! … */``)
-makes the reading a write: MySQL runs what the other parsers skip as a comment.
+``TABLE x``, DESCRIBE, SHOW, an EXPLAIN of a read) and nothing inside it writes: no DML/DDL
+node anywhere (CTEs included), no ``SELECT … INTO``, no row or table lock, no function not known
+to be read-only (see ``_functions``), no sequence's ``NEXTVAL``, no bare alias that SQL Server
+runs as a statement (see ``_statements``). Everything else, including what sqlglot recognises
+only as an opaque command and ``SET``/``USE`` (they change the session), is a *write*. A MySQL
+executable comment (``/*! … */``, ``/*M! … */``) makes the reading a write: MySQL runs what the
+other parsers skip as a comment.
 
 Engines run a script statement by statement, so where a dialect cannot read the whole text,
 :func:`write_before_error` looks at the statements it reads before the one it cannot.
@@ -16,14 +18,24 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokenizer_core import Token, TokenType
 
+from sstools.domain.sql._depth import TOO_DEEP, check_nesting
 from sstools.domain.sql._functions import function_write_reason
-from sstools.domain.sql._model import SqlSyntaxError
+from sstools.domain.sql._model import SqlSyntaxError, SqlTooDeep
+from sstools.domain.sql._statements import (
+    SESSION_REASONS,
+    bare_statement_keyword,
+    command_body,
+    explained_statement,
+    is_table_shorthand,
+    show_write_reason,
+)
 
 # sqlglot warns each time it falls back to an opaque Command, once per dialect read; a Command is
 # a write here, so the warning says nothing the verdict does not.
@@ -84,13 +96,18 @@ def parse(sql: str, dialect: str) -> tuple[list[Token], list[exp.Expr]]:
     reader = Dialect.get_or_raise(dialect or None)
     try:
         tokens = reader.tokenize(sql)
+        check_nesting(tokens)
         parsed = reader.parser().parse(tokens, sql)
     except ParseError as exc:
         raise SqlSyntaxError(_parse_error_message(exc)) from exc
     except TokenError as exc:
         raise SqlSyntaxError(_token_error_message(exc, sql)) from exc
     except RecursionError as exc:
-        raise SqlSyntaxError("SQL is nested too deeply to read") from exc
+        raise SqlTooDeep(TOO_DEEP) from exc
+    except (IndexError, KeyError, AttributeError, TypeError) as exc:
+        # sqlglot's own bugs on odd input (its duckdb SHOW parser indexes past the end): that
+        # dialect cannot read the SQL, which is a syntax error, not a crash of the caller.
+        raise SqlSyntaxError(f"SQL cannot be read as {dialect or 'generic'} SQL") from exc
     # A bare ";" (or one carrying only a comment) is no statement.
     statements = [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
     if not statements:
@@ -101,8 +118,9 @@ def parse(sql: str, dialect: str) -> tuple[list[Token], list[exp.Expr]]:
 def read(sql: str, dialect: str) -> Reading:
     tokens, statements = parse(sql, dialect)
     reason = _executable_comment_reason(tokens)
+    written = _called_names(tokens)
     for statement in statements:
-        reason = reason or _write_reason(statement)
+        reason = reason or _write_reason(statement, dialect, written)
     return Reading(dialect=dialect, statements=len(statements), write_reason=reason)
 
 
@@ -121,11 +139,11 @@ def write_before_error(sql: str, dialect: str) -> str | None:
             break
         try:
             statements = reader.parser().parse(chunk, sql)
-        except (ParseError, TokenError, RecursionError):
+        except (ParseError, TokenError, RecursionError, IndexError, KeyError, TypeError):
             break  # the engine stops at this statement
         for statement in statements:
             if statement is not None and not isinstance(statement, exp.Semicolon):
-                reason = reason or _write_reason(statement)
+                reason = reason or _write_reason(statement, dialect, _called_names(chunk))
     return reason
 
 
@@ -147,16 +165,34 @@ def _executable_comment_reason(tokens: list[Token]) -> str | None:
     return None
 
 
-def _write_reason(statement: exp.Expr) -> str | None:
+def _called_names(tokens: list[Token]) -> frozenset[str]:
+    """The lower-cased words written right before a "(": the names the SQL calls."""
+    return frozenset(
+        before.text.lower()
+        for before, token in pairwise(tokens)
+        if token.token_type is TokenType.L_PAREN
+    )
+
+
+def _write_reason(statement: exp.Expr, dialect: str, written: frozenset[str]) -> str | None:
     if isinstance(statement, exp.Command):
-        return f"{statement.name.upper()} is not a statement sstools recognises as read-only"
+        return _command_write_reason(statement, dialect)
+    if is_table_shorthand(statement):
+        return None
     if not isinstance(statement, _READ_ROOTS):
-        return f"{statement.key.upper()} statement"
+        keyword = statement.key.upper()
+        return SESSION_REASONS.get(keyword, f"{keyword} statement")
     for node in statement.walk():
+        alias = bare_statement_keyword(node)
+        if alias:
+            return (
+                f"{alias} after a query starts a statement of its own in SQL Server, "
+                "which needs no ';' between statements"
+            )
         if isinstance(node, _WRITE_NODES):
             return f"{node.key.upper()} inside the query"
         if isinstance(node, exp.Select) and node.args.get("into") is not None:
-            return "SELECT … INTO creates a table"
+            return "SELECT … INTO creates a table (or sets variables for later statements)"
         if isinstance(node, exp.Lock):
             return "FOR UPDATE/SHARE takes row locks"
         if isinstance(node, exp.WithTableHint):
@@ -170,10 +206,30 @@ def _write_reason(statement: exp.Expr) -> str | None:
         ):
             return f"{node.sql()} advances a sequence"
         if isinstance(node, exp.Func):
-            reason = function_write_reason(node)
+            reason = function_write_reason(node, written)
             if reason:
                 return reason
     return None
+
+
+def _command_write_reason(command: exp.Command, dialect: str) -> str | None:
+    keyword = command.name.upper()
+    if keyword == "SHOW":
+        return show_write_reason(command_body(command))
+    if keyword == "EXPLAIN":
+        explained = explained_statement(command_body(command), dialect)
+        if explained is None:
+            return "EXPLAIN of something other than a query (EXPLAIN ANALYZE runs it)"
+        try:
+            reading = read(explained, dialect)
+        except SqlSyntaxError:
+            return "EXPLAIN of a query sstools cannot read (EXPLAIN ANALYZE runs it)"
+        if reading.write_reason:
+            return f"EXPLAIN of a statement that writes ({reading.write_reason})"
+        return None
+    if keyword in SESSION_REASONS:
+        return SESSION_REASONS[keyword]
+    return f"{keyword} is not a statement sstools recognises as read-only"
 
 
 def _parse_error_message(exc: ParseError) -> str:
