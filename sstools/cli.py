@@ -9,7 +9,6 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
 import typer
@@ -202,10 +201,11 @@ def report(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False,
 ) -> None:
     """SC-003 (transient failures, retries) and SC-004 (answer sizes) from the audit log."""
+    from sstools import clock
     from sstools.agent.operations_report import operations_report, parse_span, render
 
     try:
-        start = datetime.now(UTC) - parse_span(since)
+        start = clock.now() - parse_span(since)
     except ValueError as exc:
         typer.echo(f"sstools: --since: {exc}", err=True)
         raise typer.Exit(2) from exc

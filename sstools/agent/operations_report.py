@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools import clock
 from sstools.storage.models import AuditEntry
 
 _SPAN = re.compile(r"^(\d+)([dhm])$")
@@ -97,7 +98,7 @@ async def operations_report(
     session: AsyncSession, since: datetime, until: datetime | None = None
 ) -> OperationsReport:
     """The figures over the tool calls audited in ``[since, until)`` (until: now)."""
-    until = until or datetime.now(UTC)
+    until = until or clock.now()
     rows = await session.execute(
         select(AuditEntry.outcome, AuditEntry.detail).where(
             AuditEntry.action == "tool_call", AuditEntry.at >= since, AuditEntry.at < until

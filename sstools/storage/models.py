@@ -8,9 +8,11 @@ from typing import Any
 from sqlalchemy import JSON, DateTime, Dialect, Integer, String, TypeDecorator, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from sstools import clock
+
 
 def utcnow() -> datetime:
-    return datetime.now(UTC)
+    return clock.now()
 
 
 class UtcDateTime(TypeDecorator[datetime]):
