@@ -95,13 +95,17 @@ class RunClaims:
                 session, conversation_id, run_id, capped_for=capped_for, cap=self._runs_per_user
             )
 
-    async def release(self, conversation_id: str, run_id: str) -> None:
-        """The turn is over (or never started): its claim, then its lock."""
+    async def release(self, conversation_id: str, run_id: str) -> bool:
+        """The turn is over (or never started): its claim, then its lock.
+
+        False when the claim was no longer ``run_id``'s: a reaper released it, and said so.
+        """
         try:
             async with self._sessions() as session:
-                await runs.release_run(session, conversation_id, run_id=run_id)
+                return await runs.release_run(session, conversation_id, run_id=run_id)
         except Exception:  # a sweep (or the next start) reaps it once the lock is free
             _log.exception("could not release the run", conversation_id=conversation_id)
+            return True  # nobody reaped it that we know of: the turn ends as it would
         finally:
             await self.locks.release(conversation_id)
 

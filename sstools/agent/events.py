@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools.agent.guardrails import GuardrailDecision
 from sstools.storage.models import Base, ConversationEvent, utcnow
+from sstools.storage.runs import ClaimLost, still_claimed
 
 
 class _Event(BaseModel):
@@ -167,7 +168,9 @@ class EventLog:
         if len(self._recent) > _RECENT_CONVERSATIONS:
             self._recent.popitem(last=False)
 
-    def _statement(self, conversation_id: str, data: dict[str, Any]) -> Executable:
+    def _statement(
+        self, conversation_id: str, data: dict[str, Any], while_running: str | None
+    ) -> Executable:
         following = (
             select(func.coalesce(func.max(ConversationEvent.seq), 0) + 1)
             .where(ConversationEvent.conversation_id == conversation_id)
@@ -180,6 +183,8 @@ class EventLog:
             literal(data, ConversationEvent.data.type),
             literal(utcnow(), ConversationEvent.created_at.type),
         )
+        if while_running is not None:  # in the INSERT itself: no reap between check and write
+            row = row.where(still_claimed(conversation_id, while_running))
         columns = ["conversation_id", "seq", "type", "data", "created_at"]
         inserted = insert(ConversationEvent).from_select(columns, row)
         returning = inserted.returning(ConversationEvent.seq)
@@ -195,18 +200,26 @@ class EventLog:
         event: BaseModel,
         *,
         with_rows: Callable[[], list[Base]] = list,
+        while_running: str | None = None,
     ) -> int:
-        """Append ``event``; ``with_rows`` makes rows committed in the same transaction."""
+        """Append ``event``; ``with_rows`` makes rows committed in the same transaction.
+
+        With ``while_running``, only while that run holds the conversation: else nothing is
+        written (nor the rows) and :class:`ClaimLost` is raised.
+        """
         data = encode(event)
-        statement = self._statement(conversation_id, data)
+        statement = self._statement(conversation_id, data, while_running)
         pool_waits = 0
         async with self._locks[conversation_id]:
             for attempt in range(_APPEND_ATTEMPTS):
                 try:
                     async with self._sessions() as session:
                         session.add_all(with_rows())
-                        seq = int((await session.execute(statement)).scalar_one())
+                        appended = (await session.execute(statement)).scalar_one_or_none()
+                        if appended is None:  # leaving the session rolls the rows back
+                            raise ClaimLost(while_running)
                         await session.commit()
+                    seq = int(appended)
                     break
                 except IntegrityError:  # another worker took that seq just now
                     if attempt == _APPEND_ATTEMPTS - 1:

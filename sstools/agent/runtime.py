@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -25,13 +25,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sstools import clock
 from sstools.agent import texts
 from sstools.agent.claims import Busy as Busy
 from sstools.agent.claims import RunClaims
 from sstools.agent.claims import TooManyRuns as TooManyRuns
 from sstools.agent.context import UIContext
 from sstools.agent.events import (
-    EVENT_ADAPTER,
     ConfirmRequired,
     Done,
     ErrorEvent,
@@ -40,12 +40,11 @@ from sstools.agent.events import (
     TokenEvent,
 )
 from sstools.agent.graph import RECURSION_LIMIT, AgentGraph, ModelFailed
-from sstools.agent.guardrails import GuardrailDecision
 from sstools.agent.invocation import ConfirmationAnswer
 from sstools.agent.locks import RunLocks
 from sstools.agent.run_context import RunContext
+from sstools.agent.run_output import ClaimLost, RunOutput
 from sstools.agent.streams import StreamSlots
-from sstools.agent.tools import CATALOGUE
 from sstools.agent.wakeups import EventListener
 from sstools.auth.tokens import Principal
 from sstools.metrics import CONFIRMATIONS
@@ -96,7 +95,7 @@ def _explain(exc: Exception, conversation_id: str, run_id: str) -> ErrorEvent:
 
 
 def _now() -> datetime:
-    return datetime.now(UTC)
+    return clock.now()
 
 
 def _aware(moment: datetime) -> datetime:
@@ -315,86 +314,51 @@ class AgentRuntime:
     ) -> None:
         """``started``: run_started is already in the log (a message writes it with itself)."""
         run_id = context.run_id
+        out = RunOutput(
+            events=self.events,
+            sessions=self._sessions,
+            conversation_id=conversation_id,
+            run_id=run_id,
+        )
         card: ConfirmRequired | None = None
         try:
             if not started:
-                await self.events.append(conversation_id, RunStarted(run_id=run_id))
-            async for part in self.graph.astream(
+                await out.say(RunStarted(run_id=run_id))
+            parts = self.graph.astream(
                 graph_input,
                 self._config(conversation_id),
                 context=context,
                 stream_mode=["updates", "messages"],
                 durability="sync",  # a crash between interrupt and decision loses nothing
-            ):
-                mode, chunk = cast(tuple[str, Any], part)
-                if mode == "messages":
-                    message, _ = chunk
-                    if isinstance(message, AIMessageChunk) and message.text:
-                        await self.events.append(
-                            conversation_id, TokenEvent(text=message.text, run_id=run_id)
-                        )
-                    continue
-                for node, node_update in chunk.items():
-                    if node == "__interrupt__":
-                        card = await self._ask(conversation_id, context, node_update[0])
-                        await self.events.append(conversation_id, card)
-                        continue
-                    for data in (node_update or {}).get("emit", []):
-                        await self._record(conversation_id, run_id, data)
-        except Exception as exc:  # say what failed, never hang the chat
-            await self.events.append(conversation_id, _explain(exc, conversation_id, run_id))
-        finally:
-            # Released before `done`: a message sent on seeing it must not find us busy.
-            await self.claims.release(conversation_id, run_id)
-            if card is None:
-                await self.events.append(conversation_id, Done(run_id=run_id))
-
-    async def _record(self, conversation_id: str, run_id: str, data: dict[str, Any]) -> None:
-        event = EVENT_ADAPTER.validate_python({**data, "run_id": data.get("run_id") or run_id})
-        await self.events.append(conversation_id, event)
-        if data["type"] == "message":
-            async with self._sessions() as session:
-                session.add(
-                    ConversationMessage(
-                        conversation_id=conversation_id,
-                        role="assistant",
-                        text=data["text"],
-                        uicontext=None,
-                    )
-                )
-                await session.commit()
-
-    async def _ask(
-        self, conversation_id: str, context: RunContext, pending: Any
-    ) -> ConfirmRequired:
-        """Store the pending confirmation; its card is the event to show."""
-        value = pending.value
-        call = value["call"]
-        tool = CATALOGUE[call["name"]]
-        decision = GuardrailDecision.model_validate(value["decision"])
-        event = ConfirmRequired(
-            confirmation_id=value["confirmation_id"],
-            tool=tool.name,
-            title=tool.title,
-            call_id=call["id"],
-            args=call["args"],
-            decision=decision,
-            expires_at=self.clock() + self._ttl,
-            run_id=context.run_id,
-        )
-        async with self._sessions() as session:
-            await confirmations.save_pending(
-                session,
-                confirmation_id=value["confirmation_id"],
-                conversation_id=conversation_id,
-                interrupt_id=pending.id,
-                call_id=call["id"],
-                tool=tool.name,
-                args_hash=value["args_hash"],
-                env_id=decision.env_id,
-                username=context.username,
-                event=event.model_dump(mode="json"),
-                expires_at=event.expires_at,
             )
-        CONFIRMATIONS.labels("asked").inc()
-        return event
+            # Closed on the way out: a run that lost its claim stops here, tools and all.
+            async with contextlib.aclosing(cast(AsyncGenerator[Any], parts)):
+                async for part in parts:
+                    mode, chunk = cast(tuple[str, Any], part)
+                    if mode == "messages":
+                        message, _ = chunk
+                        if isinstance(message, AIMessageChunk) and message.text:
+                            await out.say(TokenEvent(text=message.text, run_id=run_id))
+                        continue
+                    await out.before_step()  # the next step (a write, say) waits for this
+                    for node, node_update in chunk.items():
+                        if node == "__interrupt__":
+                            expires_at = self.clock() + self._ttl
+                            pending = node_update[0]
+                            card = await out.ask(
+                                pending, username=context.username, expires_at=expires_at
+                            )
+                            continue
+                        for data in (node_update or {}).get("emit", []):
+                            await out.record(data)
+        except ClaimLost:  # reaped while it ran: the reaper has told the person, not a word more
+            _log.warning("run lost its claim", conversation_id=conversation_id, run_id=run_id)
+        except Exception as exc:  # say what failed, never hang the chat
+            with contextlib.suppress(ClaimLost):
+                await out.say(_explain(exc, conversation_id, run_id))
+        finally:
+            # Released before `done`: a message sent on seeing it must not find us busy. No
+            # longer ours: a reaper released it, and said `done` itself.
+            ours = await self.claims.release(conversation_id, run_id)
+            if card is None and ours:
+                await self.events.append(conversation_id, Done(run_id=run_id))

@@ -24,8 +24,7 @@ class ConfirmationStatus(StrEnum):
     expired = "expired"
 
 
-async def save_pending(
-    session: AsyncSession,
+def pending_row(
     *,
     confirmation_id: str,
     conversation_id: str,
@@ -37,22 +36,26 @@ async def save_pending(
     username: str,
     event: dict[str, Any],
     expires_at: datetime,
-) -> None:
-    session.add(
-        Confirmation(
-            id=confirmation_id,
-            conversation_id=conversation_id,
-            interrupt_id=interrupt_id,
-            call_id=call_id,
-            tool=tool,
-            args_hash=args_hash,
-            env_id=env_id,
-            username=username,
-            event=event,
-            status=ConfirmationStatus.pending,
-            expires_at=expires_at,
-        )
+) -> Confirmation:
+    """A new pending confirmation: to commit with the card that shows it, or not at all."""
+    return Confirmation(
+        id=confirmation_id,
+        conversation_id=conversation_id,
+        interrupt_id=interrupt_id,
+        call_id=call_id,
+        tool=tool,
+        args_hash=args_hash,
+        env_id=env_id,
+        username=username,
+        event=event,
+        status=ConfirmationStatus.pending,
+        expires_at=expires_at,
     )
+
+
+async def save_pending(session: AsyncSession, **fields: Any) -> None:
+    """:func:`pending_row`'s confirmation, committed on its own."""
+    session.add(pending_row(**fields))
     await session.commit()
 
 

@@ -6,17 +6,25 @@ whose lock is free is provably dead and any worker may release it. A claim may b
 user: the count of that user's running conversations is a subquery of the same ``UPDATE`` —
 exact on SQLite (one writer at a time); on PostgreSQL two claims racing for the last slot may
 both win, so the cap is soft by one or two.
+
+A claim can be taken from a run that is still going: on PostgreSQL, when the connection holding
+its lock dies, another worker reaps it. What the run writes afterwards is made conditional on
+:func:`still_claimed`, and refused with :class:`ClaimLost`.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Exists, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from sstools.storage.models import Conversation
+
+
+class ClaimLost(Exception):
+    """The run no longer holds its conversation: a worker that found its lock free reaped it."""
 
 
 class Claim(StrEnum):
@@ -74,6 +82,23 @@ async def active_run(session: AsyncSession, conversation_id: str) -> str | None:
     return await session.scalar(
         select(Conversation.active_run_id).where(Conversation.id == conversation_id)
     )
+
+
+def still_claimed(conversation_id: str, run_id: str) -> Exists:
+    """A condition for a write that must happen only while ``run_id`` holds the conversation.
+
+    On PostgreSQL the row is locked ``FOR SHARE`` until the write's transaction ends: a reaper's
+    release waits for it, so whatever the run wrote is there before the reaper reads and reports.
+    """
+    return exists(
+        select(Conversation.id)
+        .where(Conversation.id == conversation_id, Conversation.active_run_id == run_id)
+        .with_for_update(read=True)
+    )
+
+
+async def holds_claim(session: AsyncSession, conversation_id: str, run_id: str) -> bool:
+    return await active_run(session, conversation_id) == run_id
 
 
 async def claimed_runs(session: AsyncSession) -> list[tuple[str, str]]:

@@ -411,5 +411,8 @@ async def test_a_run_cut_off_by_a_restart_ends_with_an_explicit_error(make_agent
         )
     assert types(events) == ["error", "done"]
     assert events[0]["code"] == "run_interrupted"
-    assert events[0]["message"] == "выполнение прервано перезапуском сервера; повторите запрос"
+    assert events[0]["message"] == (
+        "выполнение прервано перезапуском сервера; если шла запись, проверьте её результат "
+        "(список задач, состояние окружения), прежде чем повторять запрос"
+    )
     assert again.status_code == 202  # the conversation is usable again
