@@ -63,7 +63,6 @@ class Runner:
             scope,
             token=self.token,
             username="admin",
-            idempotency_key=uuid.uuid4().hex,
         )
         text = render_content(tool, result.content, args=args, env_id=scope.env_id)
         self.answers.setdefault(tool, []).append(text)

@@ -82,7 +82,9 @@ def _validation(result: dict[str, Any]) -> list[str]:
 
 def _documentation(result: dict[str, Any]) -> list[str]:
     author = texts.DOCUMENTATION_AUTHORS.get(str(result.get("author")), md(result.get("author")))
-    out = [texts.DOCUMENTATION_DONE.format(author=author, path=md(result.get("git_path") or "—"))]
+    # Results from before commits needed an engineer have no "committed": they were all committed.
+    done = texts.DOCUMENTATION_DONE if result.get("committed", True) else texts.DOCUMENTATION_STORED
+    out = [done.format(author=author, path=md(result.get("git_path") or "—"))]
     if result.get("charts"):
         out.append(texts.DOCUMENTATION_CHARTS.format(names=names(result["charts"])))
     if result.get("model_error"):

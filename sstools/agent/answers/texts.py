@@ -148,6 +148,9 @@ OBJECT_KINDS = {
 }
 
 DOCUMENTATION_DONE = "Документация написана ({author}) и сохранена в git: `{path}`."
+DOCUMENTATION_STORED = (
+    "Документация написана ({author}) и сохранена в sstools; в git (`{path}`) её коммитит инженер."
+)
 DOCUMENTATION_AUTHORS = {"template": "по шаблону, без модели", "model": "моделью"}
 DOCUMENTATION_CHARTS = "Описаны графики: {names}"
 DOCUMENTATION_MODEL_ERROR = "Модель не справилась, документ собран по шаблону: {error}"

@@ -129,20 +129,42 @@ def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     )
 
 
+class DocumentationArgs(DashboardArgs):
+    commit: bool = Field(
+        default=False,
+        description="true: also commit the document to git (engineers; the person confirms); "
+        "default: only store it",
+    )
+
+
+def _documentation_kind(args: DocumentationArgs) -> ToolKind:
+    """Writing and storing the document reads; committing it to git is a write (a card)."""
+    return ToolKind.write if args.commit else ToolKind.read
+
+
+def _documentation_target(args: DocumentationArgs, scope: CallScope) -> str | None:
+    # A commit changes the git repository, not the environment it reads: the card says git.
+    return None if args.commit else scope.env_id
+
+
 @assistant_tool(
     title="LLM-документация дашборда",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D,),
     keywords=("документация", "задокументируй", "описание", "document", "docs"),
+    classify=_documentation_kind,
+    target_env=_documentation_target,
     starts_task=True,
     shape=task_record,
 )
-def run_llm_documentation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
+def run_llm_documentation(args: DocumentationArgs, scope: CallScope) -> ToolRequest:
     """Start writing a dashboard's markdown documentation as a task (purpose, charts with
     datasets and metrics, filters, owners, where deployed, git status), by the model or a
-    template, committed to git as docs/<uuid>.md; follow the task with get_task_status."""
+    template, stored for GET documentation; with commit=true (engineers, confirmed by the
+    person) also committed to git as docs/<uuid>.md. Follow the task with get_task_status."""
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
+    params = env_param(scope) | ({"commit": "true"} if args.commit else {})
     return ToolRequest(
-        method="POST", path=api_path(DASHBOARDS, dashboard, "document"), params=env_param(scope)
+        method="POST", path=api_path(DASHBOARDS, dashboard, "document"), params=params
     )

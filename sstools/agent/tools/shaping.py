@@ -84,7 +84,7 @@ def _findings(result: Item) -> Item:
 
 
 def _documentation(result: Item) -> Item:
-    out = pick(result, "author", "git_path", "charts", "model_error")
+    out = pick(result, "author", "git_path", "committed", "charts", "model_error")
     if isinstance(result.get("git_commit"), str):
         out["git_commit"] = result["git_commit"][:12]
     markdown = result.get("markdown")

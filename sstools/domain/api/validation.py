@@ -2,14 +2,20 @@
 
 Starting either is a durable task (202, the task record); its result is also stored, so the
 newest run answers the GETs (404 until there is one). Any signed-in user may run them: they
-read Superset, and documentation writes only ``docs/<uuid>.md`` to the git repository.
+read Superset and store their result. Committing the document to git (``commit=true``) is a
+write, so it needs an engineer: an analyst's document is stored, never committed. Each is
+limited per dashboard (``SSTOOLS_VALIDATION_LIMIT_PER_DASHBOARD``, ``…_DOCUMENTATION_…``): a
+start over the limit is a 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, status
+from typing import Annotated, Any
 
-from sstools.auth.deps import CurrentUser
+from fastapi import APIRouter, Depends, HTTPException, Query, status
+
+from sstools.auth.deps import CurrentUser, RoleRequired
+from sstools.auth.roles import Role
 from sstools.deps import EnvironmentDep, ServicesDep, SessionDep, SupersetDep, SupersetId
 from sstools.domain.documentation import DashboardDocumentation
 from sstools.domain.documentation import texts as doc_texts
@@ -17,11 +23,19 @@ from sstools.domain.documentation.workflow import document_dashboard
 from sstools.domain.validation import Finding, ValidationReport, counts_of, last_run_text
 from sstools.domain.validation import texts as validation_texts
 from sstools.domain.validation.workflow import validate_dashboard
+from sstools.storage import audit
 from sstools.storage.validation import latest_document, latest_validation
 from sstools.superset import SupersetClient, SupersetNotFound
-from sstools.tasks import Task, TaskKind
+from sstools.tasks import Task, TaskKind, TaskLimited
+from sstools.tasks.throttle import StartThrottle, TooOften, start_throttle
+from sstools.text import plural_form
 
 router = APIRouter(prefix="/api/dashboards", tags=["validation"])
+
+StartThrottleDep = Annotated[StartThrottle, Depends(start_throttle)]
+_TOO_OFTEN: dict[int | str, dict[str, Any]] = {
+    429: {"description": "Started too often for this dashboard; see Retry-After"}
+}
 
 
 async def _dashboard(superset: SupersetClient, dashboard_id: int) -> tuple[str, str]:
@@ -33,18 +47,39 @@ async def _dashboard(superset: SupersetClient, dashboard_id: int) -> tuple[str, 
     return uuid, summary.title
 
 
-@router.post("/{dashboard_id}/validate", status_code=status.HTTP_202_ACCEPTED)
+def _window(seconds: int) -> str:
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600} ч"
+    return f"{seconds // 60} мин" if seconds % 60 == 0 else f"{seconds} с"
+
+
+def _too_often(template: str, title: str, env_id: str, refused: TooOften) -> TaskLimited:
+    message = template.format(
+        title=title,
+        env=env_id,
+        amount=refused.amount,
+        times=plural_form(refused.amount, "раз", "раза", "раз"),
+        window=_window(refused.window_s),
+        wait=refused.retry_after_s,
+    )
+    return TaskLimited(message, refused.retry_after_s)
+
+
+@router.post("/{dashboard_id}/validate", status_code=status.HTTP_202_ACCEPTED, responses=_TOO_OFTEN)
 async def validate(
     dashboard_id: SupersetId,
     env: EnvironmentDep,
     superset: SupersetDep,
     services: ServicesDep,
+    throttle: StartThrottleDep,
     user: CurrentUser,
 ) -> Task:
     """Validate the dashboard in ``env_id``: structure, every chart's query, the model's review
     (when one is configured); a task whose result is the report."""
     uuid, title = await _dashboard(superset, dashboard_id)
-    return await services.tasks.start(
+    if refused := await throttle.refused(TaskKind.validation, env.id, uuid):
+        raise _too_often(validation_texts.TOO_OFTEN, title, env.id, refused)
+    task = await services.tasks.start(
         TaskKind.validation,
         env_id=env.id,
         source=env.id,
@@ -54,6 +89,8 @@ async def validate(
         workflow=validate_dashboard,
         args=(env.id, dashboard_id),
     )
+    await throttle.count(TaskKind.validation, env.id, uuid)
+    return task
 
 
 @router.get("/{dashboard_id}/validation")
@@ -81,18 +118,42 @@ async def last_validation(
     )
 
 
-@router.post("/{dashboard_id}/document", status_code=status.HTTP_202_ACCEPTED)
+CommitFlag = Annotated[
+    bool,
+    Query(
+        description="Also commit the document to main as docs/<uuid>.md (engineer or admin); "
+        "without it the document is only stored"
+    ),
+]
+
+
+@router.post("/{dashboard_id}/document", status_code=status.HTTP_202_ACCEPTED, responses=_TOO_OFTEN)
 async def document(
     dashboard_id: SupersetId,
     env: EnvironmentDep,
     superset: SupersetDep,
     services: ServicesDep,
+    throttle: StartThrottleDep,
+    session: SessionDep,
     user: CurrentUser,
+    commit: CommitFlag = False,
 ) -> Task:
-    """Write the dashboard's documentation (model, or template without one) and commit it as
-    ``docs/<uuid>.md``; a task."""
+    """Write the dashboard's documentation (model, or template without one) and store it; with
+    ``commit=true`` (an engineer's) also commit it as ``docs/<uuid>.md``; a task."""
+    if commit and not user.role.allows(Role.engineer):
+        await audit.record(
+            session,
+            action="documentation_commit",
+            outcome="refused",
+            username=user.username,
+            env_id=env.id,
+            dashboard_id=dashboard_id,
+        )
+        raise RoleRequired(Role.engineer, user.role, "committing documentation to git (commit)")
     uuid, title = await _dashboard(superset, dashboard_id)
-    return await services.tasks.start(
+    if refused := await throttle.refused(TaskKind.documentation, env.id, uuid):
+        raise _too_often(doc_texts.TOO_OFTEN, title, env.id, refused)
+    task = await services.tasks.start(
         TaskKind.documentation,
         env_id=env.id,
         source=env.id,
@@ -100,8 +161,10 @@ async def document(
         object_keys=[f"documentation:{uuid}"],
         started_by=user.username,
         workflow=document_dashboard,
-        args=(env.id, dashboard_id, user.username),
+        args=(env.id, dashboard_id, user.username, commit),
     )
+    await throttle.count(TaskKind.documentation, env.id, uuid)
+    return task
 
 
 @router.get("/{dashboard_id}/documentation")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from sstools.domain.validation.facts import DashboardFacts
 from sstools.superset.models import UtcDatetime
@@ -45,5 +45,13 @@ class DashboardDocumentation(BaseModel):
     )
     markdown: str
     git_path: str = Field(description="`docs/<uuid>.md` in the git repository")
-    git_commit: str | None = Field(description="The commit that stored it; None: unchanged")
+    git_commit: str | None = Field(
+        description="The commit on main that holds this text; None: stored only, not committed "
+        "(committing is an engineer's explicit `commit=true`)"
+    )
     created_at: datetime
+
+    @computed_field(description="The text is on main (see git_commit)")  # type: ignore[prop-decorator]
+    @property
+    def committed(self) -> bool:
+        return self.git_commit is not None

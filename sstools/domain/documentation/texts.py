@@ -36,3 +36,9 @@ STEP_COMMIT = "коммит в git"
 STEP_STORE = "сохранение"
 COMMIT_MESSAGE = "Документация дашборда «{title}»"
 NOT_FOUND = "документации дашборда {dashboard} в {env} ещё нет: запустите её создание"
+
+# A start over SSTOOLS_DOCUMENTATION_LIMIT_PER_DASHBOARD (429).
+TOO_OFTEN = (
+    "документацию дашборда «{title}» в окружении {env} уже писали {amount} {times} за {window} — "
+    "это предел; следующую можно начать через {wait} с"
+)

@@ -1,4 +1,8 @@
-"""Documentation as a durable task: read, write (model or template), commit to git, store."""
+"""Documentation as a durable task: read, write (model or template), commit to git, store.
+
+The commit happens only when the task was started with ``commit`` (engineers only): the text is
+the model's, so putting it on ``main`` is a write someone with the right to write chose.
+"""
 
 from __future__ import annotations
 
@@ -102,24 +106,29 @@ def _write(raw_source: dict[str, Any]) -> dict[str, Any]:
     return {"markdown": markdown, "author": "model", "model_error": None}
 
 
-def _commit(uuid: str, title: str, markdown: str, username: str) -> str | None:
-    """Commit ``docs/<uuid>.md`` on main; None when main already holds exactly this text."""
+def _commit(uuid: str, title: str, markdown: str, username: str) -> str:
+    """Commit ``docs/<uuid>.md`` on main; the commit that holds this text (an older one when
+    main already held exactly it)."""
 
-    async def commit() -> str | None:
+    async def commit() -> str:
         git = _git()
-        files = {document_path(uuid): markdown.encode()}
+        path = document_path(uuid)
         message = texts.COMMIT_MESSAGE.format(title=title)
         for attempt in range(3):
             try:
                 done = await git.commit_files(
-                    DEFAULT_BRANCH, files, message=message, username=username
+                    DEFAULT_BRANCH, {path: markdown.encode()}, message=message, username=username
                 )
             except ConcurrentUpdate:  # another writer moved main meanwhile: commit on top
                 if attempt == 2:
                     raise
                 continue
-            return done.id if done else None
-        return None
+            if done is not None:
+                return done.id
+            break
+        last = git.repository.last_commit(DEFAULT_BRANCH, path)
+        assert last is not None  # main holds the text, so some commit put it there
+        return last.id
 
     return asyncio.run(commit())
 
@@ -132,22 +141,34 @@ def _store(task_id: str, record: dict[str, Any]) -> str:
 
 @task_workflow
 def document_dashboard(
-    task_id: str, env_id: str, dashboard_id: int, username: str
+    task_id: str, env_id: str, dashboard_id: int, username: str, commit: bool = False
 ) -> dict[str, Any]:
-    """Read the dashboard, write its document, commit it beside the export, store it."""
+    """Read the dashboard, write its document, store it; with ``commit`` (an engineer's choice,
+    checked by the route) also commit it beside the export."""
+    total = 4 if commit else 3
     try:
         raw_source = task_step(
-            task_id, 1, 4, texts.STEP_COLLECT, collect_source, env_id, dashboard_id
+            task_id, 1, total, texts.STEP_COLLECT, collect_source, env_id, dashboard_id
         )
     except SupersetError as exc:
         reason = UNREACHABLE.format(dashboard=dashboard_id, env=env_id, error=exc.message)
         raise TaskFailed(reason) from exc
     source = DocumentSource.model_validate(raw_source)
-    written = task_step(task_id, 2, 4, texts.STEP_WRITE, _write, raw_source)
+    written = task_step(task_id, 2, total, texts.STEP_WRITE, _write, raw_source)
     uuid, title = source.facts.uuid, source.facts.title
-    commit = task_step(
-        task_id, 3, 4, texts.STEP_COMMIT, _commit, uuid, title, written["markdown"], username
-    )
+    git_commit = None
+    if commit:
+        git_commit = task_step(
+            task_id,
+            3,
+            total,
+            texts.STEP_COMMIT,
+            _commit,
+            uuid,
+            title,
+            written["markdown"],
+            username,
+        )
     record = {
         "env_id": env_id,
         "dashboard_id": dashboard_id,
@@ -155,11 +176,12 @@ def document_dashboard(
         "author": written["author"],
         "markdown": written["markdown"],
         "git_path": document_path(uuid),
-        "git_commit": commit,
+        "git_commit": git_commit,
     }
-    when = task_step(task_id, 4, 4, texts.STEP_STORE, _store, task_id, record)
+    when = task_step(task_id, total, total, texts.STEP_STORE, _store, task_id, record)
     return {
         **record,
+        "committed": git_commit is not None,
         "task_id": task_id,
         "title": title,
         "created_at": datetime.fromisoformat(when).isoformat(),

@@ -15,7 +15,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from sstools.domain.documentation import texts
 from sstools.domain.documentation.models import DocumentSource
 from sstools.domain.documentation.render import sections
-from sstools.domain.validation.review import structure
+from sstools.domain.validation.review import model_failure, structure
 
 MAX_DOCUMENT_CHARS = 50_000
 
@@ -57,7 +57,7 @@ def model_document(model: BaseChatModel, source: DocumentSource) -> str:
             [SystemMessage(system), HumanMessage(json.dumps(facts, ensure_ascii=False))]
         )
     except Exception as exc:  # any transport or provider error: fall back to the template
-        raise DocumentRejected(f"{type(exc).__name__}: {exc}"[:300]) from exc
+        raise DocumentRejected(model_failure(exc, "documentation")) from exc
     markdown = _FENCE.sub("", str(reply.content).strip()).strip() + "\n"
     check_document(markdown, source)
     return markdown

@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any, Literal
 
+import structlog
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -19,6 +20,8 @@ from sstools.domain.validation.facts import DashboardFacts
 from sstools.domain.validation.models import Finding
 
 MAX_REVIEW_FINDINGS = 20
+
+_log = structlog.get_logger("sstools.validation")
 
 SYSTEM = """You review an Apache Superset dashboard's structure for the team that maintains it.
 You get the dashboard as JSON (charts with their datasets and metrics, filters, owners) and
@@ -52,6 +55,26 @@ class ReviewAnswer(BaseModel):
 
 class ReviewFailed(Exception):
     """The model did not answer, or its answer does not validate."""
+
+
+def model_failure(exc: BaseException, what: str) -> str:
+    """A failed model call in words every user may read: its class and HTTP status, nothing else.
+
+    An endpoint's error text may quote the request — a 401 that echoes the Authorization header
+    hands the API key to whoever reads the task or the validation — so, as the chat path does,
+    the text is neither stored nor logged; the provider's error code goes to the log only.
+    """
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else None
+    code = getattr(exc, "code", None)
+    _log.warning(
+        "model call failed",
+        during=what,
+        error=type(exc).__name__,
+        status=status,
+        code=code if isinstance(code, str) else None,
+    )
+    return f"{type(exc).__name__} (HTTP {status})" if status else type(exc).__name__
 
 
 def structure(facts: DashboardFacts) -> dict[str, Any]:
@@ -115,5 +138,5 @@ def review(model: BaseChatModel, facts: DashboardFacts, found: list[Finding]) ->
             [SystemMessage(SYSTEM), HumanMessage(json.dumps(prompt, ensure_ascii=False))]
         )
     except Exception as exc:  # any transport or provider error: the review failed, not the run
-        raise ReviewFailed(f"{type(exc).__name__}: {exc}"[:300]) from exc
+        raise ReviewFailed(model_failure(exc, "review")) from exc
     return parse_review(str(reply.content), facts)

@@ -52,3 +52,10 @@ def problems_text(problems: int, errors: int) -> str:
 
 def last_run_text(when: datetime, problems: int, errors: int) -> str:
     return LAST_RUN.format(when=human_datetime(when), problems=problems_text(problems, errors))
+
+
+# A start over SSTOOLS_VALIDATION_LIMIT_PER_DASHBOARD (429).
+TOO_OFTEN = (
+    "дашборд «{title}» в окружении {env} уже проверяли {amount} {times} за {window} — это "
+    "предел; следующую проверку можно начать через {wait} с"
+)

@@ -76,7 +76,36 @@
   const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
   // Raw HTML in model output is shown as text: no tag of the model's ever reaches a parser
   // that runs handlers (DOMPurify's own parse would). DOMPurify still checks markdown's output.
-  window.marked.use({ renderer: { html: (token) => escapeHtml(token.text || token.raw || "") } });
+  // Links and images in model output are data too: an injected document or answer may point
+  // anywhere, and an image's address can carry data out when it loads. Only this site and the
+  // configured Superset environments stay live; any other address is shown as text, never
+  // followed or fetched.
+  const originOf = (address) => { try { return new URL(address, location.href).origin; } catch { return null; } };
+  const trustedOrigins = new Set([location.origin,
+    ...(transcript.dataset.linkOrigins || "").split(" ").filter(Boolean).map(originOf)]);
+  function trusted(address) {
+    let url;
+    try { url = new URL(address, location.href); } catch { return false; }
+    return (url.protocol === "http:" || url.protocol === "https:") && trustedOrigins.has(url.origin);
+  }
+  function inert(labelHtml, labelText, address) {
+    const shown = labelText.trim() === address || !labelText.trim()
+      ? escapeHtml(address) : `${labelHtml} (${escapeHtml(address)})`;
+    return `<span class="inert-link">${shown}</span>`;
+  }
+  window.marked.use({
+    renderer: {
+      html: (token) => escapeHtml(token.text || token.raw || ""),
+      link(token) { // false: marked's own rendering
+        return trusted(token.href) ? false
+          : inert(this.parser.parseInline(token.tokens), token.text || "", token.href);
+      },
+      image(token) {
+        return trusted(token.href) ? false
+          : inert(escapeHtml(token.text || ""), token.text || "", token.href);
+      },
+    },
+  });
 
   function markdown(text) {
     return window.DOMPurify.sanitize(window.marked.parse(text), { USE_PROFILE: { html: true } });
