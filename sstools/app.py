@@ -36,9 +36,9 @@ from sstools.superset import (
     SupersetNotFound,
     SupersetUnavailable,
 )
-from sstools.tasks import TaskConflict
+from sstools.tasks import TaskConflict, TaskLimited
 from sstools.tasks.api import router as tasks_router
-from sstools.tasks.api import task_conflict
+from sstools.tasks.api import task_conflict, task_limited
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
 from sstools.web.metrics import router as metrics_router
@@ -192,6 +192,7 @@ def create_app(
     app.add_exception_handler(RoleRequired, _role_required)
     app.add_exception_handler(GitStoreError, _git_refused)
     app.add_exception_handler(TaskConflict, task_conflict)
+    app.add_exception_handler(TaskLimited, task_limited)
     app.add_exception_handler(PoolTimeout, _database_busy)
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(Exception, _internal_error)

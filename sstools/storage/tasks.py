@@ -2,15 +2,21 @@
 
 A claim is a row ``(env_id, object_key) → task_id`` whose primary key admits one holder, so of
 two concurrent starts on the same object exactly one inserts it; the other gets the holder's id.
-Every status change is one conditional ``UPDATE``: a finished record is never written back.
+Every status change is one conditional ``UPDATE``: a finished record is never written back,
+except that a cancelled one receives, once, the partial report its workflow leaves as it stops.
+
+A cancelled task keeps its claims until its workflow has actually stopped (the step under way
+still runs): the workflow releases them as it ends, and :func:`release_finished_claims` and
+:meth:`SyncTaskStore.finished_with_claims` find the claims of a workflow that ended without
+doing so (killed after the cancel).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import Delete, Engine, Update, delete, insert, select, update
+from sqlalchemy import Delete, Engine, Select, Update, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -18,6 +24,10 @@ from sstools.storage.db import create_blocking_engine
 from sstools.storage.models import AuditEntry, TaskClaim, TaskRecord, utcnow
 
 UNFINISHED = ("queued", "running")
+# Each unfinished task of a user holds one of the user's numbered slots: a claim in this
+# pseudo-environment (no environment id starts with "*"), released with the task's other claims,
+# so of two concurrent starts only one can take a user's last free slot.
+USER_SLOTS_ENV = "*users"
 
 
 def _finish(task_id: str, status: str, result: Any, error: str | None) -> Update:
@@ -32,19 +42,52 @@ def _release(task_id: str) -> Delete:
     return delete(TaskClaim).where(TaskClaim.task_id == task_id)
 
 
+def user_slot(username: str, number: int) -> str:
+    return f"{number}:{username}"
+
+
+async def free_user_slots(session: AsyncSession, username: str, limit: int) -> list[str]:
+    """The slots of ``username`` that no unfinished task holds, of ``limit`` in all."""
+    slots = [user_slot(username, number) for number in range(limit)]
+    held = set(
+        await session.scalars(
+            select(TaskClaim.object_key).where(
+                TaskClaim.env_id == USER_SLOTS_ENV, TaskClaim.object_key.in_(slots)
+            )
+        )
+    )
+    return [slot for slot in slots if slot not in held]
+
+
+def _finished_with_claims() -> Select[Any]:
+    return (
+        select(TaskClaim.task_id)
+        .join(TaskRecord, TaskRecord.id == TaskClaim.task_id)
+        .where(TaskRecord.status.not_in(UNFINISHED))
+        .distinct()
+    )
+
+
 async def insert_task(
-    session: AsyncSession, record: TaskRecord, object_keys: Sequence[str]
+    session: AsyncSession,
+    record: TaskRecord,
+    object_keys: Sequence[str],
+    *,
+    slot: str | None = None,
 ) -> str | None:
-    """Insert the queued record with its claims; the holder's task id if a claim is taken."""
+    """Insert the queued record with its claims (and its user's slot); the holder's task id if
+    an object is taken, "" if a claim was taken by a task that has ended since, or the slot."""
     session.add(record)
     for key in dict.fromkeys(object_keys):
         session.add(TaskClaim(env_id=record.env_id, object_key=key, task_id=record.id))
+    if slot is not None:
+        session.add(TaskClaim(env_id=USER_SLOTS_ENV, object_key=slot, task_id=record.id))
     try:
         await session.commit()
     except IntegrityError:
         await session.rollback()
         holder = await claim_holder(session, record.env_id, object_keys)
-        return holder or ""  # "" : the holder finished meanwhile; the caller may try again
+        return holder or ""  # "": the holder finished meanwhile, or the slot went; try again
     return None
 
 
@@ -92,6 +135,29 @@ async def finish_task(
     await session.execute(_release(task_id))
     await session.commit()
     return bool(changed.rowcount)  # type: ignore[attr-defined]
+
+
+async def cancel_task(session: AsyncSession, task_id: str, *, error: str) -> bool:
+    """Mark an unfinished task cancelled, keeping its claims; False if it had already ended."""
+    changed = await session.execute(
+        update(TaskRecord)
+        .where(TaskRecord.id == task_id, TaskRecord.status.in_(UNFINISHED))
+        .values(status="cancelled", error=error, finished_at=utcnow())
+    )
+    await session.commit()
+    return bool(changed.rowcount)  # type: ignore[attr-defined]
+
+
+async def release_finished_claims(
+    session: AsyncSession, *, running: Collection[str] = ()
+) -> list[str]:
+    """Release the claims finished tasks still hold, but those whose workflow is ``running``."""
+    found = (await session.scalars(_finished_with_claims())).all()
+    holders = [task_id for task_id in found if task_id not in running]
+    if holders:
+        await session.execute(delete(TaskClaim).where(TaskClaim.task_id.in_(holders)))
+        await session.commit()
+    return holders
 
 
 class SyncTaskStore:
@@ -146,6 +212,41 @@ class SyncTaskStore:
                     )
                 )
         return bool(changed)
+
+    def cancelled(self, task_id: str, result: dict[str, Any] | None) -> bool:
+        """The workflow of a cancelled task stopped: keep its partial report, release claims.
+
+        The record is usually cancelled already (by the user, before the workflow noticed), so
+        ``result`` is added to it if it has none; an unfinished one is ended ``cancelled``.
+        """
+        if self.finish(task_id, "cancelled", result=result):
+            return True
+        if result is not None:
+            with self.engine.begin() as connection:
+                row = connection.execute(
+                    select(TaskRecord.status, TaskRecord.result).where(TaskRecord.id == task_id)
+                ).one_or_none()
+                if row is not None and row.status == "cancelled" and not row.result:
+                    connection.execute(
+                        update(TaskRecord)
+                        .where(TaskRecord.id == task_id, TaskRecord.status == "cancelled")
+                        .values(result=result)
+                    )
+        return False
+
+    def is_cancelled(self, task_id: str) -> bool:
+        with self.engine.connect() as connection:
+            status = connection.scalar(select(TaskRecord.status).where(TaskRecord.id == task_id))
+        return status == "cancelled"
+
+    def finished_with_claims(self) -> list[str]:
+        """Ids of the finished (cancelled) tasks that still hold claims."""
+        with self.engine.connect() as connection:
+            return list(connection.execute(_finished_with_claims()).scalars())
+
+    def release(self, task_id: str) -> None:
+        with self.engine.begin() as connection:
+            connection.execute(_release(task_id))
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -5,20 +5,26 @@ See docs/tasks.md for the states, claims (409), recovery and where the system da
 
 from sstools.tasks._runtime import TaskContext, TasksBusy, context
 from sstools.tasks.engine import (
+    TaskCancelForbidden,
     TaskConflict,
     TaskEngine,
     TaskError,
     TaskFinished,
+    TaskLimited,
     TaskNotFound,
+    TooManyTasks,
     system_database,
 )
+from sstools.tasks.failure import TaskFailed
 from sstools.tasks.models import Task, TaskKind, TaskProgress, TaskStatus
 from sstools.tasks.superset import with_superset
 from sstools.tasks.workflow import (
     CANCELLATION,
     PASS_THROUGH,
-    TaskFailed,
+    StepCancelled,
     progress,
+    report_on_cancel,
+    step_output,
     task_step,
     task_workflow,
 )
@@ -26,7 +32,9 @@ from sstools.tasks.workflow import (
 __all__ = [
     "CANCELLATION",
     "PASS_THROUGH",
+    "StepCancelled",
     "Task",
+    "TaskCancelForbidden",
     "TaskConflict",
     "TaskContext",
     "TaskEngine",
@@ -34,12 +42,16 @@ __all__ = [
     "TaskFailed",
     "TaskFinished",
     "TaskKind",
+    "TaskLimited",
     "TaskNotFound",
     "TaskProgress",
     "TaskStatus",
     "TasksBusy",
+    "TooManyTasks",
     "context",
     "progress",
+    "report_on_cancel",
+    "step_output",
     "system_database",
     "task_step",
     "task_workflow",

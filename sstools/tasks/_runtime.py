@@ -30,6 +30,7 @@ from sstools.environments import EnvironmentRegistry
 from sstools.storage.advisory import advisory_key, is_postgres, libpq_url
 from sstools.storage.db import DBOS_POOL_SIZE
 from sstools.storage.tasks import SyncTaskStore
+from sstools.tasks.serializer import JsonSerializer, refuse_pickles
 
 _log = structlog.get_logger(__name__)
 
@@ -97,6 +98,7 @@ def acquire(owner: object, ctx: TaskContext) -> None:
         global _lease
         if is_postgres(ctx.system_database_url):
             _lease = _Lease(libpq_url(ctx.system_database_url))  # before DBOS may run anything
+        refuse_pickles()
         DBOS(
             config={
                 "name": APP_NAME,
@@ -106,6 +108,8 @@ def acquire(owner: object, ctx: TaskContext) -> None:
                 "log_level": "WARNING",
                 "sys_db_pool_size": DBOS_POOL_SIZE,  # in each worker's connection budget
                 "executor_id": _lease.executor_id if _lease else "local",
+                # JSON, not pickles: the system database must not be a way to run code here.
+                "serializer": JsonSerializer(),
             }
         )
         _context, _owner = ctx, owner
@@ -113,6 +117,7 @@ def acquire(owner: object, ctx: TaskContext) -> None:
             DBOS.launch()
             if _lease is not None:
                 _lease.recover_dead_executors()
+                release_stopped_claims()
                 _lease.sweep_in_background()
         except BaseException:
             _shutdown()
@@ -186,6 +191,13 @@ class _Lease:
                 "select pg_advisory_unlock(%s)", (advisory_key("executor", executor_id),)
             )
 
+    def is_dead(self, executor_id: str) -> bool:
+        """Whether that executor's lease is free: its worker is gone."""
+        if not self._try_lock(executor_id):
+            return False
+        self._unlock(executor_id)
+        return True
+
     def recover_dead_executors(self) -> list[str]:
         """Re-enqueue the pending workflows of every executor whose lease is free; their ids."""
         pending = DBOS.list_workflows(
@@ -211,6 +223,7 @@ class _Lease:
             while not self._stop.wait(DEAD_EXECUTOR_SWEEP_S):
                 try:
                     self.recover_dead_executors()
+                    release_stopped_claims()
                 except Exception:  # the database away for a moment: try at the next sweep
                     _log.exception("dead executor sweep failed")
 
@@ -230,6 +243,40 @@ def _redacted(ctx: TaskContext) -> str:
     from sqlalchemy.engine import make_url
 
     return make_url(ctx.system_database_url).render_as_string(hide_password=True)
+
+
+def _still_running(task_id: str) -> bool:
+    """Whether the workflow of ``task_id`` may still be in a step, here or on a live worker."""
+    # No _lock: the sweeper calls this, and a shutdown holding _lock waits for the sweeper.
+    if task_id in _active:
+        return True
+    lease = _lease
+    if lease is None:  # SQLite: one process, and the workflow is not running in it
+        return False
+    status = DBOS.get_workflow_status(task_id)
+    executor = status.executor_id if status is not None else None
+    if executor is None or executor == lease.executor_id:
+        return False
+    return not lease.is_dead(executor)  # a live worker releases the claims as its step ends
+
+
+def release_stopped_claims(task_ids: list[str] | None = None) -> list[str]:
+    """Release the claims of cancelled tasks whose workflow has stopped; their ids.
+
+    Called right after a cancel (the workflow may not have begun), and by the sweep on a shared
+    database (its worker was killed in the step). A workflow not yet begun when its record was
+    cancelled is CANCELLED in DBOS already, so it runs no step once it starts.
+    """
+    ctx = context()
+    held = ctx.store.finished_with_claims()
+    released = []
+    for task_id in held if task_ids is None else [one for one in task_ids if one in held]:
+        if not _still_running(task_id):
+            ctx.store.release(task_id)
+            released.append(task_id)
+    if released:
+        _log.info("task_claims_released", tasks=released)
+    return released
 
 
 def active() -> frozenset[str]:

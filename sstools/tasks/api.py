@@ -1,4 +1,4 @@
-"""``/api/tasks``: follow and cancel durable tasks (any role reads; engineers cancel)."""
+"""``/api/tasks``: follow and cancel durable tasks (any role reads; engineers cancel their own)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from fastapi.responses import JSONResponse
 
 from sstools.auth.deps import CurrentUser, EngineerUser
 from sstools.deps import EnvIdQuery, ServicesDep
-from sstools.tasks.engine import TaskConflict, TaskEngine, TaskFinished, TaskNotFound
+from sstools.tasks.engine import (
+    TaskCancelForbidden,
+    TaskConflict,
+    TaskEngine,
+    TaskFinished,
+    TaskLimited,
+    TaskNotFound,
+)
 from sstools.tasks.models import Task, TaskStatus
 
 router = APIRouter(prefix="/api/tasks", tags=["tasks"])
@@ -43,14 +50,18 @@ async def list_tasks(
     return await tasks.list(env_id=env_id, status=status, limit=limit)
 
 
-@router.post("/{task_id}/cancel")
-async def cancel_task(task_id: TaskId, tasks: TasksDep, user: EngineerUser) -> Task:
+@router.post("/{task_id}/cancel", response_model=None)
+async def cancel_task(task_id: TaskId, tasks: TasksDep, user: EngineerUser) -> Task | JSONResponse:
+    """Backups and restores: admins; any other task: the person who started it, or an admin."""
     try:
-        return await tasks.cancel(task_id, user.username)
+        return await tasks.cancel(task_id, user.username, role=user.role)
     except TaskNotFound as exc:
         raise HTTPException(404, str(exc)) from exc
     except TaskFinished as exc:
         raise HTTPException(409, str(exc)) from exc
+    except TaskCancelForbidden as exc:  # the same body as any role refusal: the agent reads it
+        body = {"detail": str(exc), "required_role": exc.required.value}
+        return JSONResponse(body, status_code=403)
 
 
 async def task_conflict(request: Request, exc: Exception) -> JSONResponse:
@@ -58,3 +69,13 @@ async def task_conflict(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, TaskConflict)
     body = {"detail": str(exc), "running_task": exc.running.model_dump(mode="json")}
     return JSONResponse(body, status_code=409)
+
+
+async def task_limited(request: Request, exc: Exception) -> JSONResponse:
+    """Any route that starts a task: 429 saying which cap and when to try again."""
+    assert isinstance(exc, TaskLimited)
+    return JSONResponse(
+        {"detail": str(exc)},
+        status_code=429,
+        headers={"Retry-After": str(exc.retry_after_s)},
+    )

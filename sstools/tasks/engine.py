@@ -5,13 +5,17 @@ Errors, drawn as a tree::
     TaskError
     ├── TaskNotFound      → 404
     ├── TaskConflict      → 409, names the task that holds the object
-    └── TaskFinished      → 409, a finished task cannot be cancelled
+    ├── TaskFinished      → 409, a finished task cannot be cancelled
+    ├── TaskCancelForbidden → 403, not the caller's task to cancel
+    └── TaskLimited       → 429 with Retry-After: over a cap on starting tasks
+        └── TooManyTasks  → the user's unfinished tasks are at SSTOOLS_TASKS_PER_USER
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
+import random
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -23,6 +27,7 @@ from dbos import DBOS, SetWorkflowID
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
 from sstools.storage import audit
@@ -44,6 +49,8 @@ _log = structlog.get_logger(__name__)
 # DBOS statuses of a workflow it will still run (or is running).
 _ALIVE = frozenset({"PENDING", "ENQUEUED"})
 _CLAIM_ATTEMPTS = 5
+# When to try again after TooManyTasks: a slot frees only when one of the user's tasks ends.
+TASK_SLOT_RETRY_AFTER_S = 30
 
 
 class TaskError(Exception):
@@ -60,11 +67,14 @@ class TaskConflict(TaskError):
 
     def __init__(self, running: Task) -> None:
         objects = ", ".join(f"«{name}»" for name in running.objects) or "те же объекты"
-        super().__init__(
+        head = (
             f"в окружении {running.env_id} уже выполняется задача {running.id} "
             f"({running.kind.value}, запустил {running.started_by}), которая меняет {objects}; "
-            "дождитесь её окончания или отмените её"
         )
+        if running.status is TaskStatus.cancelled:  # claims are held until its step ends
+            super().__init__(head + "она отменена, но её текущий шаг ещё не закончился: подождите")
+        else:
+            super().__init__(head + "дождитесь её окончания или отмените её")
         self.running = running
 
 
@@ -72,6 +82,53 @@ class TaskFinished(TaskError):
     def __init__(self, task: Task) -> None:
         super().__init__(f"задача {task.id} уже завершена (статус {task.status.value})")
         self.task = task
+
+
+class TaskLimited(TaskError):
+    """Starting it now would exceed a cap; ``retry_after_s``: when trying again may succeed."""
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class TooManyTasks(TaskLimited):
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            "у вас уже выполняется столько задач, сколько можно одному пользователю "
+            f"(предел: {limit}); дождитесь, пока одна из них закончится, и повторите",
+            TASK_SLOT_RETRY_AFTER_S,
+        )
+        self.limit = limit
+
+
+class TaskCancelForbidden(TaskError):
+    """The caller may not cancel this task (→ 403)."""
+
+    def __init__(self, task: Task, message: str) -> None:
+        super().__init__(message)
+        self.task = task
+        self.required = Role.admin
+
+
+# Tasks of these kinds only an admin may cancel: an admin's operation on a whole environment.
+ADMIN_CANCELS = frozenset({TaskKind.backup, TaskKind.restore})
+
+
+def _check_may_cancel(task: Task, user: str, role: Role) -> None:
+    if role is Role.admin:
+        return
+    if task.kind in ADMIN_CANCELS:
+        raise TaskCancelForbidden(
+            task,
+            f"задачу {task.id} ({task.kind.value}) может отменить только администратор",
+        )
+    if task.started_by != user:
+        raise TaskCancelForbidden(
+            task,
+            f"задачу {task.id} запустил {task.started_by}: отменить её может только "
+            "он сам или администратор",
+        )
 
 
 def system_database(settings: Settings) -> str:
@@ -97,6 +154,7 @@ class TaskEngine:
         self.environments = environments
         self._store: SyncTaskStore | None = None
         self._shared = make_url(system_database(settings)).get_backend_name() == "postgresql"
+        self._launching = asyncio.Lock()
 
     # -- DBOS ---------------------------------------------------------------------------------
 
@@ -112,13 +170,18 @@ class TaskEngine:
         )
 
     async def _launch(self) -> None:
-        if not _runtime.owns(self):
-            await asyncio.to_thread(_runtime.acquire, self, self._context())
+        # _runtime marks us the owner before DBOS.launch() returns: a start racing the first one
+        # would see that and start its workflow on a system database not yet set up.
+        async with self._launching:
+            if not _runtime.owns(self):
+                await asyncio.to_thread(_runtime.acquire, self, self._context())
 
     async def recover(self) -> builtins.list[str]:
         """On app start: let DBOS resume what it can; fail the rest. The ids failed."""
         async with self.sessions() as session:
             unfinished = await records.unfinished_tasks(session)
+            if not self._shared:  # one process: a cancelled task not running here has stopped
+                await records.release_finished_claims(session, running=_runtime.active())
         if not unfinished and not self._shared:  # with several workers: watch for dead ones
             return []
         began = time.perf_counter()
@@ -188,13 +251,34 @@ class TaskEngine:
         workflow: Callable[..., Any],
         args: Sequence[Any] = (),
     ) -> Task:
-        """Record the task, claim its objects in ``env_id``, start its workflow in DBOS."""
+        """Record the task, claim its objects in ``env_id`` and one of ``started_by``'s slots,
+        start its workflow in DBOS.
+
+        Raises:
+            TaskConflict: another unfinished task writes one of the objects.
+            TooManyTasks: every slot of ``started_by`` is held by an unfinished task.
+        """
         name = workflow_name(workflow)
         if REGISTERED.get(name) is not workflow:
             raise ValueError(f"{name} is not declared with @task_workflow")
         task_id = uuid.uuid4().hex
-        for _ in range(_CLAIM_ATTEMPTS):
+        limit = self.settings.tasks_per_user
+        # A round that fails saw a holder end or a concurrent start of the same user take the
+        # slot it chose; each of those can happen at most about ``limit`` times in a row.
+        for _ in range(_CLAIM_ATTEMPTS + limit):
             async with self.sessions() as session:
+                free = await records.free_user_slots(session, started_by, limit)
+                if not free:
+                    await audit.record(
+                        session,
+                        action="task_started",
+                        outcome="throttled",
+                        username=started_by,
+                        env_id=env_id,
+                        kind=kind.value,
+                        limit=limit,
+                    )
+                    raise TooManyTasks(limit)
                 record = TaskRecord(
                     id=task_id,
                     kind=kind.value,
@@ -205,7 +289,9 @@ class TaskEngine:
                     started_by=started_by,
                     status=TaskStatus.queued.value,
                 )
-                holder = await records.insert_task(session, record, object_keys)
+                # A random free slot: concurrent starts of one user rarely pick the same one.
+                slot = random.choice(free)  # noqa: S311 - spreads contention, guards nothing
+                holder = await records.insert_task(session, record, object_keys, slot=slot)
                 if holder is None:
                     break
                 running = await records.get_task(session, holder) if holder else None
@@ -266,20 +352,41 @@ class TaskEngine:
             )
         return [Task.model_validate(record) for record in found]
 
-    async def cancel(self, task_id: str, user: str) -> Task:
-        """Cancel an unfinished task: its next step does not run; its claims are released."""
+    async def cancel(self, task_id: str, user: str, *, role: Role) -> Task:
+        """Cancel an unfinished task: its next step does not run.
+
+        Its claims stay until its workflow has actually stopped (the step under way ends), so
+        no other task writes the same objects meanwhile. Backups and restores: admins only;
+        another task: the person who started it, or an admin.
+        """
         task = await self.get(task_id)
         if task.status.finished:
             raise TaskFinished(task)
+        try:
+            _check_may_cancel(task, user, role)
+        except TaskCancelForbidden:
+            async with self.sessions() as session:
+                await audit.record(
+                    session,
+                    action="task_cancelled",
+                    outcome="forbidden",
+                    username=user,
+                    env_id=task.env_id,
+                    task_id=task_id,
+                    kind=task.kind.value,
+                )
+            raise
         # The record first: the workflow, stopped, must find it ended and leave it so.
         async with self.sessions() as session:
-            ended = await records.finish_task(
-                session, task_id, TaskStatus.cancelled, error=f"отменена пользователем {user}"
+            ended = await records.cancel_task(
+                session, task_id, error=f"отменена пользователем {user}"
             )
         if not ended:
             raise TaskFinished(await self.get(task_id))
         await self._launch()
         await asyncio.to_thread(DBOS.cancel_workflow, task_id)
+        # Not begun, or already out of its step: nothing will release the claims but this.
+        await asyncio.to_thread(_runtime.release_stopped_claims, [task_id])
         async with self.sessions() as session:
             await audit.record(
                 session,

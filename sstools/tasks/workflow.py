@@ -8,9 +8,11 @@
         return {"imported": [...]}          # the task's result; the task ends `succeeded`
 
 Raise :class:`TaskFailed` to end `failed` with a partial report; any other exception ends it
-`failed` with the exception's text. After a kill, DBOS re-runs the function: steps already
-checkpointed return their recorded output without running again; a step begun but not
-finished runs again — unless declared ``resumable=False``, when the task ends `failed` instead.
+`failed` with the exception's text. A cancelled task stops before its next step; a workflow
+with a partial report to keep calls :func:`report_on_cancel` as the cancellation passes. After
+a kill, DBOS re-runs the function: steps already checkpointed return their recorded output
+without running again; a step begun but not finished runs again — unless declared
+``resumable=False``, when the task ends `failed` instead.
 """
 
 from __future__ import annotations
@@ -21,10 +23,16 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import structlog
 from dbos import DBOS
-from dbos._error import DBOSAwaitedWorkflowCancelledError, DBOSWorkflowCancelledError
+from dbos._error import (
+    DBOSAwaitedWorkflowCancelledError,
+    DBOSWorkflowCancelledError,
+    DBOSWorkflowConflictIDError,
+)
 
 from sstools.tasks import _runtime
+from sstools.tasks.failure import TaskFailed
 from sstools.tasks.models import TaskStatus
+from sstools.tasks.serializer import RecordedStepError
 
 _log = structlog.get_logger(__name__)
 
@@ -38,6 +46,7 @@ REGISTERED: dict[str, Callable[..., TaskResult]] = {}
 
 INTERRUPTED = "прервано перезапуском сервера; шаг {step} из {total} «{name}» не завершён"
 INTERRUPTED_BEFORE_START = "прервано перезапуском сервера до начала выполнения"
+UNEXPECTED_FAILURE = "задача завершилась внутренней ошибкой ({kind}); подробности в журнале сервера"
 WORKFLOW_GONE = "прервано перезапуском сервера: эта версия сервера не умеет продолжить задачу"
 
 
@@ -48,16 +57,25 @@ CANCELLATION: tuple[type[BaseException], ...] = (
 )
 
 
-class TaskFailed(Exception):
-    """End the task `failed` with ``reason`` and, where useful, a partial ``result``."""
+class StepCancelled(DBOSWorkflowCancelledError):
+    """The workflow was cancelled while this step ran: the step finished, but DBOS refused to
+    checkpoint its outcome (a cancel takes the workflow from this execution).
 
-    def __init__(self, reason: str, result: dict[str, Any] | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.result = result
+    ``ran`` says the step returned (its ``output`` here), so a workflow can report what it did;
+    DBOS, seeing a cancellation, parks the execution as for any other.
+    """
 
-    def __reduce__(self) -> tuple[type[TaskFailed], tuple[str, dict[str, Any] | None]]:
-        return (type(self), (self.reason, self.result))  # DBOS pickles a step's exception
+    def __init__(self, task_id: str, name: str, *, ran: bool, output: Any) -> None:
+        super().__init__(f"task {task_id} cancelled during step «{name}»")
+        self.ran = ran
+        self.output = output
+
+
+def step_output(cancelled: BaseException) -> tuple[bool, Any]:
+    """For a cancellation caught around a step: whether that step ran, and what it returned."""
+    if isinstance(cancelled, StepCancelled):
+        return cancelled.ran, cancelled.output
+    return False, None
 
 
 # What a workflow catching a step's failure must let through: a cancellation, or a verdict the
@@ -85,7 +103,8 @@ def task_workflow(
             try:
                 result = fn(task_id, *args, **kwargs)
             except CANCELLATION:
-                store.finish(task_id, TaskStatus.cancelled)
+                # Stopped at last (the step under way has ended): keep what it left, free claims.
+                store.cancelled(task_id, _reports_on_cancel.pop(task_id, None))
                 raise
             except Exception as exc:
                 # The server stopped under the workflow, so its step failed for that reason
@@ -96,16 +115,30 @@ def task_workflow(
                     store.finish(task_id, TaskStatus.failed, result=exc.result, error=exc.reason)
                     return None
                 _log.error("task_failed", task_id=task_id, workflow=name, exc_info=exc)
-                store.finish(task_id, TaskStatus.failed, error=f"{type(exc).__name__}: {exc}")
+                kind = exc.type_name if isinstance(exc, RecordedStepError) else type(exc).__name__
+                # The text may quote a request, a URL or a credential: it stays in the log.
+                store.finish(task_id, TaskStatus.failed, error=UNEXPECTED_FAILURE.format(kind=kind))
                 return None
             store.finish(task_id, TaskStatus.succeeded, result=result)
             return result
         finally:
+            _reports_on_cancel.pop(task_id, None)
             _runtime.leave(task_id)
 
     registered = DBOS.workflow(name=name)(run)
     REGISTERED[name] = registered
     return registered
+
+
+_reports_on_cancel: dict[str, dict[str, Any]] = {}
+
+
+def report_on_cancel(task_id: str, result: dict[str, Any]) -> None:
+    """Call as a cancellation passes (``except CANCELLATION``): the cancelled task's report.
+
+    E.g. a deploy's «imported / not imported» and its snapshot, so a rollback can undo it.
+    """
+    _reports_on_cancel[task_id] = result
 
 
 def progress(task_id: str, step: int, total: int, name: str) -> None:
@@ -129,14 +162,39 @@ def task_step(
     """Run ``fn`` as checkpointed step ``step`` of ``total``; see the module's docstring."""
     progress(task_id, step, total, name)
     if resumable:
-        return DBOS.run_step({"name": name}, fn, *args)
+        return _run_step(task_id, name, fn, *args)
     # Checkpointed before the step runs: replayed with an older launch id, it says the step
     # began in an earlier process that died before checkpointing the step's own output.
-    begun = DBOS.run_step({"name": f"{name}: начало"}, _launch_id)
+    begun = _run_step(task_id, f"{name}: начало", _launch_id)
 
     def guarded() -> R:
         if begun != _launch_id():
             raise TaskFailed(INTERRUPTED.format(step=step, total=total, name=name))
         return fn(*args)
 
-    return DBOS.run_step({"name": name}, guarded)
+    return _run_step(task_id, name, guarded)
+
+
+# A cancel takes the workflow from the execution running it: recording the outcome of the step
+# under way then raises DBOSWorkflowConflictIDError.
+_CANCELLED_OR_TAKEN: tuple[type[BaseException], ...] = (*CANCELLATION, DBOSWorkflowConflictIDError)
+
+
+def _run_step(task_id: str, name: str, fn: Callable[..., R], *args: Any) -> R:
+    returned: list[R] = []
+
+    def run() -> R:
+        output = fn(*args)
+        returned.append(output)
+        return output
+
+    try:
+        return DBOS.run_step({"name": name}, run)
+    except _CANCELLED_OR_TAKEN as exc:
+        # A takeover by another execution (recovery) raises that too: only a cancel is ours.
+        # (Not DBOS.get_workflow_status: inside a workflow it is a step, refused once cancelled.)
+        taken = isinstance(exc, DBOSWorkflowConflictIDError)
+        if taken and not _runtime.context().store.is_cancelled(task_id):
+            raise
+        output = returned[0] if returned else None
+        raise StepCancelled(task_id, name, ran=bool(returned), output=output) from exc

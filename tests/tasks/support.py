@@ -6,7 +6,11 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
-from sstools.tasks import Task, TaskEngine, TaskStatus
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from sstools.config import Settings
+from sstools.tasks import Task, TaskEngine, TaskStatus, system_database
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], timeout_s: float = 30.0) -> None:
@@ -25,3 +29,13 @@ async def task_reaches(
 
     await eventually(reached, timeout_s)
     return await tasks.get(task_id)
+
+
+def system_engine(settings: Settings) -> sa.Engine:
+    """A plain connection to DBOS's system database (its tables, on PostgreSQL in its schema)."""
+    url = make_url(system_database(settings))
+    if url.get_backend_name() == "postgresql":
+        return sa.create_engine(
+            url, connect_args={"options": f"-csearch_path={settings.tasks_schema}"}
+        )
+    return sa.create_engine(url)

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 from pydantic import BaseModel
+from sqlalchemy import select
 
 from sstools.auth.deps import CurrentUser
 from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal, issue_token
+from sstools.auth.users import add_user
+from sstools.config import Settings
+from sstools.storage.db import create_engine, session_factory
+from sstools.storage.models import AuditEntry
 from sstools.tasks import TaskKind, TaskStatus
 from tests.conftest import AuthHeaders
 from tests.tasks.conftest import Database, Served
@@ -22,6 +29,7 @@ class StartBody(BaseModel):
     env_id: str
     key: str
     folder: str
+    kind: TaskKind = TaskKind.deploy
 
 
 @pytest.fixture
@@ -31,7 +39,7 @@ def starting(served: Served) -> Served:
     @served.app.post("/test/tasks")
     async def start(body: StartBody, user: CurrentUser) -> dict[str, str]:
         task = await served.tasks.start(
-            TaskKind.deploy,
+            body.kind,
             env_id=body.env_id,
             source="ss-dev",
             objects=["Energy KPIs"],
@@ -113,3 +121,61 @@ async def test_refusals_name_what_is_wrong(
     assert "уже завершена" in again.json()["detail"]
     missing = await client.post(f"/api/tasks/{'f' * 32}/cancel", headers=auth(Role.engineer))
     assert missing.status_code == 404
+
+
+async def test_only_the_owner_or_an_admin_cancels_and_backups_only_an_admin(
+    starting: Served, folder: Path, auth: AuthHeaders, settings: Settings, database: Database
+) -> None:
+    client = starting.client
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        await add_user(session, "пётр", Role.engineer, "petr-test-password")
+    await engine.dispose()
+    token = issue_token(settings, Principal(username="пётр", role=Role.engineer))
+    petr = {"Authorization": f"Bearer {token}"}
+
+    async def start(key: str, role: Role, kind: TaskKind = TaskKind.deploy) -> str:
+        body = {"env_id": "ss-dev", "key": key, "folder": str(folder), "kind": kind.value}
+        created = await client.post("/test/tasks", json=body, headers=auth(role))
+        assert created.status_code == 200, created.text
+        task_id: str = created.json()["id"]
+        return task_id
+
+    async def cancel(task_id: str, headers: dict[str, str]) -> httpx.Response:
+        return await client.post(f"/api/tasks/{task_id}/cancel", headers=headers)
+
+    # Another engineer's deploy: refused, and it goes on; its owner or an admin may.
+    first = await start("dashboard:1", Role.engineer)
+    refused = await cancel(first, petr)
+    assert refused.status_code == 403
+    assert refused.json()["required_role"] == "admin"
+    assert "запустил engineer" in refused.json()["detail"]
+    assert "только он сам или администратор" in refused.json()["detail"]
+    assert (await starting.tasks.get(first)).status is not TaskStatus.cancelled
+    assert (await cancel(first, auth(Role.engineer))).json()["status"] == "cancelled"
+    second = await start("dashboard:2", Role.engineer)
+    assert (await cancel(second, auth(Role.admin))).json()["status"] == "cancelled"
+
+    # An admin's backup or restore: no engineer cancels it; an admin does.
+    for kind in (TaskKind.backup, TaskKind.restore):
+        admins = await start(f"environment:{kind.value}", Role.admin, kind)
+        refused = await cancel(admins, auth(Role.engineer))
+        assert refused.status_code == 403
+        assert refused.json()["required_role"] == "admin"
+        assert "может отменить только администратор" in refused.json()["detail"]
+        assert (await starting.tasks.get(admins)).status is not TaskStatus.cancelled
+        assert (await cancel(admins, auth(Role.admin))).json()["status"] == "cancelled"
+    async with starting.app.state.services.sessions() as session:
+        audited = (
+            await session.scalars(select(AuditEntry).where(AuditEntry.action == "task_cancelled"))
+        ).all()
+    outcomes = sorted((entry.outcome, entry.username) for entry in audited)
+    assert outcomes == [
+        ("forbidden", "engineer"),
+        ("forbidden", "engineer"),
+        ("forbidden", "пётр"),
+        ("ok", "admin"),
+        ("ok", "admin"),
+        ("ok", "admin"),
+        ("ok", "engineer"),
+    ]

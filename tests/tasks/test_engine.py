@@ -10,13 +10,14 @@ import pytest
 from sqlalchemy import select
 
 from sstools.app import create_app
+from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry
 from sstools.tasks import Task, TaskConflict, TaskFinished, TaskKind, TaskStatus, _runtime
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.tasks.conftest import Served
 from tests.tasks.support import eventually, task_reaches
-from tests.tasks.workflows import gate, half_done, write_steps, written
+from tests.tasks.workflows import gate, half_done, leaky, write_steps, written
 
 
 async def _start(
@@ -94,6 +95,29 @@ async def test_a_task_runs_step_by_step_to_its_result(served: Served, folder: Pa
     assert (await task_reaches(served.tasks, again.id, TaskStatus.succeeded)).result
 
 
+async def test_an_unexpected_failure_stores_its_kind_never_its_text(
+    served: Served, folder: Path
+) -> None:
+    """Every user reads a task's error: a quoted key or URL in an exception must not reach it."""
+    secret = "sk-canary-0123456789abcdef"
+    task = await served.tasks.start(
+        TaskKind.validation,
+        env_id="ss-dev",
+        source=None,
+        objects=["A"],
+        object_keys=["dashboard:leaky"],
+        started_by="analyst",
+        workflow=leaky,
+        args=(str(folder), secret),
+    )
+    done = await task_reaches(served.tasks, task.id, TaskStatus.failed, TaskStatus.succeeded)
+    assert done.status is TaskStatus.failed
+    assert done.error is not None
+    assert "RuntimeError" in done.error
+    assert secret not in done.error
+    assert "Bearer" not in done.error
+
+
 async def test_a_failing_task_keeps_its_partial_report(served: Served, folder: Path) -> None:
     task = await served.tasks.start(
         TaskKind.migration,
@@ -123,7 +147,7 @@ async def test_cancel_stops_the_steps_that_follow(served: Served, folder: Path) 
         return progress is not None and progress.step == 2
 
     await eventually(in_step_two)
-    cancelled = await served.tasks.cancel(task.id, "engineer")
+    cancelled = await served.tasks.cancel(task.id, "engineer", role=Role.engineer)
     assert cancelled.status is TaskStatus.cancelled
     assert cancelled.error == "отменена пользователем engineer"
     assert cancelled.finished_at is not None
@@ -139,9 +163,41 @@ async def test_cancel_stops_the_steps_that_follow(served: Served, folder: Path) 
     assert written(folder) == [1, 2]
     assert (await served.tasks.get(task.id)).status is TaskStatus.cancelled  # not overwritten
     with pytest.raises(TaskFinished):
-        await served.tasks.cancel(task.id, "engineer")
+        await served.tasks.cancel(task.id, "engineer", role=Role.engineer)
     # Cancelling released the claim.
     assert (await _start(served, folder, total=0)).status in set(TaskStatus)
+
+
+async def test_a_cancelled_task_holds_its_objects_until_its_step_has_ended(
+    served: Served, folder: Path
+) -> None:
+    # Its step under way still writes: another task on the same object must wait for it.
+    task = await _start(served, folder, user="ирина")
+    gate(folder, 1).touch()
+
+    async def in_step_two() -> bool:
+        progress = (await served.tasks.get(task.id)).progress
+        return progress is not None and progress.step == 2
+
+    await eventually(in_step_two)
+    cancelled = await served.tasks.cancel(task.id, "ирина", role=Role.engineer)
+    assert cancelled.status is TaskStatus.cancelled
+    with pytest.raises(TaskConflict) as refused:
+        await _start(served, folder, user="пётр", total=0)
+    assert refused.value.running.id == task.id
+    assert "отменена, но её текущий шаг ещё не закончился" in str(refused.value)
+
+    gate(folder, 2).touch()  # the step ends; the workflow stops before step 3
+
+    async def idle() -> bool:
+        return not _runtime.active()
+
+    await eventually(idle)
+    second = await _start(served, folder, user="пётр", total=0)
+    assert second.started_by == "пётр"
+    assert written(folder) == [1, 2]
+    gone = await served.tasks.get(task.id)
+    assert (gone.status, gone.error) == (TaskStatus.cancelled, "отменена пользователем ирина")
 
 
 async def test_a_second_writer_of_the_same_object_is_refused(served: Served, folder: Path) -> None:

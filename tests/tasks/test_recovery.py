@@ -3,6 +3,7 @@ or — where it cannot — the task ends `failed` with the reason. Never `runnin
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -15,13 +16,15 @@ from typing import Any
 
 import psycopg
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from sstools.config import Settings
 from sstools.storage.db import create_engine, session_factory
-from sstools.storage.tasks import get_task
+from sstools.storage.tasks import cancel_task, claim_holder, get_task
 from sstools.tasks import TaskStatus
 from tests.tasks.conftest import POSTGRES_URL, Database
+from tests.tasks.support import system_engine
 from tests.tasks.workflows import gate, written
 
 ROOT = Path(__file__).parents[2]
@@ -177,3 +180,38 @@ async def test_a_task_whose_workflow_is_gone_ends_failed_not_running(
         "прервано перезапуском сервера; шаг 2 из 3 «шаг 2» не завершён",
     )
     assert written(folder) == [1]
+
+
+async def test_a_task_cancelled_then_killed_in_its_step_frees_its_objects_at_the_next_start(
+    tmp_path: Path, settings: Settings, folder: Path, workers: list[Worker]
+) -> None:
+    # Cancelled while in step 2, its claims wait for the step to end; the worker dies instead.
+    task_id = _kill_mid_step(tmp_path, settings, folder, workers, "write_steps")
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        assert await cancel_task(session, task_id, error="отменена пользователем engineer")
+        assert await claim_holder(session, "ss-dev", ["dashboard:energy"]) == task_id
+    system = system_engine(settings)
+    with system.begin() as connection:  # what DBOS.cancel_workflow records
+        connection.execute(
+            sa.text("update workflow_status set status = 'CANCELLED' where workflow_uuid = :id"),
+            {"id": task_id},
+        )
+    system.dispose()
+    restarted = Worker(_config(tmp_path, settings))
+    workers.append(restarted)
+    restarted.said("recovered")
+    deadline = time.monotonic() + 30
+    while True:
+        async with session_factory(engine)() as session:
+            if await claim_holder(session, "ss-dev", ["dashboard:energy"]) is None:
+                break
+        assert time.monotonic() < deadline, "the claims of the dead cancelled task stay held"
+        await asyncio.sleep(0.1)
+    restarted.finish()
+    await engine.dispose()
+    assert await _status(settings, task_id) == (
+        TaskStatus.cancelled,
+        "отменена пользователем engineer",
+    )
+    assert written(folder) == [1]  # nothing ran again

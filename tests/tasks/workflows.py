@@ -56,3 +56,10 @@ def half_done(task_id: str, folder: str) -> dict[str, object]:
     """Fails at step 2 with a partial report."""
     task_step(task_id, 1, 2, "шаг 1", _append, folder, 1, False)
     raise TaskFailed("шаг 2 не удался: цель недоступна", {"imported": ["A"], "not_imported": ["B"]})
+
+
+@task_workflow
+def leaky(task_id: str, folder: str, secret: str) -> dict[str, object]:
+    """Fails with an unexpected error whose text quotes a credential, as a client's error may."""
+    task_step(task_id, 1, 1, "шаг 1", _append, folder, 1, False)
+    raise RuntimeError(f"401 from the endpoint: Authorization: Bearer {secret}")
