@@ -68,11 +68,22 @@ class Settings(BaseSettings):
     git_remote: str | None = None
     # Stages whose environments are exported to git (a snapshot) before a deploy writes them.
     snapshot_stages: list[Literal["dev", "staging", "prod"]] = ["prod"]
+    # The files a deploy task imports, by SHA-256: the task's stored input names them only.
+    bundle_dir: Path = Path(".sstools/bundles")
+    # Dashboard exports one worker runs at once against one environment (git status runs one
+    # per dashboard; the rest wait their turn).
+    export_concurrency: int = Field(default=4, ge=1, le=100)
 
     # Durable tasks (sstools.tasks): DBOS's system database. Empty: tasks.sqlite beside a SQLite
     # database, the same PostgreSQL database otherwise (in schema tasks_schema).
     tasks_database_url: str | None = None
     tasks_schema: str = Field(default="dbos", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
+    # Caps on starting tasks (429 with Retry-After): unfinished tasks per user, counted in the
+    # database across workers; validations and documentations per dashboard, in `limits`
+    # notation, counted in this process's memory like the login limits.
+    tasks_per_user: int = Field(default=5, gt=0, le=1000)
+    validation_limit_per_dashboard: str = "6/hour"
+    documentation_limit_per_dashboard: str = "6/hour"
 
     # Backups (sstools.domain.backups): archives under backup_dir/<env id>/, the newest
     # backup_keep of each environment kept (the oldest removed once a new one is verified).
@@ -84,7 +95,12 @@ class Settings(BaseSettings):
 
     log_level: str = "INFO"
 
-    @field_validator("login_limit_per_user", "login_limit_per_address")
+    @field_validator(
+        "login_limit_per_user",
+        "login_limit_per_address",
+        "validation_limit_per_dashboard",
+        "documentation_limit_per_dashboard",
+    )
     @classmethod
     def _rate_limit(cls, value: str) -> str:
         try:

@@ -41,7 +41,7 @@ class Services:
             superset=SupersetPool(
                 environments, timeout_s=settings.superset_timeout_s, transport=superset_transport
             ),
-            git=GitStore(settings.git_dir, settings.git_remote),
+            git=GitStore(settings.git_dir, settings.git_remote, settings.export_concurrency),
             tasks=TaskEngine(settings, sessions, environments),
         )
 

@@ -65,6 +65,7 @@ def make_settings(tmp_path: Path, environments_file: Path, **overrides: object) 
         environments_file=environments_file,
         git_dir=overrides.pop("git_dir", tmp_path / "git"),
         backup_dir=overrides.pop("backup_dir", tmp_path / "backups"),
+        bundle_dir=overrides.pop("bundle_dir", tmp_path / "bundles"),
         **overrides,  # type: ignore[arg-type]
     )
 

@@ -1,8 +1,9 @@
 """Tool invocation over HTTP with the user's token (AGTL-FR-002…004).
 
-Reads: one retry after a fixed delay on 5xx or a connection error. Writes: never retried, and
-they carry an ``Idempotency-Key``. A timeout never hangs the chat: a read reports it, a write
-reports that its status is unknown. 401 → session expired (no retry), 403 → permission denied.
+Reads: one retry after a fixed delay on 5xx or a connection error. Writes: never retried, so
+each approved write is sent once (no ``Idempotency-Key``: no route would read one). A timeout
+never hangs the chat: a read reports it, a write reports that its status is unknown.
+401 → session expired (no retry), 403 → permission denied, 429 → over a cap, the server's reason.
 Every call lands in the audit log with its attempts, transient failures, latency, and raw and
 summarised sizes (``sstools report`` reads them), and in the Prometheus metrics.
 The route is checked as sent: a request whose path the client or server would read otherwise
@@ -132,10 +133,8 @@ class ToolExecutor:
         # And each segment stays one once decoded: no "%2F", no "%2e%2e".
         return all(is_inert(segment) for segment in built[1:].split("/"))
 
-    async def _send(self, request: ToolRequest, token: str, key: str | None) -> httpx.Response:
+    async def _send(self, request: ToolRequest, token: str) -> httpx.Response:
         headers = {"Authorization": f"Bearer {token}"}
-        if key:
-            headers["Idempotency-Key"] = key
         outgoing = self._http.build_request(
             request.method,
             request.path,
@@ -156,7 +155,7 @@ class ToolExecutor:
     async def preview(self, request: ToolRequest, token: str) -> Any | None:
         """A read-only estimate before a confirmation card; None when it cannot be had."""
         try:
-            response = await self._send(request, token, None)
+            response = await self._send(request, token)
         except (_Transient, _RouteChanged, httpx.HTTPError):
             return None
         return response.json() if response.status_code == 200 else None
@@ -169,7 +168,6 @@ class ToolExecutor:
         *,
         token: str,
         username: str,
-        idempotency_key: str,
     ) -> ToolResult:
         assert tool.build is not None
         request = tool.build(args, scope)
@@ -189,9 +187,7 @@ class ToolExecutor:
                 with attempt:
                     attempts += 1
                     try:
-                        response = await self._send(
-                            request, token, idempotency_key if write else None
-                        )
+                        response = await self._send(request, token)
                     except _Transient:
                         transient_failures += 1
                         raise
@@ -269,6 +265,9 @@ class ToolExecutor:
             message = texts.PERMISSION_DENIED.format(tool=tool.name, roles=", ".join(roles) or "?")
             return _error(Outcome.permission_denied, message, status=status, required_roles=roles)
         detail = _detail(response)
+        if status == 429:  # a cap on starts or streams: nothing ran; the reason says when to retry
+            message = texts.RATE_LIMITED.format(tool=tool.name, detail=detail)
+            return _error(Outcome.error, message, status=status)
         # No route at all (the endpoint is not built yet) differs from "no such object".
         if status in (404, 405) and detail in ("Not Found", "Method Not Allowed"):
             return _error(

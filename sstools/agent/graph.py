@@ -293,7 +293,7 @@ class AgentGraph:
         crash = False
         try:
             digest = current["decision"].get("digest")
-            result = await self._run(tool, args, state, runtime, current["confirmation_id"], digest)
+            result = await self._run(tool, args, state, runtime, digest)
         except Exception:  # a bug or a fault under the executor: this call failed, say which
             _log.exception("tool call failed unexpectedly", tool=tool.name, run_id=run_id)
             result, crash = reports.crashed(tool), True
@@ -312,7 +312,6 @@ class AgentGraph:
         args: ToolArgs,
         state: AgentState,
         runtime: Runtime[RunContext],
-        key: str,
         plan_digest: str | None,
     ) -> ToolResult:
         if tool.build is None:  # show_capabilities: answered from the selection itself
@@ -329,7 +328,6 @@ class AgentGraph:
                 _scope(_context(state)).model_copy(update={"plan_digest": plan_digest}),
                 token=runtime.context.token,
                 username=runtime.context.username,
-                idempotency_key=key,
             )
         except ToolArgumentError as exc:
             message = str(exc)

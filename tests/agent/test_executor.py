@@ -21,6 +21,7 @@ from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry
+from sstools.tasks import TooManyTasks
 from sstools.testing import LiveServer
 
 INVALID_DETAIL = [
@@ -55,6 +56,9 @@ class FaultServer:
             return JSONResponse({"items": items, "total": 400})
         if step == "missing":
             return JSONResponse({"detail": "Not Found"}, status_code=404)
+        if step == "capped":  # the task engine's cap on a user's unfinished tasks
+            body = {"detail": TooManyTasks(5).args[0]}
+            return JSONResponse(body, status_code=429, headers={"Retry-After": "30"})
         if step == "invalid":  # FastAPI's own shape for a request it refuses
             return JSONResponse({"detail": INVALID_DETAIL}, status_code=422)
         status = int(step)
@@ -109,7 +113,6 @@ async def _run(executor: ToolExecutor, tool: str, args: dict[str, object]) -> To
         SCOPE,
         token="t",
         username="ирина",
-        idempotency_key="cf_key",
     )
 
 
@@ -146,7 +149,7 @@ async def test_a_success_or_a_refusal_is_not_waited_for(
     assert waits == []
 
 
-async def test_agtl_fr_002_write_is_never_retried_and_carries_an_idempotency_key(
+async def test_agtl_fr_002_write_is_never_retried_and_sent_once_without_an_unread_key(
     executor: ToolExecutor, fault: tuple[FaultServer, str], waits: list[float]
 ) -> None:
     server, _ = fault
@@ -156,7 +159,23 @@ async def test_agtl_fr_002_write_is_never_retried_and_carries_an_idempotency_key
     assert result.attempts == 1
     assert waits == []
     assert server.calls["/api/deploy"] == 1
-    assert server.headers[-1]["idempotency-key"] == "cf_key"
+    # No route reads an Idempotency-Key: sending one would promise a deduplication not made.
+    assert "idempotency-key" not in server.headers[-1]
+
+
+async def test_a_capped_start_reads_as_the_servers_reason_not_as_a_failure(
+    executor: ToolExecutor, fault: tuple[FaultServer, str], waits: list[float]
+) -> None:
+    fault[0].plan["/api/dashboards/10/validate"] = ["capped"]
+    result = await _run(executor, "run_llm_validation", {})
+    assert (result.outcome, result.status, result.attempts) == (Outcome.error, 429, 1)
+    assert result.message == (
+        "«run_llm_validation» не запущен, сработал предел: у вас уже выполняется столько задач, "
+        "сколько можно одному пользователю (предел: 5); дождитесь, пока одна из них "
+        "закончится, и повторите"
+    )
+    assert "завершился ошибкой" not in result.content
+    assert waits == []
 
 
 async def test_agtl_fr_004_a_hanging_read_times_out_clearly(

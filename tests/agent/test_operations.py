@@ -118,7 +118,6 @@ async def _run(executor: ToolExecutor, tool: str, args: dict[str, object]) -> To
         SCOPE,
         token="t",
         username="ирина",
-        idempotency_key="cf_key",
     )
 
 

@@ -46,6 +46,7 @@ TEMPLATES = {
     ("POST", "/api/deploy"),
     ("POST", "/api/deploy/plan"),
     ("POST", "/api/deploy/{task_id}/rollback"),
+    ("POST", "/api/deploy/{task_id}/rollback/plan"),
     # Decoys a traversal would aim at.
     ("GET", "/api/users"),
     ("GET", "/api/auth/me"),
@@ -170,7 +171,8 @@ def intended(tool: str, args: Any, call_scope: CallScope, *, preview: bool = Fal
     if tool == "get_task_status":
         return Hit("GET", "/api/tasks/{task_id}", {"task_id": args.task_id}, [])
     if tool == "rollback_deploy":
-        return Hit("POST", "/api/deploy/{task_id}/rollback", {"task_id": args.task_id}, [])
+        route = "/api/deploy/{task_id}/rollback" + ("/plan" if preview else "")
+        return Hit("POST", route, {"task_id": args.task_id}, [])
     if tool == "deploy_dashboard":
         # The dashboard goes in the body: the route has no segment a value could bend.
         return Hit("POST", "/api/deploy/plan" if preview else "/api/deploy", {}, [])
@@ -191,7 +193,6 @@ async def call(rig: Rig, tool: str, raw: dict[str, Any], call_scope: CallScope) 
         call_scope,
         token="t",
         username="ирина",
-        idempotency_key="cf_key",
     )
 
 
@@ -309,7 +310,6 @@ async def test_the_executor_refuses_a_route_its_builder_let_change(rig: Rig, tas
         scope(),
         token="t",
         username="ирина",
-        idempotency_key="cf_key",
     )
     assert rig.server.hits == []
     assert result.outcome.value == "refused"

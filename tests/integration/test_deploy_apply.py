@@ -156,8 +156,18 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
     css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
     assert DRIFT_MARKER in css  # prod changed
 
+    # The rollback is a plan too (from the pinned snapshot commit), applied by its digest.
+    rollback_plan = await client.post(
+        f"/api/deploy/{deployed['id']}/rollback/plan",
+        json={"env_id": "prod"},
+        headers=auth(ENGINEER),
+    )
+    assert rollback_plan.status_code == 200, rollback_plan.text
+    assert rollback_plan.json()["snapshot_commit"] == deployed["result"]["snapshot"]["commit"]
     undo = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback", json={"env_id": "prod"}, headers=auth(ENGINEER)
+        f"/api/deploy/{deployed['id']}/rollback",
+        json={"env_id": "prod", "digest": rollback_plan.json()["digest"]},
+        headers=auth(ENGINEER),
     )
     assert undo.status_code == 202, undo.text
     rolled_back = await wait_for_task(client, auth, undo.json()["id"])

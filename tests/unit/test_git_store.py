@@ -8,12 +8,23 @@ from pathlib import Path
 
 import httpx
 import pytest
+from dulwich.object_store import tree_lookup_path
+from dulwich.objects import Blob, Commit
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.domain.git_store import DEFAULT_BRANCH, BranchExists, UnknownBranch
+from sstools.domain.deploy.rollback import SnapshotRecord, SnapshotUnusable, _read_snapshot
+from sstools.domain.git_store import (
+    DEFAULT_BRANCH,
+    BranchExists,
+    CorruptCommit,
+    GitStore,
+    ReservedBranch,
+    UnknownBranch,
+    UnknownCommit,
+)
 from sstools.domain.git_store._repo import Repository
 from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import AuthHeaders
@@ -112,7 +123,9 @@ async def test_analysts_may_not_write(
     assert response.json()["required_role"] == "engineer"
 
 
-@pytest.mark.parametrize("name", ["a..b", "-x", "HEAD", "x.lock", "a b", "x/"])
+@pytest.mark.parametrize(
+    "name", ["a..b", "-x", "HEAD", "x.lock", "a b", "x/", "refs/heads/x", "snapshots/x"]
+)
 async def test_a_branch_name_git_refuses_is_422(
     client: httpx.AsyncClient, auth: AuthHeaders, name: str
 ) -> None:
@@ -175,3 +188,57 @@ def test_writers_in_many_threads_each_with_its_own_handle_all_land(tmp_path: Pat
         DEFAULT_BRANCH, [f"docs/{number}.md" for number in range(16)]
     )
     assert len(files) == 16
+
+
+def test_a_pinned_commit_reads_as_it_was_after_its_branch_moves(tmp_path: Path) -> None:
+    repository = Repository(tmp_path / "git")
+    pinned, _ = repository.commit("main", FILES, "snapshot", "sstools <sstools@sstools>")
+    assert pinned is not None
+    repository.commit("main", {"dashboards/a.yaml": b"title: TAMPERED\n"}, "x", "b <b@x>")
+    info, files = repository.read_commit(pinned.id, ["dashboards/a.yaml", "nope.yaml"])
+    assert info == pinned
+    assert files == {"dashboards/a.yaml": b"title: A\n"}
+    with pytest.raises(UnknownCommit):
+        repository.read_commit("0" * 40, ["dashboards/a.yaml"])
+    with pytest.raises(UnknownCommit):
+        repository.read_commit("main", ["dashboards/a.yaml"])  # a branch is not a pinned id
+
+
+def test_a_pinned_commit_whose_object_file_was_rewritten_is_refused(tmp_path: Path) -> None:
+    repository = Repository(tmp_path / "git")
+    pinned, _ = repository.commit("main", FILES, "snapshot", "sstools <sstools@sstools>")
+    assert pinned is not None
+    repo = Repo(str(tmp_path / "git"))
+    commit = repo[pinned.id.encode()]
+    assert isinstance(commit, Commit)
+    _, blob_id = tree_lookup_path(repo.__getitem__, commit.tree, b"dashboards/a.yaml")
+    # Put another blob's content under the snapshot blob's name, as a hand edit would.
+    other = Blob.from_string(b"title: TAMPERED\n")
+    repo.object_store.add_object(other)
+    loose = Path(repo.object_store._get_shafile_path(blob_id))
+    loose.chmod(0o644)
+    loose.write_bytes(Path(repo.object_store._get_shafile_path(other.id)).read_bytes())
+    with pytest.raises(CorruptCommit):
+        repository.read_commit(pinned.id, ["dashboards/a.yaml"])
+
+
+async def test_people_cannot_write_snapshot_branches_through_the_store(tmp_path: Path) -> None:
+    git = GitStore(tmp_path / "git")
+    with pytest.raises(ReservedBranch):
+        await git.create_branch("snapshots/abc")
+    made = await git.create_branch("snapshots/abc", snapshot=True)  # the snapshot step may
+    assert made.name == "snapshots/abc"
+
+
+def test_a_snapshot_without_a_pinned_commit_or_with_a_lost_one_is_unusable(
+    tmp_path: Path,
+) -> None:
+    git = GitStore(tmp_path / "git")
+    unpinned = SnapshotRecord(branch="snapshots/t", commit=None, dashboards=["a"])
+    with pytest.raises(SnapshotUnusable, match="нет коммита снимка"):
+        _read_snapshot(git, "t" * 32, unpinned)
+    lost = SnapshotRecord(branch="snapshots/t", commit="1" * 40, dashboards=["a"])
+    with pytest.raises(SnapshotUnusable, match=f"коммита {'1' * 40} нет"):
+        _read_snapshot(git, "t" * 32, lost)
+    nothing = SnapshotRecord(branch="snapshots/t", commit=None, dashboards=[])
+    assert _read_snapshot(git, "t" * 32, nothing).dashboards == {}  # only deletions to plan

@@ -1,7 +1,8 @@
 """Deploy tools: plan, deploy and migrate dashboards between environments, and roll back.
 
-Every write here applies a plan: the card's impact comes from ``POST /api/deploy/plan`` and the
-approved call carries that plan's digest, so the server applies exactly what the person saw.
+Every write here applies a plan: the card's impact comes from ``POST /api/deploy/plan`` (a
+rollback's from ``POST /api/deploy/{task_id}/rollback/plan``) and the approved call carries that
+plan's digest, so the server applies exactly what the person saw.
 """
 
 from __future__ import annotations
@@ -201,21 +202,31 @@ def _rollback_target(args: RollbackArgs, scope: CallScope) -> str:
     return args.env_id
 
 
+def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
+    # The rollback's own plan, from the snapshot commit the deploy pinned: the card's impact.
+    return ToolRequest(
+        method="POST",
+        path=api_path("/api/deploy", args.task_id, "rollback", "plan"),
+        json_body={"env_id": args.env_id},
+    )
+
+
 @assistant_tool(
     title="Откат выкатки",
     kind=ToolKind.write,
     min_role=Role.engineer,
     affinity=(M,),
     keywords=("откати выкатку", "откат", "верни", "rollback", "undo"),
+    preview=_rollback_preview,
     target_env=_rollback_target,
     starts_task=True,
     shape=task_record,
 )
 def rollback_deploy(args: RollbackArgs, scope: CallScope) -> ToolRequest:
-    """Restore what a deploy or migration task changed from the snapshot taken before it;
-    returns a task id to follow with get_task_status."""
+    """Restore what a deploy or migration task changed from the snapshot taken before it (its
+    owner or an admin may); returns a task id to follow with get_task_status."""
     return ToolRequest(
         method="POST",
         path=api_path("/api/deploy", args.task_id, "rollback"),
-        json_body={"env_id": args.env_id},
+        json_body=_applied({"env_id": args.env_id}, scope),
     )

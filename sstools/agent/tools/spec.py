@@ -1,7 +1,7 @@
 """``@assistant_tool``: a tool is a function from validated arguments to the HTTP call it makes.
 
 Declaring the call as data (:class:`ToolRequest`) keeps every policy — retries, timeouts,
-idempotency keys, truncation, audit — in the executor, in one place.
+truncation, audit — in the executor, in one place.
 """
 
 from __future__ import annotations

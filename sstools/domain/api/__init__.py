@@ -12,11 +12,12 @@ from sstools.domain.api import (
     environments,
     git,
     permissions,
+    rollback,
     sql,
     validation,
 )
 
 router = APIRouter()
 _MODULES = (environments, dashboards, datasets, databases, sql, permissions, git, deploy, apply)
-for module in (*_MODULES, backups, validation):
+for module in (*_MODULES, rollback, backups, validation):
     router.include_router(module.router)

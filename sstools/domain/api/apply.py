@@ -1,4 +1,4 @@
-"""Applying plans: ``/api/deploy``, ``/api/migrations`` and ``/api/deploy/{task_id}/rollback``.
+"""Applying plans: ``/api/deploy`` and ``/api/migrations`` (rollback: ``rollback.py``).
 
 Each re-plans, refuses with 409 when the digest the person approved no longer matches (the target
 or the source moved since), and otherwise starts a durable task (202) that imports exactly that
@@ -7,20 +7,20 @@ plan. Engineers only; the task start, its end and every refusal are in the audit
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, HTTPException, Path, status
+import anyio.to_thread
+from fastapi import APIRouter, status
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from sstools.auth.deps import EngineerUser
 from sstools.deps import GitDep, ServicesDep, SessionDep
 from sstools.domain.api.deploy import refusal, stale_plan
 from sstools.domain.deploy import DeployError, PlanRequest, make_plan, texts
-from sstools.domain.deploy.apply import RollbackOrder, apply_plan, order_of, rollback
-from sstools.environments import ENV_ID_PATTERN
+from sstools.domain.deploy.apply import apply_plan, order_of
 from sstools.storage import audit
-from sstools.tasks import Task, TaskConflict, TaskKind, TaskNotFound
+from sstools.tasks import Task, TaskConflict, TaskKind
 
 router = APIRouter(tags=["deploy"])
 
@@ -36,12 +36,6 @@ class ApplyRequest(PlanRequest):
         if not isinstance(value, str) or not value:
             raise ValueError(texts.DIGEST_MISSING)
         return value
-
-
-class RollbackRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    env_id: str = Field(max_length=64, pattern=ENV_ID_PATTERN, description="The task's target")
 
 
 def _invalid(field: str, message: str) -> RequestValidationError:
@@ -70,7 +64,11 @@ async def _apply(
         missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
         raise _invalid("database_mapping", texts.NOT_APPLICABLE.format(database=missing))
     stage = services.environments[plan.target_env_id].stage
-    order = order_of(planned, snapshot=stage.value in services.settings.snapshot_stages)
+    snapshot = stage.value in services.settings.snapshot_stages
+    bundle_dir = services.settings.bundle_dir
+    order = await anyio.to_thread.run_sync(
+        lambda: order_of(planned, snapshot=snapshot, bundle_dir=bundle_dir)
+    )
     object_keys = _objects([one.uuid for one in order.dashboards])
     # A task writing there makes any plan stale: name it rather than ask for a new plan.
     running = await services.tasks.running_on(plan.target_env_id, object_keys)
@@ -116,52 +114,3 @@ async def migrate(
 ) -> Task:
     """Migrate a set of dashboards by the plan's digest; a task."""
     return await _apply(TaskKind.migration, body, services, git, session, user)
-
-
-@router.post("/api/deploy/{task_id}/rollback", status_code=status.HTTP_202_ACCEPTED)
-async def roll_back(
-    task_id: Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")],
-    body: RollbackRequest,
-    services: ServicesDep,
-    user: EngineerUser,
-) -> Task:
-    """Restore the snapshot a deploy or migration took of its target; a task."""
-    try:
-        done = await services.tasks.get(task_id)
-    except TaskNotFound as exc:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
-    if done.kind not in (TaskKind.deploy, TaskKind.migration):
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, texts.ROLLBACK_KIND.format(task=task_id, kind=done.kind)
-        )
-    if body.env_id != done.env_id:
-        raise _invalid(
-            "env_id", texts.ROLLBACK_ENV.format(task=task_id, env=done.env_id, asked=body.env_id)
-        )
-    if not done.status.finished:
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, texts.ROLLBACK_UNFINISHED.format(task=task_id)
-        )
-    snapshot = (done.result or {}).get("snapshot")
-    if not isinstance(snapshot, dict):
-        stage = services.environments[done.env_id].stage.value
-        raise HTTPException(
-            status.HTTP_409_CONFLICT, texts.ROLLBACK_NO_SNAPSHOT.format(task=task_id, stage=stage)
-        )
-    order = RollbackOrder(
-        target_env_id=done.env_id,
-        deploy_task_id=task_id,
-        restore=list(snapshot.get("dashboards", [])),
-        delete_dashboards=list(snapshot.get("created_dashboards", [])),
-        delete_charts=list(snapshot.get("created_charts", [])),
-    )
-    return await services.tasks.start(
-        TaskKind.rollback,
-        env_id=done.env_id,
-        source=f"git:{snapshot.get('branch')}",
-        objects=done.objects,
-        object_keys=_objects([*order.restore, *order.delete_dashboards]),
-        started_by=user.username,
-        workflow=rollback,
-        args=(order.model_dump(),),
-    )

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Path, Query, status
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sstools.auth.deps import AdminUser, CurrentUser
 from sstools.auth.tokens import Principal
@@ -50,12 +50,20 @@ class RestorePlanRequest(BaseModel):
 
 
 class RestoreRequest(RestorePlanRequest):
-    digest: str | None = Field(
-        default=None,
-        min_length=1,
+    digest: str = Field(
         max_length=128,
-        description="The plan's digest the person approved; the target changed since → 409",
+        description=(
+            "The digest of the restore plan the person approved (POST …/restore/plan); the "
+            "target changed since → 409"
+        ),
     )
+
+    @field_validator("digest", mode="before")
+    @classmethod
+    def _digest(cls, value: Any) -> Any:
+        if not isinstance(value, str) or not value:
+            raise ValueError(texts.DIGEST_MISSING)
+        return value
 
 
 class BackupList(BaseModel):
@@ -183,8 +191,8 @@ async def restore(
 ) -> Task:
     """Import the archive into ``target_env_id``; a task (kind ``restore``).
 
-    A corrupt or truncated archive → 422 and nothing imported; with ``digest``, a target that
-    changed since that plan → 409 with ``current_digest``.
+    A corrupt or truncated archive → 422 and nothing imported; ``digest`` is the restore plan's
+    the person approved: a target that changed since that plan → 409 with ``current_digest``.
     """
     try:
         _, planned = await _plan(services, backup_id, body.target_env_id)
@@ -200,7 +208,7 @@ async def restore(
             "target_env_id",
             texts.UNMAPPED_DATABASE.format(env=plan.target_env_id, database=missing),
         )
-    if body.digest is not None and body.digest != plan.digest:
+    if body.digest != plan.digest:
         await _refused(
             session,
             user,

@@ -24,6 +24,7 @@ from sstools.domain.git_store import (
     CommitInfo,
     FileChange,
     RepositoryStatus,
+    WritableBranchName,
 )
 from sstools.environments import ENV_ID_PATTERN
 from sstools.storage import audit
@@ -38,7 +39,7 @@ MAX_STATUS_DASHBOARDS = 100
 class NewBranch(BaseModel):
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
-    name: BranchName
+    name: WritableBranchName  # not under snapshots/: only a deploy's snapshot step writes there
     from_: BranchName = Field(default=DEFAULT_BRANCH, alias="from")
 
 
@@ -50,7 +51,7 @@ class CommitRequest(BaseModel):
         min_length=1, max_length=100
     )
     message: str = Field(min_length=1, max_length=500)
-    branch: BranchName = DEFAULT_BRANCH
+    branch: WritableBranchName = DEFAULT_BRANCH
 
 
 class CommitResponse(BaseModel):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from sstools import clock
 from sstools.domain.backups import texts
 from sstools.domain.backups.errors import ArchiveCorrupt, BackupNotFound
 from sstools.environments import ENV_ID_PATTERN
@@ -76,7 +77,7 @@ class BackupInfo(BaseModel):
 
 
 def new_id(env_id: str, now: datetime | None = None) -> str:
-    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    moment = (now or clock.now()).astimezone(UTC)
     return f"{env_id}.{moment.strftime(_STAMP_FORMAT)}"
 
 

@@ -22,7 +22,10 @@ UNMAPPED_DATABASE = (
 )
 UNKNOWN_ENV = "{field}: окружения {env} нет (известны: {known})"
 STALE_PLAN = "окружение {env} изменилось после оценки: посмотрите план восстановления ещё раз"
-DIGEST_MISSING = "digest: передайте digest плана, который видел человек, или не передавайте его"
+DIGEST_MISSING = (
+    "нужен digest плана восстановления: сначала оцените восстановление "
+    "(POST /api/backups/{id}/restore/plan) и передайте его digest"
+)
 
 ORIGIN = " из копии {id}"  # «3 дашборда будут изменены в staging из копии …: …»
 WHERE = "резервной копии {id}"

@@ -2,6 +2,7 @@
 
 Backup: export the whole environment into ``<stamp>.zip.part``; re-read it against its manifest
 and only then rename it into place; then remove the oldest archives beyond the retention count.
+A backup cancelled during its export removes the ``.part`` as it stops.
 Restore: check the archive again (it may have changed since the request was accepted), check the
 target's databases answer, then import the mapped files. Every step is safe to run again after a
 restart: the export rewrites its ``.part``, the check reads, an import overwrites.
@@ -9,16 +10,17 @@ restart: the export rewrites its ``.part``, the check reads, an import overwrite
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sstools import clock
 from sstools.domain.backups import archive, texts
 from sstools.domain.backups.errors import ArchiveCorrupt
 from sstools.domain.backups.plan import export_environment, map_archive, superset_version
 from sstools.domain.deploy import import_bundle
 from sstools.superset import SupersetPool
 from sstools.tasks import (
+    CANCELLATION,
     PASS_THROUGH,
     TaskFailed,
     context,
@@ -44,7 +46,7 @@ def _export(backup_id: str, env_id: str, started_by: str, task_id: str) -> dict[
         id=backup_id,
         env_id=env_id,
         superset_version=version,
-        created_at=datetime.now(UTC),
+        created_at=clock.now(),
         created_by=started_by,
         task_id=task_id,
         counts=archive.counts_of(files),
@@ -67,6 +69,10 @@ def _verify(backup_id: str) -> dict[str, Any]:
     return {"bytes": found.bytes, "archive_sha256": found.archive_sha256, "files": found.files}
 
 
+def _discard_part(backup_id: str) -> None:
+    archive.part_of(archive.path_of(_backup_dir(), backup_id)).unlink(missing_ok=True)
+
+
 def _prune(env_id: str) -> list[str]:
     return archive.prune(_backup_dir(), env_id, context().settings.backup_keep)
 
@@ -78,16 +84,22 @@ def run_backup(task_id: str, backup_id: str, env_id: str, started_by: str) -> di
         exported = task_step(
             task_id, 1, 3, texts.STEP_EXPORT, _export, backup_id, env_id, started_by, task_id
         )
+    except CANCELLATION:  # cancelled during the export, which wrote its unverified .part
+        _discard_part(backup_id)
+        raise
     except PASS_THROUGH:
         raise
     except Exception as exc:
         raise TaskFailed(texts.EXPORT_FAILED.format(env=env_id, error=exc)) from exc
     try:
         verified = task_step(task_id, 2, 3, texts.STEP_VERIFY, _verify, backup_id)
+    except CANCELLATION:  # before the verify step began: the .part is of no use
+        _discard_part(backup_id)
+        raise
     except PASS_THROUGH:
         raise
     except ArchiveCorrupt as exc:  # the written file does not read back: keep the old ones
-        archive.part_of(archive.path_of(_backup_dir(), backup_id)).unlink(missing_ok=True)
+        _discard_part(backup_id)
         raise TaskFailed(str(exc)) from exc
     removed = task_step(task_id, 3, 3, texts.STEP_RETENTION, _prune, env_id)
     return {"backup_id": backup_id, "env_id": env_id, **exported, **verified, "removed": removed}

@@ -15,13 +15,12 @@ import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import yaml
 
 from sstools.domain.deploy._portable import Document
 from sstools.domain.deploy.models import UnresolvedChart
-from sstools.domain.git_store import dump
+from sstools.domain.git_store import clean_database, dump
 
 # paths -> the files among them that exist (a branch's or an export's)
 Reader = Callable[[list[str]], dict[str, bytes]]
@@ -134,7 +133,8 @@ def map_documents(
             continue
         mapped[path_of("datasets", dataset["uuid"])] = {**dataset, "database_uuid": target.uuid}
         # The source's settings under the target's identity: Superset keeps the existing one.
-        database: dict[str, Any] = {**source_db, "uuid": target.uuid, "database_name": target.name}
+        # Cleaned again: a branch or an archive written by an older sstools may hold secrets.
+        database = clean_database({**source_db, "uuid": target.uuid, "database_name": target.name})
         mapped[path_of("databases", target.uuid)] = database
         kept_datasets.add(str(dataset["uuid"]))
     unresolved: list[UnresolvedChart] = []

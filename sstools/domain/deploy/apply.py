@@ -4,8 +4,9 @@ A deploy runs as a task (:mod:`sstools.tasks`): check the target's databases ans
 what it will overwrite (for a stage that keeps snapshots), then import one dashboard per step.
 Every step is safe to run again after a restart: an import overwrites, a snapshot of the same
 files commits nothing new. A step that fails ends the task ``failed`` with which dashboards were
-imported and which were not. A rollback deploys the snapshot back and deletes what the deploy
-created.
+imported and which were not; a cancelled one stops before its next step and keeps the same
+report, the snapshot included, so it can be rolled back. A rollback deploys the snapshot back
+and deletes what the deploy created.
 
 Workflows run outside the app's event loop (see sstools/tasks), so each step opens its own
 Superset clients (``with_superset``).
@@ -13,21 +14,25 @@ Superset clients (``with_superset``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from sstools.domain.deploy import texts
+from sstools.domain.deploy import bundles, texts
 from sstools.domain.deploy._target import import_bundle
-from sstools.domain.deploy.models import DeploySource, PlanRequest
-from sstools.domain.deploy.planner import PlannedDeploy, make_plan
-from sstools.domain.deploy.snapshots import snapshot_branch, take_snapshot
+from sstools.domain.deploy.planner import PlannedDeploy
+from sstools.domain.deploy.snapshots import take_snapshot
 from sstools.domain.git_store import GitStore
 from sstools.superset import SupersetClient, SupersetPool
 from sstools.tasks import (
+    CANCELLATION,
     PASS_THROUGH,
     TaskFailed,
     context,
+    report_on_cancel,
+    step_output,
     task_step,
     task_workflow,
     with_superset,
@@ -38,7 +43,9 @@ class OrderedDashboard(BaseModel):
     uuid: str
     title: str
     changed: bool  # False: the plan found nothing to change, so it is not imported at all
-    files: dict[str, bytes]
+    # The SHA-256 its files are saved under (sstools.domain.deploy.bundles): a task's input is
+    # stored by the task engine, so it names the files and never holds them.
+    bundle: str
 
 
 class ApplyOrder(BaseModel):
@@ -54,9 +61,14 @@ class ApplyOrder(BaseModel):
 
 
 class RollbackOrder(BaseModel):
+    """What a rollback task applies: exactly the rollback plan the person approved."""
+
     target_env_id: str
     deploy_task_id: str
-    restore: list[str]  # dashboard uuids the snapshot holds
+    snapshot_branch: str
+    snapshot_commit: str | None  # the pinned commit the files were read from (verified)
+    digest: str
+    restore: list[OrderedDashboard]  # the snapshot's files; unchanged ones are not imported
     delete_dashboards: list[str]
     delete_charts: list[str]
 
@@ -65,24 +77,35 @@ def changed_uuids(planned: PlannedDeploy) -> set[str]:
     return {change.uuid for change in planned.plan.objects if change.action != "unchanged"}
 
 
-def order_of(planned: PlannedDeploy, *, snapshot: bool) -> ApplyOrder:
+def ordered_dashboards(
+    bundle_dir: Path,
+    planned: Mapping[str, dict[str, bytes]],
+    titles: Mapping[str, str],
+    changed: set[str],
+) -> list[OrderedDashboard]:
+    """Each dashboard's files (``planned``: uuid -> files) saved in ``bundle_dir``, named by key."""
+    keys = bundles.save(bundle_dir, planned.values())
+    return [
+        OrderedDashboard(
+            uuid=uuid,
+            title=titles.get(uuid, uuid),
+            changed=any(_uuid_of(path) in changed for path in files),
+            bundle=key,
+        )
+        for (uuid, files), key in zip(planned.items(), keys, strict=True)
+    ]
+
+
+def order_of(planned: PlannedDeploy, *, snapshot: bool, bundle_dir: Path) -> ApplyOrder:
+    """The task's order, the files it imports saved in ``bundle_dir`` (blocking I/O)."""
     plan = planned.plan
-    changed = changed_uuids(planned)
     titles = {change.uuid: change.name for change in plan.dashboards}
     created = [change for change in plan.objects if change.action == "create"]
     return ApplyOrder(
         target_env_id=plan.target_env_id,
         digest=plan.digest,
         snapshot=snapshot,
-        dashboards=[
-            OrderedDashboard(
-                uuid=uuid,
-                title=titles.get(uuid, uuid),
-                changed=any(_uuid_of(path) in changed for path in files),
-                files=files,
-            )
-            for uuid, files in planned.bundles.items()
-        ],
+        dashboards=ordered_dashboards(bundle_dir, planned.bundles, titles, changed_uuids(planned)),
         database_ids=sorted(
             {mapping.target_id for mapping in plan.databases if mapping.target_id is not None}
         ),
@@ -117,7 +140,9 @@ def _snapshot(task_id: str, env_id: str, uuids: list[str]) -> dict[str, Any]:
     return with_superset(work)
 
 
-def _import(env_id: str, files: dict[str, bytes]) -> None:
+def _import(env_id: str, bundle: str) -> None:
+    files = bundles.load(context().settings.bundle_dir, bundle)
+
     async def work(pool: SupersetPool) -> None:
         await import_bundle(pool.client(env_id), files)
 
@@ -128,6 +153,14 @@ def _partial(
     imported: list[str], pending: list[OrderedDashboard], extra: dict[str, Any]
 ) -> dict[str, Any]:
     return {**extra, "imported": imported, "not_imported": [one.title for one in pending]}
+
+
+def _snapshot_report(order: ApplyOrder, snapshot: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **snapshot,
+        "created_dashboards": order.created_dashboards,
+        "created_charts": order.created_charts,
+    }
 
 
 @task_workflow
@@ -148,6 +181,9 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
             order.target_env_id,
             order.database_ids,
         )
+    except CANCELLATION:
+        report_on_cancel(task_id, _partial([], to_import, report))
+        raise
     except PASS_THROUGH:
         raise
     except Exception as exc:
@@ -170,23 +206,30 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
                 order.target_env_id,
                 existing,
             )
+        except CANCELLATION as cancelled:
+            taken, snapshot = step_output(cancelled)  # the branch exists: name it for rollback
+            if taken:
+                report["snapshot"] = _snapshot_report(order, snapshot)
+            report_on_cancel(task_id, _partial([], to_import, report))
+            raise
         except PASS_THROUGH:
             raise
         except Exception as exc:
             raise TaskFailed(
                 texts.SNAPSHOT_FAILED.format(error=exc), _partial([], to_import, report)
             ) from exc
-        report["snapshot"] = {
-            **snapshot,
-            "created_dashboards": order.created_dashboards,
-            "created_charts": order.created_charts,
-        }
+        report["snapshot"] = _snapshot_report(order, snapshot)
     imported: list[str] = []
     for index, dashboard in enumerate(to_import):
         step += 1
         name = texts.STEP_IMPORT.format(title=dashboard.title)
         try:
-            task_step(task_id, step, total, name, _import, order.target_env_id, dashboard.files)
+            task_step(task_id, step, total, name, _import, order.target_env_id, dashboard.bundle)
+        except CANCELLATION as cancelled:  # with the snapshot: a rollback undoes the imports
+            landed = step_output(cancelled)[0]  # cancelled while it ran, and it finished
+            done = [*imported, dashboard.title] if landed else imported
+            report_on_cancel(task_id, _partial(done, to_import[index + int(landed) :], report))
+            raise
         except PASS_THROUGH:
             raise
         except Exception as exc:
@@ -215,41 +258,31 @@ def _delete(env_id: str, resource: str, uuids: list[str]) -> list[str]:
     return with_superset(work)
 
 
-def _restore(task_id: str, env_id: str, uuid: str) -> None:
-    async def work(pool: SupersetPool) -> None:
-        request = PlanRequest(
-            dashboard_uuids=[uuid],
-            source=DeploySource(git_ref=snapshot_branch(task_id)),
-            target_env_id=env_id,
-        )
-        planned = await make_plan(request, pool, context().environments, _git())
-        for files in planned.bundles.values():
-            await import_bundle(pool.client(env_id), files)
-
-    with_superset(work)
-
-
 @task_workflow
 def rollback(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
-    """Bring the target back to the snapshot a deploy took, and delete what it created."""
+    """Bring the target back to the snapshot a deploy took, and delete what it created.
+
+    The files were read from the pinned snapshot commit when the plan was approved: a snapshot
+    branch moved since is never read here.
+    """
     order = RollbackOrder.model_validate(raw_order)
-    total = len(order.restore) + 2
+    to_restore = [one for one in order.restore if one.changed]
+    total = len(to_restore) + 2
     restored: list[str] = []
     step = 0
     try:
-        for uuid in order.restore:
+        for dashboard in to_restore:
             step += 1
             task_step(
                 task_id,
                 step,
                 total,
-                texts.STEP_RESTORE.format(uuid=uuid),
-                _restore,
-                order.deploy_task_id,
+                texts.STEP_RESTORE.format(title=dashboard.title),
+                _import,
                 order.target_env_id,
-                uuid,
+                dashboard.bundle,
             )
-            restored.append(uuid)
+            restored.append(dashboard.uuid)
         deleted_dashboards = task_step(
             task_id,
             step + 1,
@@ -275,11 +308,17 @@ def rollback(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:
         raise TaskFailed(
             texts.ROLLBACK_FAILED.format(error=exc),
-            {"restored": restored, "not_restored": order.restore[len(restored) :]},
+            {
+                "restored": restored,
+                "not_restored": [one.uuid for one in to_restore[len(restored) :]],
+                "snapshot_commit": order.snapshot_commit,
+            },
         ) from exc
     return {
         "restored": restored,
+        "unchanged": [one.uuid for one in order.restore if not one.changed],
         "deleted_dashboards": deleted_dashboards,
         "deleted_charts": deleted_charts,
-        "snapshot_branch": snapshot_branch(order.deploy_task_id),
+        "snapshot_branch": order.snapshot_branch,
+        "snapshot_commit": order.snapshot_commit,
     }

@@ -16,7 +16,8 @@ UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 EnvId = Annotated[str, Field(max_length=64, pattern=ENV_ID_PATTERN)]
 ObjectUuid = Annotated[str, Field(pattern=UUID_PATTERN)]
 Kind = Literal["dashboard", "chart", "dataset", "database"]
-Action = Literal["create", "update", "unchanged"]
+# "delete": only a rollback plans it (what the deploy being undone created).
+Action = Literal["create", "update", "unchanged", "delete"]
 
 
 class DeploySource(BaseModel):

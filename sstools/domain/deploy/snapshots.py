@@ -2,7 +2,9 @@
 
 A snapshot is the branch ``snapshots/<task id>``: main plus the target's exported files of the
 dashboards the deploy touches (with their charts, datasets and databases, secrets stripped).
-A rollback deploys that branch back onto the target.
+Only this step writes such a branch (a person's commit or new branch there is refused), and the
+task's result pins the commit it made: a rollback reads exactly that commit, verified against
+its id, never whatever the branch points at by then.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ import contextlib
 from typing import Any
 
 from sstools.domain.deploy._target import export_target
-from sstools.domain.git_store import DEFAULT_BRANCH, BranchExists, GitStore
+from sstools.domain.git_store import DEFAULT_BRANCH, SNAPSHOT_PREFIX, BranchExists, GitStore
 from sstools.superset import SupersetClient
 
 SNAPSHOT_AUTHOR = "sstools"
-SNAPSHOT_PREFIX = "snapshots/"
+
+__all__ = ["SNAPSHOT_AUTHOR", "SNAPSHOT_PREFIX", "snapshot_branch", "take_snapshot"]
 
 
 def snapshot_branch(task_id: str) -> str:
@@ -27,25 +30,28 @@ async def take_snapshot(
 ) -> dict[str, Any]:
     """Export those of the dashboards the target has and commit them on the task's branch.
 
-    Safe to run again (a restart mid-step): the branch exists, the same files commit nothing.
+    ``commit`` is the branch's head once the files are on it: the snapshot a rollback restores.
+    Safe to run again (a restart mid-step): the branch exists, the same files commit nothing and
+    the head is that first run's commit.
     """
     files = await export_target(superset, dashboard_uuids) if dashboard_uuids else {}
     branch = snapshot_branch(task_id)
     with contextlib.suppress(BranchExists):  # made by this step before a restart
-        await git.create_branch(branch, DEFAULT_BRANCH)
-    commit = None
+        await git.create_branch(branch, DEFAULT_BRANCH, snapshot=True)
+    made = None
     if files:
-        outcome = await git.commit_files(
+        made = await git.commit_files(
             branch,
             files,
             message=f"Снимок {superset.env.id} перед задачей {task_id}",
             username=SNAPSHOT_AUTHOR,
         )
-        commit = outcome.id if outcome else None
+    # Nothing new to commit (a rerun, or main already equal): the head holds the files.
+    pinned = made or await git.head(branch)
     held = sorted(path for path in files if path.startswith("dashboards/"))
     return {
         "branch": branch,
-        "commit": commit,
+        "commit": pinned.id,
         "dashboards": [path.removeprefix("dashboards/").removesuffix(".yaml") for path in held],
         "files": len(files),
     }

@@ -48,8 +48,9 @@ def plan_summary(
 STEP_CONNECTIVITY = "проверка подключения к базам цели"
 STEP_SNAPSHOT = "снимок текущей версии цели в git"
 STEP_IMPORT = "импорт «{title}»"
-STEP_RESTORE = "восстановление дашборда {uuid} из снимка"
+STEP_RESTORE = "восстановление «{title}» из снимка"
 STEP_DELETE_CREATED = "удаление созданного выкаткой"
+BUNDLE_MISSING = "файлы для импорта ({key}…) не найдены или повреждены; оцените выкатку заново"
 TARGET_UNREACHABLE = "цель {env} недоступна, ничего не изменено: {error}"
 SNAPSHOT_FAILED = "не удалось снять текущую версию цели, ничего не изменено: {error}"
 IMPORT_FAILED = "импорт «{title}» не удался: {error}"
@@ -71,3 +72,45 @@ ROLLBACK_NO_SNAPSHOT = (
     "у задачи {task} нет снимка: окружения стадии {stage} не снимаются перед выкаткой "
     "(SSTOOLS_SNAPSHOT_STAGES), или задача остановилась до снимка"
 )
+ROLLBACK_NOT_OWNER = (
+    "задачу {task} запустил {owner}: откатить её может он или администратор; попросите их "
+    "или администратора"
+)
+ROLLBACK_DIGEST_MISSING = (
+    "нужен digest плана отката: сначала оцените откат (POST /api/deploy/{task_id}/rollback/plan)"
+)
+STALE_ROLLBACK = (
+    "цель изменилась после оценки отката: план, который вы одобрили, больше не совпадает с "
+    "окружением {env}; оцените откат заново"
+)
+ROLLBACK_SNAPSHOT_UNUSABLE = "откат задачи {task} невозможен, ничего не изменено: {reason}"
+ROLLBACK_UNPINNED = (
+    "в результате задачи нет коммита снимка (задача старше закрепления снимков), а ветке "
+    "снимка верить нельзя"
+)
+ROLLBACK_WHERE = "снимке (коммит {commit})"
+
+
+def rollback_summary(
+    *,
+    task_id: str,
+    deployed_by: str,
+    restore_summary: str,
+    restores: int,
+    deleted_dashboards: int,
+    deleted_charts: int,
+) -> str:
+    """«Откат задачи 1a2b3c4d (запустил ирина): 1 дашборд будет изменён в prod: «A»; будут
+    удалены созданные ею: 1 дашборд, 2 графика»."""
+    parts = [restore_summary] if restores or not (deleted_dashboards or deleted_charts) else []
+    deleted = [
+        f"{count} {plural_form(count, *forms)}"
+        for count, forms in (
+            (deleted_dashboards, ("дашборд", "дашборда", "дашбордов")),
+            (deleted_charts, ("график", "графика", "графиков")),
+        )
+        if count
+    ]
+    if deleted:
+        parts.append(f"будут удалены созданные ею: {', '.join(deleted)}")
+    return f"Откат задачи {task_id[:8]} (запустил {deployed_by}): {'; '.join(parts)}"

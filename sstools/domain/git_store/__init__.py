@@ -3,16 +3,20 @@
 See docs/git.md for the layout.
 """
 
+from sstools.domain.git_store._database import clean_database
 from sstools.domain.git_store._export import dump, normalise
 from sstools.domain.git_store._repo import DEFAULT_BRANCH, Branch, CommitInfo, FileChange
 from sstools.domain.git_store.errors import (
     BranchExists,
     ConcurrentUpdate,
+    CorruptCommit,
     ExportError,
     GitStoreError,
+    ReservedBranch,
     UnknownBranch,
+    UnknownCommit,
 )
-from sstools.domain.git_store.names import BranchName
+from sstools.domain.git_store.names import SNAPSHOT_PREFIX, BranchName, WritableBranchName
 from sstools.domain.git_store.store import (
     CommitOutcome,
     DashboardStatus,
@@ -22,19 +26,25 @@ from sstools.domain.git_store.store import (
 
 __all__ = [
     "DEFAULT_BRANCH",
+    "SNAPSHOT_PREFIX",
     "Branch",
     "BranchExists",
     "BranchName",
     "CommitInfo",
     "CommitOutcome",
     "ConcurrentUpdate",
+    "CorruptCommit",
     "DashboardStatus",
     "ExportError",
     "FileChange",
     "GitStore",
     "GitStoreError",
     "RepositoryStatus",
+    "ReservedBranch",
     "UnknownBranch",
+    "UnknownCommit",
+    "WritableBranchName",
+    "clean_database",
     "dump",
     "normalise",
 ]

@@ -2,7 +2,8 @@
 
 Superset's ZIP names its files after titles and ids (``charts/Sales_12.yaml``) inside a folder
 stamped with the export time, beside a ``metadata.yaml`` holding that time again. None of that is
-the object: here each YAML is read, stripped of secrets, dumped with sorted keys, and filed as
+the object: here each YAML is read, databases cut down to what is known to be safe
+(:mod:`sstools.domain.git_store._database`), dumped with sorted keys, and filed as
 ``<kind>/<uuid>.yaml``, so exporting an unchanged dashboard twice gives the same bytes.
 """
 
@@ -10,22 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 import zipfile
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 import yaml
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
 
+from sstools.domain.git_store._database import clean_database
 from sstools.domain.git_store.errors import ExportError
 
 KINDS = ("dashboards", "charts", "datasets", "databases")
-
-# Keys of a database export that hold (or may hold) a secret, at any depth: `password`,
-# `encrypted_extra`, `masked_encrypted_extra`, the SSH tunnel's `private_key(_password)`, tokens.
-_SECRET_KEY = re.compile(r"password|secret|encrypted_extra|private_key|token|credential", re.I)
 
 
 @dataclass(frozen=True)
@@ -33,44 +28,6 @@ class ExportedDashboard:
     uuid: str
     title: str
     path: str
-
-
-def _strip_secrets(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            key: _strip_secrets(item)
-            for key, item in value.items()
-            if not _SECRET_KEY.search(str(key))
-        }
-    if isinstance(value, list):
-        return [_strip_secrets(item) for item in value]
-    return value
-
-
-def _uri_without_password(uri: str) -> str | None:
-    """The connection string without its password; None when it cannot be parsed (then dropped)."""
-    try:
-        url = make_url(uri)
-    except ArgumentError:
-        return None
-    # URL.set() keeps a password set to None: rebuild the URL without one.
-    safe = URL.create(
-        url.drivername,
-        username=url.username,
-        host=url.host,
-        port=url.port,
-        database=url.database,
-        query=url.query,
-    )
-    return safe.render_as_string(hide_password=False)
-
-
-def _clean_database(document: dict[str, Any]) -> dict[str, Any]:
-    cleaned: dict[str, Any] = _strip_secrets(document)
-    uri = cleaned.pop("sqlalchemy_uri", None)
-    if isinstance(uri, str) and (safe := _uri_without_password(uri)) is not None:
-        cleaned["sqlalchemy_uri"] = safe
-    return cleaned
 
 
 def _is_appended_row(component: Any) -> TypeGuard[dict[str, Any]]:
@@ -142,7 +99,7 @@ def normalise(bundle: bytes) -> dict[str, bytes]:
             if not isinstance(document, dict) or not isinstance(document.get("uuid"), str):
                 raise ExportError(f"{name}: no uuid")
             if parts[1] == "databases":
-                document = _clean_database(document)
+                document = clean_database(document)
             if parts[1] == "dashboards" and isinstance(document.get("position"), dict):
                 _stable_position(document["position"])
             files[f"{parts[1]}/{document['uuid']}.yaml"] = dump(document)

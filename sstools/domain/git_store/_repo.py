@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import io
 import threading
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from dulwich import porcelain
 from dulwich.diff_tree import tree_changes
+from dulwich.errors import ChecksumMismatch, NotTreeError, ObjectFormatException
 from dulwich.object_store import commit_tree_changes, tree_lookup_path
-from dulwich.objects import Blob, Commit, ObjectID, Tree
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree, valid_hexsha
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from sstools.domain.git_store.errors import BranchExists, ConcurrentUpdate, UnknownBranch
+from sstools import clock
+from sstools.domain.git_store.errors import (
+    BranchExists,
+    ConcurrentUpdate,
+    CorruptCommit,
+    UnknownBranch,
+    UnknownCommit,
+)
 
 DEFAULT_BRANCH = "main"
 _HEADS = b"refs/heads/"
@@ -109,7 +116,7 @@ class Repository:
         commit.tree = tree
         commit.parents = parents
         commit.author = commit.committer = author
-        commit.author_time = commit.commit_time = int(time.time())
+        commit.author_time = commit.commit_time = int(clock.timestamp())
         commit.author_timezone = commit.commit_timezone = 0
         commit.encoding = b"UTF-8"
         commit.message = message
@@ -153,6 +160,45 @@ class Repository:
                 assert isinstance(blob, Blob)
                 found[path] = blob.data
             return _info(head), found
+
+    def read_commit(self, commit_id: str, paths: list[str]) -> tuple[CommitInfo, dict[str, bytes]]:
+        """Those of ``paths`` the commit holds, every object read checked against its id.
+
+        A pinned commit (a deploy's snapshot) is trusted by its id alone: whatever a branch
+        points at now, and whatever was written into the object files, what is returned hashes
+        to that id.
+
+        Raises:
+            UnknownCommit: no such commit (or not a commit id at all).
+            CorruptCommit: an object on the way does not hash to its id.
+        """
+        if not valid_hexsha(commit_id):
+            raise UnknownCommit(commit_id)
+        with self._open() as repo:
+
+            def checked(sha: bytes) -> ShaFile:
+                try:
+                    found = repo[sha]
+                    found.check()
+                except KeyError as exc:
+                    raise UnknownCommit(commit_id) from exc
+                except (ChecksumMismatch, ObjectFormatException) as exc:
+                    raise CorruptCommit(commit_id, sha.decode()) from exc
+                return found
+
+            commit = checked(commit_id.encode())
+            if not isinstance(commit, Commit):
+                raise UnknownCommit(commit_id)
+            found: dict[str, bytes] = {}
+            for path in paths:
+                try:
+                    _, sha = tree_lookup_path(checked, commit.tree, path.encode())
+                except (KeyError, NotTreeError):  # not in the tree (UnknownCommit is no KeyError)
+                    continue
+                blob = checked(sha)
+                if isinstance(blob, Blob):
+                    found[path] = blob.data
+            return _info(commit), found
 
     def tracked(self, branch: str, folder: str) -> list[str]:
         """Paths of the files directly in ``folder`` on the branch."""

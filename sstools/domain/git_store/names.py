@@ -1,4 +1,9 @@
-"""Branch names: what ``git check-ref-format --branch`` accepts, checked with dulwich."""
+"""Branch names: what ``git check-ref-format --branch`` accepts, checked with dulwich.
+
+Two kinds: any branch a person may read (``BranchName``), and one a person may write
+(``WritableBranchName``): the ``snapshots/`` branches are sstools' own record of what a deploy
+overwrote, so a rollback can trust them, and no user commit or new branch may land there.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,20 @@ from dulwich.refs import Ref, check_ref_format
 from pydantic import AfterValidator, Field
 
 MAX_BRANCH = 100
+# Branches only a deploy's snapshot step writes (see sstools/domain/deploy/snapshots.py).
+SNAPSHOT_PREFIX = "snapshots/"
 
 
 def git_branch_name(value: str) -> str:
     # git check-ref-format --branch: the ref rules for refs/heads/<name>, plus its own two.
     if value.startswith("-") or value in ("HEAD", "@"):
         raise ValueError("must not start with '-' or be 'HEAD' or '@'")
+    if value.startswith("refs/"):
+        # refs/heads/refs/heads/x beside refs/heads/x: git resolves "refs/heads/x" to either.
+        raise ValueError(
+            "must not start with 'refs/': give the branch's own name (e.g. 'x', not "
+            "'refs/heads/x'), a 'refs/…' name makes an ambiguous ref"
+        )
     if not check_ref_format(Ref(b"refs/heads/" + value.encode())):
         raise ValueError(
             "is not a valid git branch name: no '..', '//', '@{', spaces, control characters or "
@@ -23,6 +36,21 @@ def git_branch_name(value: str) -> str:
     return value
 
 
+def is_reserved(branch: str) -> bool:
+    """A branch sstools alone writes (a deploy's snapshot)."""
+    return branch.startswith(SNAPSHOT_PREFIX)
+
+
+def writable_branch_name(value: str) -> str:
+    if is_reserved(value):
+        raise ValueError(
+            f"'{SNAPSHOT_PREFIX}…' branches are the snapshots deploys take before writing; only "
+            "sstools writes them (a rollback restores from them): choose another branch name"
+        )
+    return value
+
+
 BranchName = Annotated[
     str, Field(min_length=1, max_length=MAX_BRANCH), AfterValidator(git_branch_name)
 ]
+WritableBranchName = Annotated[BranchName, AfterValidator(writable_branch_name)]

@@ -22,6 +22,8 @@ from sstools.domain.git_store._repo import (
     FileChange,
     Repository,
 )
+from sstools.domain.git_store.errors import ReservedBranch
+from sstools.domain.git_store.names import is_reserved
 from sstools.superset import SupersetClient
 
 Status = Literal["clean", "modified", "untracked"]
@@ -66,9 +68,13 @@ def _diff(exported: dict[str, bytes], committed: dict[str, bytes]) -> list[FileC
 class GitStore:
     """One repository of dashboard exports (``SSTOOLS_GIT_DIR``), shared by the app."""
 
-    def __init__(self, path: Path, remote: str | None = None) -> None:
+    def __init__(self, path: Path, remote: str | None = None, export_concurrency: int = 4) -> None:
         self.repository = Repository(path, remote)
         self._write_lock = asyncio.Lock()
+        # Per environment: a status of 100 dashboards is 100 exports, and each one makes
+        # Superset zip a dashboard with its charts, datasets and databases.
+        self._export_concurrency = export_concurrency
+        self._exports: dict[str, asyncio.Semaphore] = {}
 
     async def export(self, superset: SupersetClient, dashboard_ids: list[int]) -> dict[str, bytes]:
         """The dashboards with their charts, datasets and databases, as the repository has them."""
@@ -96,7 +102,11 @@ class GitStore:
         self, superset: SupersetClient, dashboard_id: int, branch: str = DEFAULT_BRANCH
     ) -> DashboardStatus:
         """How the dashboard in this environment compares with the branch."""
-        exported = await self.export(superset, [dashboard_id])
+        turn = self._exports.setdefault(
+            superset.env.id, asyncio.Semaphore(self._export_concurrency)
+        )
+        async with turn:
+            exported = await self.export(superset, [dashboard_id])
         return await anyio.to_thread.run_sync(self._compare, branch, dashboard_id, exported)
 
     async def status(
@@ -124,7 +134,20 @@ class GitStore:
     async def branches(self) -> list[Branch]:
         return await anyio.to_thread.run_sync(self.repository.branches)
 
-    async def create_branch(self, name: str, start: str = DEFAULT_BRANCH) -> Branch:
+    async def head(self, branch: str) -> CommitInfo:
+        head, _ = await anyio.to_thread.run_sync(self.repository.read, branch, [])
+        return head
+
+    async def create_branch(
+        self, name: str, start: str = DEFAULT_BRANCH, *, snapshot: bool = False
+    ) -> Branch:
+        """A new branch at ``start``'s head; a ``snapshots/`` one only for a deploy's snapshot.
+
+        Raises:
+            ReservedBranch: ``name`` is a snapshot branch and this is not the snapshot step.
+        """
+        if is_reserved(name) and not snapshot:
+            raise ReservedBranch(name)
         async with self._write_lock:
             return await anyio.to_thread.run_sync(self.repository.create_branch, name, start)
 
@@ -137,7 +160,13 @@ class GitStore:
         username: str,
         branch: str = DEFAULT_BRANCH,
     ) -> CommitOutcome:
-        """Export the dashboards and commit them as ``username``; nothing new, no commit."""
+        """Export the dashboards and commit them as ``username``; nothing new, no commit.
+
+        Raises:
+            ReservedBranch: a person's commit onto a snapshot branch.
+        """
+        if is_reserved(branch):
+            raise ReservedBranch(branch)
         exported = await self.export(superset, dashboard_ids)
         titles = [found.title for found in dashboards_in(exported)]
         full_message = f"{message}\n\nИз окружения {superset.env.id}: {', '.join(titles)}\n"

@@ -1,0 +1,196 @@
+"""``/api/deploy/{task_id}/rollback``: plan and apply the undoing of a deploy or migration.
+
+The plan is read from the snapshot commit the deploy's task pinned (never from whatever its
+branch points at now); applying it takes that plan's digest and refuses with 409 when the
+target changed since. Who may roll back: the person who ran the deploy, or an admin — another
+engineer is refused (403) naming the owner. The plan, the card and the audit name whose deploy
+it is.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio.to_thread
+from fastapi import APIRouter, HTTPException, Path, status
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from sstools.auth.deps import CurrentUser, EngineerUser
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal
+from sstools.deps import GitDep, ServicesDep, SessionDep
+from sstools.domain.api.deploy import refusal, stale_plan
+from sstools.domain.deploy import DeployError, texts
+from sstools.domain.deploy.apply import rollback
+from sstools.domain.deploy.rollback import (
+    PlannedRollback,
+    RollbackPlan,
+    SnapshotRecord,
+    plan_rollback,
+    rollback_order,
+)
+from sstools.domain.git_store import GitStore
+from sstools.environments import ENV_ID_PATTERN
+from sstools.services import Services
+from sstools.storage import audit
+from sstools.tasks import Task, TaskConflict, TaskKind, TaskNotFound
+
+router = APIRouter(tags=["deploy"])
+
+TaskIdPath = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
+
+
+class RollbackPlanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    env_id: str = Field(max_length=64, pattern=ENV_ID_PATTERN, description="The task's target")
+
+
+class RollbackRequest(RollbackPlanRequest):
+    digest: str = Field(
+        max_length=128,
+        description="The `digest` of the rollback plan (POST /api/deploy/{task_id}/rollback/plan)",
+    )
+
+    @field_validator("digest", mode="before")
+    @classmethod
+    def _digest(cls, value: Any) -> Any:
+        if not isinstance(value, str) or not value:
+            raise ValueError(texts.ROLLBACK_DIGEST_MISSING)
+        return value
+
+
+def _conflict(message: str) -> HTTPException:
+    return HTTPException(status.HTTP_409_CONFLICT, message)
+
+
+async def _undoable(services: Services, task_id: str, env_id: str) -> tuple[Task, SnapshotRecord]:
+    """The finished deploy or migration ``task_id`` into ``env_id``, and its snapshot."""
+    try:
+        done = await services.tasks.get(task_id)
+    except TaskNotFound as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
+    if done.kind not in (TaskKind.deploy, TaskKind.migration):
+        raise _conflict(texts.ROLLBACK_KIND.format(task=task_id, kind=done.kind))
+    if env_id != done.env_id:
+        message = texts.ROLLBACK_ENV.format(task=task_id, env=done.env_id, asked=env_id)
+        raise RequestValidationError(
+            [{"type": "value_error", "loc": ("body", "env_id"), "msg": message}]
+        )
+    if not done.status.finished:
+        raise _conflict(texts.ROLLBACK_UNFINISHED.format(task=task_id))
+    try:
+        snapshot = SnapshotRecord.model_validate((done.result or {}).get("snapshot"))
+    except ValidationError as exc:
+        stage = services.environments[done.env_id].stage.value
+        raise _conflict(texts.ROLLBACK_NO_SNAPSHOT.format(task=task_id, stage=stage)) from exc
+    return done, snapshot
+
+
+async def _plan(
+    services: Services, git: GitStore, done: Task, snapshot: SnapshotRecord
+) -> PlannedRollback:
+    try:
+        return await plan_rollback(
+            services.superset.client(done.env_id),
+            git,
+            deploy_task_id=done.id,
+            deployed_by=done.started_by,
+            snapshot=snapshot,
+            target_stage=services.environments[done.env_id].stage,
+        )
+    except DeployError as exc:
+        raise refusal(exc) from exc
+
+
+@router.post("/api/deploy/{task_id}/rollback/plan")
+async def plan_roll_back(
+    task_id: TaskIdPath,
+    body: RollbackPlanRequest,
+    services: ServicesDep,
+    git: GitDep,
+    user: CurrentUser,
+) -> RollbackPlan:
+    """What rolling the deploy back would change; any signed-in user may look (nothing written)."""
+    done, snapshot = await _undoable(services, task_id, body.env_id)
+    return (await _plan(services, git, done, snapshot)).plan
+
+
+async def _refused(
+    session: SessionDep, user: Principal, done: Task, outcome: str, **extra: Any
+) -> None:
+    await audit.record(
+        session,
+        action="rollback_refused",
+        outcome=outcome,
+        username=user.username,
+        env_id=done.env_id,
+        deploy_task_id=done.id,
+        deployed_by=done.started_by,
+        **extra,
+    )
+
+
+@router.post("/api/deploy/{task_id}/rollback", status_code=status.HTTP_202_ACCEPTED)
+async def roll_back(
+    task_id: TaskIdPath,
+    body: RollbackRequest,
+    services: ServicesDep,
+    git: GitDep,
+    session: SessionDep,
+    user: EngineerUser,
+) -> Task:
+    """Apply the rollback plan by its digest: restore the pinned snapshot, delete what the
+    deploy created; a task (kind ``rollback``)."""
+    done, snapshot = await _undoable(services, task_id, body.env_id)
+    if user.username != done.started_by and not user.role.allows(Role.admin):
+        await _refused(session, user, done, "not_owner")
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN,
+            texts.ROLLBACK_NOT_OWNER.format(task=task_id, owner=done.started_by),
+        )
+    planned = await _plan(services, git, done, snapshot)
+    plan = planned.plan
+    if not plan.applicable:
+        missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
+        raise _conflict(texts.NOT_APPLICABLE.format(database=missing))
+    order = await anyio.to_thread.run_sync(rollback_order, planned, services.settings.bundle_dir)
+    object_keys = [
+        f"dashboard:{uuid}"
+        for uuid in [*(one.uuid for one in order.restore), *order.delete_dashboards]
+    ]
+    running = await services.tasks.running_on(done.env_id, object_keys)
+    if running is not None:
+        raise TaskConflict(running)
+    if plan.digest != body.digest:
+        await _refused(
+            session,
+            user,
+            done,
+            "stale_plan",
+            approved_digest=body.digest,
+            current_digest=plan.digest,
+        )
+        raise stale_plan(texts.STALE_ROLLBACK.format(env=done.env_id), plan.digest)
+    await audit.record(
+        session,
+        action="rollback_approved",
+        outcome="ok",
+        username=user.username,
+        env_id=done.env_id,
+        deploy_task_id=done.id,
+        deployed_by=done.started_by,
+        snapshot_commit=plan.snapshot_commit,
+        digest=plan.digest,
+    )
+    return await services.tasks.start(
+        TaskKind.rollback,
+        env_id=done.env_id,
+        source=f"git:{snapshot.branch}@{(snapshot.commit or '')[:12]}".removesuffix("@"),
+        objects=done.objects,
+        object_keys=object_keys,
+        started_by=user.username,
+        workflow=rollback,
+        args=(order.model_dump(),),
+    )

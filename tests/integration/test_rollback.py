@@ -1,0 +1,362 @@
+"""Issue 18, item 3: a prod rollback restores exactly the snapshot its deploy took, by a plan.
+
+Real sandbox, real repository. Engineer A deploys «Energy KPIs» to prod (a snapshot is taken);
+engineer B may neither write the snapshot branch nor roll A's deploy back; a snapshot branch
+moved behind sstools' back (straight through dulwich) changes nothing: the rollback plans from
+the commit pinned in the task's result. Prod is put back afterwards (``restore``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from sstools.app import create_app
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal, issue_token
+from sstools.auth.users import add_user
+from sstools.config import Settings
+from sstools.domain.git_store import normalise
+from sstools.domain.git_store._repo import Repository
+from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
+from sstools.storage.db import create_engine, session_factory
+from sstools.testing import LiveServer, ScriptedChatModel
+from tests.conftest import AuthHeaders
+from tests.integration.deploy_support import Restore, Superset, wait_for_task
+from tests.support import read_events
+
+ENGINEER = Role.engineer
+TAMPERED = "TAMPERED by eng2"
+GENERAL_PROD = {"contextVersion": 1, "envId": "prod"}
+
+
+@pytest.fixture
+async def engineer_b(settings: Settings) -> dict[str, str]:
+    """A second engineer's headers (the suite seeds one user per role)."""
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        await add_user(session, "engineer2", Role.engineer, "second-engineer-pass", upsert=True)
+    await engine.dispose()
+    token = issue_token(settings, Principal(username="engineer2", role=Role.engineer))
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def _deploy_kpis_to_prod(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset
+) -> tuple[dict[str, Any], int, dict[str, bytes]]:
+    """Engineer A's finished deploy, prod's dashboard id, and prod's export from before it."""
+    dev, prod = superset("ss-dev"), superset("prod")
+    page = await dev.search_dashboards(DRIFTED_DASHBOARD)
+    kpis = next(item.id for item in page.items if item.title == DRIFTED_DASHBOARD)
+    page = await prod.search_dashboards(DRIFTED_DASHBOARD)
+    prod_id = next(item.id for item in page.items if item.title == DRIFTED_DASHBOARD)
+    before = normalise(await prod.export_dashboards([prod_id]))
+    body = {"dashboard_ids": [kpis], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
+    planned = await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))
+    assert planned.status_code == 200, planned.text
+    started = await client.post(
+        "/api/deploy", json={**body, "digest": planned.json()["digest"]}, headers=auth(ENGINEER)
+    )
+    assert started.status_code == 202, started.text
+    deployed = await wait_for_task(client, auth, started.json()["id"])
+    assert deployed["status"] == "succeeded", deployed
+    css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
+    assert DRIFT_MARKER in css  # prod changed
+    return deployed, prod_id, before
+
+
+async def _rollback_plan(
+    client: httpx.AsyncClient, headers: dict[str, str], task_id: str
+) -> dict[str, Any]:
+    response = await client.post(
+        f"/api/deploy/{task_id}/rollback/plan", json={"env_id": "prod"}, headers=headers
+    )
+    assert response.status_code == 200, response.text
+    plan: dict[str, Any] = response.json()
+    return plan
+
+
+async def _rollbacks_of(
+    client: httpx.AsyncClient, auth: AuthHeaders, deploy_task_id: str
+) -> list[str]:
+    """The rollback tasks started for that deploy (their source names its snapshot branch)."""
+    rows = (await client.get("/api/tasks?env_id=prod", headers=auth(ENGINEER))).json()
+    return [
+        row["id"]
+        for row in rows
+        if row["kind"] == "rollback" and f"snapshots/{deploy_task_id}" in (row["source"] or "")
+    ]
+
+
+async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    restore: Restore,
+    settings: Settings,
+    engineer_b: dict[str, str],
+) -> None:
+    await restore("prod")
+    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset)
+    snapshot = deployed["result"]["snapshot"]
+    branch = f"snapshots/{deployed['id']}"
+    assert snapshot["branch"] == branch
+    pinned = snapshot["commit"]
+    assert isinstance(pinned, str)
+    assert len(pinned) == 40
+    (dashboard_uuid,) = snapshot["dashboards"]
+
+    # Engineer B cannot write the snapshot branch through the API, nor make one.
+    committed = await client.post(
+        "/api/git/commits",
+        json={"env_id": "ss-dev", "dashboard_ids": [1], "message": TAMPERED, "branch": branch},
+        headers=engineer_b,
+    )
+    assert committed.status_code == 422, committed.text
+    (error,) = committed.json()["detail"]
+    assert error["loc"] == ["body", "branch"]
+    assert "snapshots/" in error["msg"]
+    assert "only sstools writes them" in error["msg"]
+    made = await client.post(
+        "/api/git/branches", json={"name": f"snapshots/{'0' * 32}"}, headers=engineer_b
+    )
+    assert made.status_code == 422, made.text
+    assert made.json()["detail"][0]["loc"] == ["body", "name"]
+
+    # ...but the branch can still move behind sstools' back: straight through dulwich.
+    repository = Repository(settings.git_dir)
+    path = f"dashboards/{dashboard_uuid}.yaml"
+    _, held = repository.read(branch, [path])
+    document = yaml.safe_load(held[path])
+    document["dashboard_title"] = TAMPERED
+    moved, _ = repository.commit(
+        branch, {path: yaml.safe_dump(document).encode()}, TAMPERED, "eng2 <eng2@x>"
+    )
+    assert moved is not None
+    assert moved.id != pinned
+
+    # The plan is the pinned commit's: the tampered title is nowhere in it.
+    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    assert plan["snapshot_commit"] == pinned
+    assert plan["deployed_by"] == "engineer"
+    assert "запустил engineer" in plan["summary"]
+    assert TAMPERED not in str(plan)
+    assert plan["dashboards_changed"] == 1
+    assert [(d["name"], d["action"]) for d in plan["dashboards"]] == [(DRIFTED_DASHBOARD, "update")]
+
+    # Engineer B may look but not roll A's deploy back; the refusal names the owner.
+    refused = await client.post(
+        f"/api/deploy/{deployed['id']}/rollback",
+        json={"env_id": "prod", "digest": plan["digest"]},
+        headers=engineer_b,
+    )
+    assert refused.status_code == 403, refused.text
+    assert "запустил engineer" in refused.json()["detail"]
+    assert await _rollbacks_of(client, auth, deployed["id"]) == []
+
+    undo = await client.post(
+        f"/api/deploy/{deployed['id']}/rollback",
+        json={"env_id": "prod", "digest": plan["digest"]},
+        headers=auth(ENGINEER),
+    )
+    assert undo.status_code == 202, undo.text
+    rolled_back = await wait_for_task(client, auth, undo.json()["id"])
+
+    assert rolled_back["status"] == "succeeded", rolled_back
+    assert rolled_back["result"]["snapshot_commit"] == pinned
+    again = await client.post(
+        f"/api/deploy/{rolled_back['id']}/rollback/plan",
+        json={"env_id": "prod"},
+        headers=auth(ENGINEER),
+    )
+    assert again.status_code == 409, again.text  # a rollback is not itself rolled back
+    title = (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]
+    assert title["dashboard_title"] == DRIFTED_DASHBOARD
+    assert normalise(await superset("prod").export_dashboards([prod_id])) == before
+
+
+async def test_a_rollback_applies_only_the_plan_it_was_shown(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+) -> None:
+    await restore("prod")
+    deployed, prod_id, _ = await _deploy_kpis_to_prod(client, auth, superset)
+    route = f"/api/deploy/{deployed['id']}/rollback"
+    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    again = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    assert again["digest"] == plan["digest"]  # stable while neither side moves
+    elsewhere = await client.post(
+        f"{route}/plan", json={"env_id": "staging"}, headers=auth(ENGINEER)
+    )
+    assert elsewhere.status_code == 422, elsewhere.text
+    assert elsewhere.json()["detail"][0]["loc"] == ["body", "env_id"]
+    unknown = await client.post(
+        f"/api/deploy/{'f' * 32}/rollback/plan", json={"env_id": "prod"}, headers=auth(ENGINEER)
+    )
+    assert unknown.status_code == 404, unknown.text
+
+    missing = await client.post(route, json={"env_id": "prod"}, headers=auth(ENGINEER))
+    assert missing.status_code == 422, missing.text
+    assert missing.json()["detail"][0]["loc"] == ["body", "digest"]
+    wrong = await client.post(
+        route, json={"env_id": "prod", "digest": "0" * 64}, headers=auth(ENGINEER)
+    )
+    assert wrong.status_code == 409, wrong.text
+    assert wrong.json()["detail"]["current_digest"] == plan["digest"]
+
+    # Prod moves after the plan: the approved digest no longer applies.
+    edit = "/* edited in prod after the rollback plan */"
+    await superset("prod").put_json(f"/api/v1/dashboard/{prod_id}", {"css": edit})
+    stale = await client.post(
+        route, json={"env_id": "prod", "digest": plan["digest"]}, headers=auth(ENGINEER)
+    )
+    assert stale.status_code == 409, stale.text
+    assert "оцените откат заново" in stale.json()["detail"]["message"]
+    assert stale.json()["detail"]["current_digest"] != plan["digest"]
+
+    assert (
+        await _rollbacks_of(client, auth, deployed["id"]) == []
+    )  # nothing started, nothing written
+    css = (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
+    assert css == edit
+
+
+async def test_branch_names_starting_refs_are_refused_naming_the_field(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    made = await client.post(
+        "/api/git/branches", json={"name": "refs/heads/x"}, headers=auth(ENGINEER)
+    )
+    assert made.status_code == 422, made.text
+    (error,) = made.json()["detail"]
+    assert error["loc"] == ["body", "name"]
+    assert "must not start with 'refs/'" in error["msg"]
+    listed = (await client.get("/api/git/branches", headers=auth(ENGINEER))).json()
+    assert not any(branch["name"].startswith("refs/") for branch in listed)
+
+
+async def test_a_restore_needs_the_digest_of_its_plan(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    route = "/api/backups/ss-dev.20261130T051038123456Z/restore"
+    for body in ({"target_env_id": "staging"}, {"target_env_id": "staging", "digest": ""}):
+        started = await client.post(route, json=body, headers=auth(Role.admin))
+        assert started.status_code == 422, started.text
+        (error,) = started.json()["detail"]
+        assert error["loc"] == ["body", "digest"]
+    assert "restore/plan" in error["msg"]  # the empty one says where a digest comes from
+
+
+def roll_back_then_follow(task_id: str) -> Callable[[list[BaseMessage], list[str]], AIMessage]:
+    """A scripted model: roll the deploy back, then follow the task until it ends."""
+
+    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        last = messages[-1]
+        if not isinstance(last, ToolMessage):
+            args = {"task_id": task_id, "env_id": "prod"}
+            call = {"name": "rollback_deploy", "args": args, "id": "call_rollback"}
+            return AIMessage(content="", tool_calls=[call])
+        result = json.loads(str(last.content))
+        if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
+            return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
+        time.sleep(0.5)  # a model's own pause between two looks at a task
+        call_id = f"call_status_{len(messages)}"
+        status = {"name": "get_task_status", "args": {"task_id": result["id"]}, "id": call_id}
+        return AIMessage(content="", tool_calls=[status])
+
+    return script
+
+
+async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    restore: Restore,
+    settings: Settings,
+) -> None:
+    await restore("prod")
+    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset)
+    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    headers = auth(ENGINEER)
+    app = create_app(
+        settings, chat_model=ScriptedChatModel(script=roll_back_then_follow(deployed["id"]))
+    )
+    with LiveServer(app) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
+            cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
+            await live.post(
+                f"/api/agent/conversations/{cid}/messages",
+                headers=headers,
+                json={
+                    "text": "откати выкатку",
+                    "uicontext": {"contextVersion": 1, "envId": "prod"},
+                },
+            )
+            events = await read_events(live, cid, headers)
+            card = events[-1]
+            assert card["type"] == "confirm_required", events
+            decision = card["decision"]
+            assert (decision["level"], decision["stage"]) == ("dangerous", "prod")
+            assert decision["impact"] == "1 дашборд будет изменён"
+            assert decision["digest"] == plan["digest"]
+            assert decision["objects"] == [f"дашборд «{DRIFTED_DASHBOARD}»: изменить (css)"]
+            assert (
+                DRIFT_MARKER
+                in (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"][
+                    "css"
+                ]
+            )  # nothing before the approval
+
+            approved = await live.post(
+                f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+                json={"decision": "approve"},
+                headers=headers,
+            )
+            assert approved.status_code == 200, approved.text
+            events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=120)
+
+    results = [event for event in events if event["type"] == "tool_result"]
+    assert results[0]["tool"] == "rollback_deploy"
+    assert results[0]["outcome"] == "ok", results[0]
+    assert "Задача завершилась: succeeded" in events[-2]["text"]
+    assert normalise(await superset("prod").export_dashboards([prod_id])) == before
+
+
+async def test_what_a_deploy_created_is_planned_as_delete_and_rolled_back_away(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+) -> None:
+    await restore("prod")
+    dev, prod = superset("ss-dev"), superset("prod")
+    page = await dev.search_dashboards(DEV_ONLY_DASHBOARD)
+    draft = next(item.id for item in page.items if item.title == DEV_ONLY_DASHBOARD)
+    body = {"dashboard_ids": [draft], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
+    planned = (await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))).json()
+    started = await client.post(
+        "/api/deploy", json={**body, "digest": planned["digest"]}, headers=auth(ENGINEER)
+    )
+    deployed = await wait_for_task(client, auth, started.json()["id"])
+    assert deployed["status"] == "succeeded", deployed
+    uuid = planned["dashboards"][0]["uuid"]
+    assert await prod.find_dashboard("uuid", uuid) is not None
+
+    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    assert "будут удалены созданные ею: 1 дашборд" in plan["summary"]
+    assert plan["dashboards_changed"] == 1
+    deleted = [(o["kind"], o["name"]) for o in plan["objects"] if o["action"] == "delete"]
+    assert ("dashboard", DEV_ONLY_DASHBOARD) in deleted
+    undo = await client.post(
+        f"/api/deploy/{deployed['id']}/rollback",
+        json={"env_id": "prod", "digest": plan["digest"]},
+        headers=auth(ENGINEER),
+    )
+    assert undo.status_code == 202, undo.text
+    rolled_back = await wait_for_task(client, auth, undo.json()["id"])
+    assert rolled_back["status"] == "succeeded", rolled_back
+    assert rolled_back["result"]["deleted_dashboards"] == [uuid]
+    assert await prod.find_dashboard("uuid", uuid) is None
