@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 COVERAGE_FLOOR := 91
 
 .DEFAULT_GOAL := help
-.PHONY: help browser setup hooks lint format typecheck test test-unit router-vectors bench bench-scale demo demo-pg serve sandbox-up sandbox-down clean
+.PHONY: help browser setup hooks lint format typecheck test test-unit test-moved-clock router-vectors bench bench-scale demo demo-pg serve sandbox-up sandbox-down clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -48,6 +48,12 @@ test: lint typecheck browser ## lint, types, every test (sandbox and Chromium in
 
 test-unit: setup ## the tests that need no sandbox
 	$(BIN)/pytest -m 'not integration' $(PYTEST_ARGS)
+
+# No test may depend on today's date: the tests that need no sandbox, with the wall clock at
+# New Year (a minute past midnight UTC) and at midsummer (Debian's libfaketime; tests/faketime/run).
+test-moved-clock: setup ## the sandbox-free tests at 2027-01-01 00:00:30 and 2027-07-15 12:00 UTC
+	tests/faketime/run '2027-01-01 00:00:30' -m 'not integration' $(PYTEST_ARGS)
+	tests/faketime/run '2027-07-15 12:00:00' -m 'not integration' $(PYTEST_ARGS)
 
 # The tools' passage vectors, shipped so that no process embeds them at start; `make test` says
 # when tools.yaml or the catalogue changed and they must be stored again.
