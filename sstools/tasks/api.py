@@ -1,4 +1,4 @@
-"""``/api/tasks``: follow and cancel durable tasks (any role reads; engineers cancel their own)."""
+"""``/api/tasks``: follow and cancel tasks (any role reads; the starter or an admin cancels)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse
 
-from sstools.auth.deps import CurrentUser, EngineerUser
+from sstools.auth.deps import CurrentUser
 from sstools.deps import EnvIdQuery, ServicesDep
 from sstools.tasks.engine import (
     TaskCancelForbidden,
@@ -51,7 +51,7 @@ async def list_tasks(
 
 
 @router.post("/{task_id}/cancel", response_model=None)
-async def cancel_task(task_id: TaskId, tasks: TasksDep, user: EngineerUser) -> Task | JSONResponse:
+async def cancel_task(task_id: TaskId, tasks: TasksDep, user: CurrentUser) -> Task | JSONResponse:
     """Backups and restores: admins; any other task: the person who started it, or an admin."""
     try:
         return await tasks.cancel(task_id, user.username, role=user.role)

@@ -112,14 +112,20 @@ def task_workflow(
                 if _runtime.stopped(launch):
                     raise
                 if isinstance(exc, TaskFailed):
-                    store.finish(task_id, TaskStatus.failed, result=exc.result, error=exc.reason)
+                    if not store.finish(
+                        task_id, TaskStatus.failed, result=exc.result, error=exc.reason
+                    ):
+                        store.cancelled(task_id, exc.result)  # cancelled meanwhile: keep the report
                     return None
                 _log.error("task_failed", task_id=task_id, workflow=name, exc_info=exc)
                 kind = exc.type_name if isinstance(exc, RecordedStepError) else type(exc).__name__
                 # The text may quote a request, a URL or a credential: it stays in the log.
                 store.finish(task_id, TaskStatus.failed, error=UNEXPECTED_FAILURE.format(kind=kind))
                 return None
-            store.finish(task_id, TaskStatus.succeeded, result=result)
+            if not store.finish(task_id, TaskStatus.succeeded, result=result):
+                # Cancelled after its last step had begun: what it did (a snapshot, the
+                # imports) is still the record's, so a rollback can find it.
+                store.cancelled(task_id, result)
             return result
         finally:
             _reports_on_cancel.pop(task_id, None)

@@ -109,8 +109,8 @@ async def test_refusals_name_what_is_wrong(
     assert "запустил engineer" in conflict.json()["detail"]
 
     as_analyst = await client.post(f"/api/tasks/{first['id']}/cancel", headers=auth(Role.analyst))
-    assert as_analyst.status_code == 403
-    assert as_analyst.json()["required_role"] == "engineer"
+    assert as_analyst.status_code == 403  # not theirs
+    assert as_analyst.json()["required_role"] == "admin"
     assert (await starting.tasks.get(first["id"])).status is not TaskStatus.cancelled
 
     cancelled = await client.post(f"/api/tasks/{first['id']}/cancel", headers=auth(Role.engineer))
@@ -179,3 +179,16 @@ async def test_only_the_owner_or_an_admin_cancels_and_backups_only_an_admin(
         ("ok", "admin"),
         ("ok", "engineer"),
     ]
+
+
+async def test_an_analyst_cancels_the_task_they_started(
+    starting: Served, folder: Path, auth: AuthHeaders
+) -> None:
+    """Analysts start validations and documentation, which count against their own task cap."""
+    client = starting.client
+    body = {"env_id": "ss-dev", "key": "dashboard:analysts", "folder": str(folder)}
+    started = await client.post("/test/tasks", json=body, headers=auth(Role.analyst))
+    task_id = started.json()["id"]
+    cancelled = await client.post(f"/api/tasks/{task_id}/cancel", headers=auth(Role.analyst))
+    assert cancelled.status_code == 200, cancelled.text
+    assert cancelled.json()["status"] == "cancelled"

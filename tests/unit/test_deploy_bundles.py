@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,12 @@ def test_a_process_clock_ahead_of_the_filesystems_deletes_nothing_just_saved(
     (second,) = bundles.save(tmp_path, [{"charts/c.yaml": b"uuid: c\n"}])
     assert sorted(path.stem for path in tmp_path.iterdir()) == sorted([first, second])
     assert bundles.load(tmp_path, first) == FILES
+
+
+def test_many_writers_saving_the_same_bundle_at_once_all_get_it_whole(tmp_path: Path) -> None:
+    """Two approvals of one plan save the same files at the same moment: none sees a torn file."""
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        keys = list(pool.map(lambda _: bundles.save(tmp_path, [FILES]), range(32)))
+    assert {tuple(k) for k in keys} == {(bundles.key_of(FILES),)}
+    assert bundles.load(tmp_path, keys[0][0]) == FILES
+    assert not list(tmp_path.glob("*.part"))

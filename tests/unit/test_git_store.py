@@ -124,7 +124,8 @@ async def test_analysts_may_not_write(
 
 
 @pytest.mark.parametrize(
-    "name", ["a..b", "-x", "HEAD", "x.lock", "a b", "x/", "refs/heads/x", "snapshots/x"]
+    "name",
+    ["a..b", "-x", "HEAD", "x.lock", "a b", "x/", "refs/heads/x", "snapshots/x", "snapshots"],
 )
 async def test_a_branch_name_git_refuses_is_422(
     client: httpx.AsyncClient, auth: AuthHeaders, name: str

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -74,12 +75,14 @@ def save(root: Path, bundles: Iterable[Mapping[str, bytes]]) -> list[str]:
         try:
             os.utime(path)  # saved before: keep it as long as a new one
         except FileNotFoundError:
-            part = path.with_name(f"{path.name}.{os.getpid()}.part")
-            with part.open("wb") as handle:
+            # A file of its own per writer: two approvals of one plan may save it at once.
+            with tempfile.NamedTemporaryFile(
+                dir=root, prefix=f"{key}.", suffix=".part", delete=False
+            ) as handle:
                 handle.write(content)
                 handle.flush()
                 os.fsync(handle.fileno())
-            part.replace(path)
+            Path(handle.name).replace(path)
         keys.append(key)
         saved_at = path.stat().st_mtime
     # Ages on the clock that stamped the files (the filesystem's), not the process's: with the

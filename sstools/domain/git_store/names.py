@@ -37,8 +37,12 @@ def git_branch_name(value: str) -> str:
 
 
 def is_reserved(branch: str) -> bool:
-    """A branch sstools alone writes (a deploy's snapshot)."""
-    return branch.startswith(SNAPSHOT_PREFIX)
+    """A branch sstools alone writes (a deploy's snapshot), or the folder that holds them.
+
+    A branch named exactly ``snapshots`` would be a file where git needs a folder, so every
+    snapshot step after it would fail: one engineer could stop every deploy into prod.
+    """
+    return branch == SNAPSHOT_PREFIX.rstrip("/") or branch.startswith(SNAPSHOT_PREFIX)
 
 
 def writable_branch_name(value: str) -> str:

@@ -31,6 +31,7 @@ from sstools.domain.sql._model import SqlSyntaxError, SqlTooDeep
 from sstools.domain.sql._statements import (
     SESSION_REASONS,
     bare_statement_keyword,
+    chained_statement_reason,
     command_body,
     explained_statement,
     is_table_shorthand,
@@ -117,7 +118,7 @@ def parse(sql: str, dialect: str) -> tuple[list[Token], list[exp.Expr]]:
 
 def read(sql: str, dialect: str) -> Reading:
     tokens, statements = parse(sql, dialect)
-    reason = _executable_comment_reason(tokens)
+    reason = _executable_comment_reason(tokens) or chained_statement_reason(tokens)
     written = _called_names(tokens)
     for statement in statements:
         reason = reason or _write_reason(statement, dialect, written)
@@ -132,7 +133,7 @@ def write_before_error(sql: str, dialect: str) -> str | None:
         tokens, complete = tokenizer.tokenize(sql), True
     except TokenError:
         tokens, complete = tokenizer.tokens, False  # those before the unreadable text
-    reason = _executable_comment_reason(tokens)
+    reason = _executable_comment_reason(tokens) or chained_statement_reason(tokens)
     chunks = _statement_tokens(tokens)
     for chunk in chunks if complete else chunks[:-1]:  # a cut-off last statement never runs
         if reason:

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
@@ -71,6 +73,28 @@ def bare_statement_keyword(node: exp.Expr) -> str | None:
         return None
     word = identifier.name.upper()
     return word if word in STATEMENT_KEYWORDS else None
+
+
+# Snowflake statements that may follow its flow operator, besides the statement keywords.
+_FLOW_STATEMENTS = STATEMENT_KEYWORDS | _words(
+    "SELECT WITH VALUES TABLE CALL COPY PUT GET REMOVE LIST SHOW DESCRIBE DESC UNDROP COMMENT"
+)
+
+
+def chained_statement_reason(tokens: list[Token]) -> str | None:
+    """Why ``… ->> DELETE …`` writes: Snowflake runs the statement after its flow operator.
+
+    Other dialects read ``->>`` as JSON extraction and the keyword after it as a column, so the
+    statement looks like one query; a JSON key is a string or a quoted name, never a keyword.
+    """
+    for arrow, following in itertools.pairwise(tokens):
+        if (
+            arrow.text == _CHAINED_STATEMENT
+            and following.token_type not in (TokenType.STRING, TokenType.IDENTIFIER)
+            and following.text.upper() in _FLOW_STATEMENTS
+        ):
+            return f"->> {following.text.upper()}: Snowflake runs the statement after ->>"
+    return None
 
 
 def is_table_shorthand(statement: exp.Expr) -> bool:

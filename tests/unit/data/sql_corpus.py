@@ -351,6 +351,8 @@ ATTACKS: list[tuple[str, str]] = [
     ("mysql", "SELECT LAST_INSERT_ID(42)"),
     ("mysql", "SELECT SLEEP(60)"),
     ("snowflake", "SHOW TABLES ->> DELETE FROM t"),
+    ("snowflake", "SELECT 1 ->> DELETE FROM t"),  # read elsewhere as JSON extraction
+    ("snowflake", "SELECT * FROM t ->> DROP TABLE t"),
     ("clickhouse", "SELECT * FROM url('http://attacker/x', CSV, 'a String')"),
     ("clickhouse", "SELECT * FROM file('/etc/passwd', 'LineAsString')"),
     ("clickhouse", "SELECT * FROM remote('other-host', db.t)"),
@@ -373,6 +375,7 @@ LEGITIMATE_READS: list[tuple[str, str]] = [
     ("clickhouse", "SHOW TABLES"),
     ("snowflake", "SHOW TABLES"),
     ("postgresql", "EXPLAIN SELECT * FROM t"),
+    ("postgresql", "SELECT payload ->> 'delete' AS flag FROM events"),  # a JSON key
     ("postgresql", "EXPLAIN ANALYZE SELECT * FROM t"),
     ("postgresql", "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM t"),
     ("sqlite", "EXPLAIN QUERY PLAN SELECT * FROM t"),
