@@ -20,9 +20,9 @@ import httpx
 from bench.table import Row
 from sstools.agent.context import ObjectType
 from sstools.agent.executor import Outcome, ToolExecutor
-from sstools.agent.operations_report import operations_report
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.logs import configure_logging
+from sstools.operations_report import operations_report
 from sstools.storage.db import create_engine, migrate, session_factory
 
 READ_CALLS = 2_000

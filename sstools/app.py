@@ -20,14 +20,16 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from sstools import __version__
 from sstools.agent.api import router as agent_router
-from sstools.agent.wiring import build_agent
-from sstools.auth.api import router as auth_router
-from sstools.auth.deps import RoleRequired
+from sstools.agent.run.wiring import build_agent
 from sstools.config import Settings
 from sstools.domain.api import router as domain_router
-from sstools.domain.git_store import GitStoreError
+from sstools.git_store import GitStoreError
+from sstools.http.auth import RoleRequired
+from sstools.http.auth_routes import router as auth_router
+from sstools.http.services import Services
+from sstools.http.task_routes import router as tasks_router
+from sstools.http.task_routes import task_conflict, task_limited
 from sstools.logs import configure_logging
-from sstools.services import Services
 from sstools.superset import (
     SupersetAuthError,
     SupersetBadRequest,
@@ -37,8 +39,6 @@ from sstools.superset import (
     SupersetUnavailable,
 )
 from sstools.tasks import TaskConflict, TaskLimited
-from sstools.tasks.api import router as tasks_router
-from sstools.tasks.api import task_conflict, task_limited
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
 from sstools.web.metrics import router as metrics_router

@@ -202,7 +202,7 @@ def report(
 ) -> None:
     """SC-003 (transient failures, retries) and SC-004 (answer sizes) from the audit log."""
     from sstools import clock
-    from sstools.agent.operations_report import operations_report, parse_span, render
+    from sstools.operations_report import operations_report, parse_span, render
 
     try:
         start = clock.now() - parse_span(since)

@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     router: Literal["hybrid", "bm25", "off"] = "hybrid"
     router_k: int = Field(default=5, ge=1, le=50)
 
-    # Git versioning of dashboard exports (sstools.domain.git_store).
+    # Git versioning of dashboard exports (sstools.git_store).
     git_dir: Path = Path(".sstools/git")
     git_remote: str | None = None
     # Stages whose environments are exported to git (a snapshot) before a deploy writes them.

@@ -27,8 +27,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, SecretStr, ValidationError
 
-# Lowercase letters, digits, `-`, `_`: the API refuses any other `env_id` before a lookup.
-ENV_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+from sstools.ids import ENV_ID_PATTERN
 
 
 class Stage(StrEnum):

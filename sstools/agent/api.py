@@ -17,11 +17,11 @@ from starlette.types import Receive, Scope, Send
 
 from sstools.agent import texts
 from sstools.agent.context import ContextRejected, ObjectType, UIContext, parse_uicontext
-from sstools.agent.runtime import AgentRuntime, AlreadyDecided, Busy, TooManyRuns
+from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy, TooManyRuns
+from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
 from sstools.agent.selection import HiddenTool, select_tools
-from sstools.agent.streams import StreamSlot, TooManyStreams
-from sstools.auth.deps import CurrentUser, request_token
-from sstools.deps import ServicesDep, SessionDep
+from sstools.http.auth import CurrentUser, request_token
+from sstools.http.deps import ServicesDep, SessionDep
 from sstools.storage import audit
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation, Conversation, ConversationMessage

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from sstools.agent import texts
-from sstools.agent.answers import texts as answer_texts
 from sstools.agent.context import ObjectType
 from sstools.agent.selection import HiddenBecause, HiddenTool, Selection
+from sstools.agent.texts import answers as answer_texts
 from sstools.agent.tools import CATALOGUE
 
 

@@ -27,7 +27,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, interrupt
 
-from sstools.agent import reports, texts
+from sstools.agent import step_messages, texts
 from sstools.agent.capabilities import capabilities
 from sstools.agent.context import UIContext, prompt_block
 from sstools.agent.events import (
@@ -48,7 +48,7 @@ from sstools.agent.invocation import (
     storable,
 )
 from sstools.agent.offer import ToolOffer, before_last_reply
-from sstools.agent.run_context import RunContext
+from sstools.agent.run.context import RunContext
 from sstools.agent.selection import Router, Selection
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
 from sstools.auth.roles import Role
@@ -217,7 +217,7 @@ class AgentGraph:
             confirm_reads=self._confirm_reads,
         )
         if isinstance(verdict, Refused):
-            refused, message = reports.refusal(call, verdict, run_id)
+            refused, message = step_messages.refusal(call, verdict, run_id)
             return {"messages": [message], "queue": rest, "current": None, "emit": emit + refused}
         context = _context(state)
         decision = verdict.decision.model_copy(
@@ -279,7 +279,9 @@ class AgentGraph:
         else:
             reason = texts.CANCELLED_MISMATCH.format(tool=tool.title)
         not_run = [call, *state.get("queue", [])]
-        emit, messages = reports.cancellation(tool, current["confirmation_id"], reason, not_run)
+        emit, messages = step_messages.cancellation(
+            tool, current["confirmation_id"], reason, not_run
+        )
         return {"messages": messages, "queue": [], "current": None, "halted": True, "emit": emit}
 
     async def _tools(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
@@ -296,8 +298,8 @@ class AgentGraph:
             result = await self._run(tool, args, state, runtime, digest)
         except Exception:  # a bug or a fault under the executor: this call failed, say which
             _log.exception("tool call failed unexpectedly", tool=tool.name, run_id=run_id)
-            result, crash = reports.crashed(tool), True
-        emit, halted = reports.result_events(tool, call, result, run_id, crash=crash)
+            result, crash = step_messages.crashed(tool), True
+        emit, halted = step_messages.result_events(tool, call, result, run_id, crash=crash)
         message = ToolMessage(
             content=result.content,
             tool_call_id=call["id"],

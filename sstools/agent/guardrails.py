@@ -18,8 +18,8 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from sstools.agent import texts
-from sstools.agent.answers import texts as answer_texts
 from sstools.agent.context import ObjectType
+from sstools.agent.texts import answers as answer_texts
 from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolSpec
 from sstools.environments import EnvironmentRegistry, Stage
 

@@ -1,7 +1,7 @@
 """JWT access tokens (PyJWT, HS256 only): ``sub``, ``role``, ``ver``, ``aud``, ``iat``, ``exp``.
 
 ``ver`` is the user's token version when the token was issued; logging out or changing the
-password bumps it, which revokes every token issued before (see :mod:`sstools.auth.deps`).
+password bumps it, which revokes every token issued before (see :mod:`sstools.http.auth`).
 """
 
 from __future__ import annotations

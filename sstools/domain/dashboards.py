@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sstools.domain.git_store import DEFAULT_BRANCH, GitStore
 from sstools.domain.health import DashboardHealth, dashboard_health, validation_summary
+from sstools.git_store import DEFAULT_BRANCH, GitStore
 from sstools.superset import SupersetClient
 from sstools.superset.models import DashboardDetail
 

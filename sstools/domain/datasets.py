@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.domain.reviews import Review, ReviewStatus, get_review
-from sstools.domain.sql import SqlKind, SqlSyntaxError, classify_for_backend
+from sstools.sql import SqlKind, SqlSyntaxError, classify_for_backend
 from sstools.superset import SupersetClient
 from sstools.superset.errors import (
     SupersetBadRequest,

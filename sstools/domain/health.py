@@ -9,9 +9,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.dates import human_datetime
-from sstools.domain.git_store import DashboardStatus
 from sstools.domain.validation.models import Finding, counts_of
 from sstools.domain.validation.texts import NEVER_RUN, last_run_text
+from sstools.git_store import DashboardStatus
 from sstools.storage.validation import latest_validation
 from sstools.superset.models import DashboardDetail, Owner
 

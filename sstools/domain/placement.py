@@ -10,9 +10,9 @@ import structlog
 from pydantic import BaseModel
 
 from sstools.domain.deploy import DeployError, DeploySource, PlanRequest, make_plan
-from sstools.domain.git_store import DEFAULT_BRANCH, GitStore, GitStoreError
 from sstools.domain.health import git_status_text
 from sstools.environments import Environment, EnvironmentRegistry, Stage
+from sstools.git_store import DEFAULT_BRANCH, GitStore, GitStoreError
 from sstools.superset import SupersetClient, SupersetError, SupersetNotFound, SupersetPool
 
 logger = structlog.get_logger(__name__)

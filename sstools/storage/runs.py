@@ -1,7 +1,7 @@
 """Which conversation has a run going: claimed by one conditional ``UPDATE``, released after.
 
 ``conversations.active_run_id`` says which run holds the conversation. A turn takes the
-conversation's run lock (:mod:`sstools.agent.locks`) before claiming, so on PostgreSQL a claim
+conversation's run lock (:mod:`sstools.agent.run.locks`) before claiming, so on PostgreSQL a claim
 whose lock is free is provably dead and any worker may release it. A claim may be capped per
 user: the count of that user's running conversations is a subquery of the same ``UPDATE`` —
 exact on SQLite (one writer at a time); on PostgreSQL two claims racing for the last slot may

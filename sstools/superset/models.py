@@ -30,10 +30,6 @@ def _changed_on(raw: Raw) -> Any:
     return raw.get("changed_on_utc") or raw.get("changed_on")
 
 
-# Superset's primary keys are 32-bit integers: a larger id cannot name anything.
-MAX_ID = 2**31 - 1
-
-
 class Page(BaseModel, Generic[T]):
     items: list[T]
     total: int

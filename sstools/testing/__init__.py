@@ -21,7 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from pydantic import Field
 from starlette.types import ASGIApp
 
-from sstools.agent.function_model import FunctionChatModel, ReplyFunction
+from sstools.llm.function_model import FunctionChatModel, ReplyFunction
 
 Script = ReplyFunction
 

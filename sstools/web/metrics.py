@@ -20,7 +20,7 @@ from prometheus_client import (
     multiprocess,
 )
 
-from sstools.deps import SettingsDep
+from sstools.http.deps import SettingsDep
 
 router = APIRouter(include_in_schema=False)
 

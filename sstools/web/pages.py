@@ -11,15 +11,15 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from sstools.auth.deps import SESSION_COOKIE, resolve_principal
 from sstools.auth.tokens import InvalidToken, Principal
 from sstools.dates import human_datetime
-from sstools.deps import ServicesDep, SessionDep, SupersetId
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.datasets import dataset_with_review
 from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.environments import Environment
-from sstools.services import Services
+from sstools.http.auth import SESSION_COOKIE, resolve_principal
+from sstools.http.deps import ServicesDep, SessionDep, SupersetId
+from sstools.http.services import Services
 from sstools.superset import SupersetError
 from sstools.web.strings import UI
 

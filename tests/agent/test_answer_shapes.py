@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sstools.agent.answers import render_content
+from sstools.agent.offline.answers import render_content
 from sstools.agent.summarize import LIMIT, compact, for_model
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.testing.recorded import RecordedAnswer, recorded

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from sstools.agent.answers import RENDERERS, render, render_content
-from sstools.agent.answers.words import count
 from sstools.agent.capabilities import capabilities
 from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.guardrails import card_arguments
+from sstools.agent.offline.answers import RENDERERS, render, render_content
+from sstools.agent.offline.answers.words import count
 from sstools.agent.selection import select_tools
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.auth.roles import Role

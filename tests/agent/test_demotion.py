@@ -6,7 +6,7 @@ from typing import Any
 
 from sstools.auth.roles import Role
 from sstools.auth.users import set_role
-from sstools.services import Services
+from sstools.http.services import Services
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import dataset_context

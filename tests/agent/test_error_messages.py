@@ -15,7 +15,7 @@ from sstools.agent import texts
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.deps import get_superset
+from sstools.http.deps import get_superset
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import dashboard_context, dataset_context

@@ -5,11 +5,11 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
-from sstools.agent.function_model import FunctionChatModel
-from sstools.agent.llm import chat_model
-from sstools.agent.offline import OfflinePlanner
+from sstools.agent.chat_model import chat_model
+from sstools.agent.offline.planner import OfflinePlanner
 from sstools.agent.tools import CATALOGUE
 from sstools.config import Settings
+from sstools.llm.function_model import FunctionChatModel
 
 
 class LookUp(BaseModel):

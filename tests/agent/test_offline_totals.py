@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from sstools.agent.answers import render_content
 from sstools.agent.context import ObjectType
 from sstools.agent.guardrails import card_arguments
+from sstools.agent.offline.answers import render_content
 from sstools.agent.summarize import for_model
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.auth.roles import Role

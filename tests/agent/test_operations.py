@@ -16,9 +16,9 @@ from pydantic import SecretStr
 
 from sstools.agent.context import ObjectType
 from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
-from sstools.agent.operations_report import operations_report
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.auth.roles import Role
+from sstools.operations_report import operations_report
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.testing import LiveServer, call_tool
 from tests.agent.conftest import dashboard_context

@@ -18,6 +18,18 @@ from sstools.agent.routing.catalogue import semantic_passages
 from sstools.agent.tools import CATALOGUE
 
 
+def assert_same_directions(ours: np.ndarray, theirs: np.ndarray, name: str = "") -> None:
+    """Row by row, the two point the same way: the router ranks by these cosines.
+
+    Stored on another CPU by a native engine, a component may differ by 0.002 (seen: AMD EPYC
+    against the machine that stored them) while the cosine stays above 0.9999.
+    """
+    cosines = (ours * theirs).sum(axis=1) / (
+        np.linalg.norm(ours, axis=1) * np.linalg.norm(theirs, axis=1)
+    )
+    assert cosines.min() > 0.9995, (name, cosines.min())
+
+
 def _catalogue() -> tuple[list[str], list[list[str]]]:
     tools = list(CATALOGUE.values())
     return [tool.name for tool in tools], [semantic_passages(tool) for tool in tools]
@@ -40,8 +52,7 @@ def test_the_shipped_vectors_are_what_the_model_computes_now(tmp_path: Path) -> 
     assert stored is not None
     assert [len(rows) for rows in stored] == [len(texts) for texts in passages]
     for name, ours, theirs in zip(names, stored, fresh, strict=True):
-        # Stored on another CPU by a native engine: its SIMD kernels may round differently.
-        np.testing.assert_allclose(ours, theirs, atol=1e-4, err_msg=name)
+        assert_same_directions(ours, theirs, name)
 
 
 def test_an_edited_text_is_not_ranked_on_the_stored_vector() -> None:
@@ -63,7 +74,7 @@ def test_without_current_vectors_the_process_embeds_them_and_says_so() -> None:
     assert logs[0]["fix"] == "make router-vectors"
     np.testing.assert_allclose(used[1], semantic.embed_passages(edited)[1], atol=1e-4)
     assert not np.allclose(used[1][0], stored[1][0], atol=1e-2)  # the old text's vector is not used
-    np.testing.assert_allclose(used[0], stored[0], atol=1e-4)  # unchanged texts embed the same
+    assert_same_directions(used[0], stored[0])  # unchanged texts embed the same
 
 
 def test_a_file_cut_short_is_not_used(tmp_path: Path) -> None:

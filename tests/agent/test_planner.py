@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from sstools.agent.context import UIContext, prompt_block
-from sstools.agent.offline import offline_planner
+from sstools.agent.offline.planner import offline_planner
 from sstools.agent.selection import select_tools
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role

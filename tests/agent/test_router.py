@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from pydantic import ValidationError
 
-from sstools.agent import reports, texts
+from sstools.agent import step_messages, texts
 from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.graph import AgentGraph, AgentState
 from sstools.agent.invocation import Refused, ToolCall, check_call
@@ -209,9 +209,9 @@ def _call(name: str) -> ToolCall:
 
 
 def test_recently_used_counts_calls_that_ran_in_this_run_and_the_one_before() -> None:
-    _, refused = reports.refusal(_call("create_branch"), Refused("недоступен здесь"), "run")
+    _, refused = step_messages.refusal(_call("create_branch"), Refused("недоступен здесь"), "run")
     commit = CATALOGUE["commit_changes"]
-    _, cancelled = reports.cancellation(commit, "card", "отклонено", [_call(commit.name)])
+    _, cancelled = step_messages.cancellation(commit, "card", "отклонено", [_call(commit.name)])
     messages = [
         HumanMessage("first"),
         _tool_message("list_backups", {"items": []}),

@@ -17,8 +17,8 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import make_url
 
 from sstools.agent.events import Done, EventLog, RunStarted
-from sstools.agent.locks import PostgresRunLocks
-from sstools.agent.wakeups import EventListener
+from sstools.agent.run.locks import PostgresRunLocks
+from sstools.agent.run.wakeups import EventListener
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.storage.advisory import libpq_url

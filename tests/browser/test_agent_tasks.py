@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from playwright.async_api import Page, expect
 from pydantic import BaseModel
 
-from sstools.auth.deps import CurrentUser
+from sstools.http.auth import CurrentUser
 from sstools.tasks import TaskFailed, TaskKind, task_step, task_workflow
 from sstools.testing import answer
 from tests.browser.conftest import ask, screenshot, staging_twin

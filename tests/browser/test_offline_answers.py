@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 from playwright.async_api import Browser, Page, expect
 
-from sstools.agent.answers import Hint, render, render_content
 from sstools.agent.capabilities import capabilities
 from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.executor import Outcome, ToolExecutor
+from sstools.agent.offline.answers import Hint, render, render_content
 from sstools.agent.selection import select_tools
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.app import create_app

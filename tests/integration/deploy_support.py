@@ -14,7 +14,7 @@ import yaml
 
 from sstools.auth.roles import Role
 from sstools.domain.deploy import import_bundle
-from sstools.domain.git_store import normalise
+from sstools.git_store import normalise
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
 from tests.conftest import AuthHeaders

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from sstools.auth.roles import Role
-from sstools.domain.git_store import normalise
+from sstools.git_store import normalise
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
 from sstools.superset import SupersetClient
 from tests.conftest import AuthHeaders

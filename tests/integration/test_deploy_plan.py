@@ -20,8 +20,8 @@ from sstools.domain.deploy import (
     import_bundle,
     make_plan,
 )
-from sstools.domain.git_store import GitStore
 from sstools.environments import EnvironmentRegistry
+from sstools.git_store import GitStore
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient, SupersetPool
 from tests.conftest import AuthHeaders

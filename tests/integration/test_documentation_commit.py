@@ -19,12 +19,12 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 from pydantic import SecretStr
 
-from sstools.agent.answers.tasks import task as offline_answer
+from sstools.agent.offline.answers.tasks import task as offline_answer
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.auth.secret import secret_file_path
 from sstools.config import Settings
-from sstools.domain.git_store import DEFAULT_BRANCH, GitStore
+from sstools.git_store import DEFAULT_BRANCH, GitStore
 from sstools.testing import LiveServer, ScriptedChatModel, call_tool
 from tests.conftest import AuthHeaders, seed_users
 from tests.integration.deploy_support import wait_for_task

@@ -14,7 +14,7 @@ from dulwich.repo import Repo
 
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.domain.git_store import normalise
+from sstools.git_store import normalise
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
 from tests.conftest import AuthHeaders, app_client

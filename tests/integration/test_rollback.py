@@ -23,8 +23,8 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.auth.users import add_user
 from sstools.config import Settings
-from sstools.domain.git_store import normalise
-from sstools.domain.git_store._repo import Repository
+from sstools.git_store import normalise
+from sstools.git_store._repo import Repository
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
 from sstools.storage.db import create_engine, session_factory
 from sstools.testing import LiveServer, ScriptedChatModel

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from sstools.domain.git_store import normalise
 from sstools.environments import Environment
+from sstools.git_store import normalise
 from sstools.sandbox import Sandbox, SandboxError
 from sstools.sandbox.lock import exclusive
 from sstools.superset import SupersetClient

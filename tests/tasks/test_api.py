@@ -9,11 +9,11 @@ import pytest
 from pydantic import BaseModel
 from sqlalchemy import select
 
-from sstools.auth.deps import CurrentUser
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.auth.users import add_user
 from sstools.config import Settings
+from sstools.http.auth import CurrentUser
 from sstools.storage.db import create_engine, session_factory
 from sstools.storage.models import AuditEntry
 from sstools.tasks import TaskKind, TaskStatus

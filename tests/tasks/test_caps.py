@@ -13,9 +13,9 @@ from pydantic import BaseModel
 from sqlalchemy import select
 
 from sstools.app import create_app
-from sstools.auth.deps import CurrentUser
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.http.auth import CurrentUser
 from sstools.storage.models import AuditEntry
 from sstools.tasks import Task, TaskKind, TaskStatus, TooManyTasks, _runtime
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport

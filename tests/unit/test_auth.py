@@ -16,7 +16,7 @@ from sstools.auth.secret import signing_key
 from sstools.auth.tokens import Principal, issue_token
 from sstools.auth.users import add_user, remove_user, set_role
 from sstools.config import Settings
-from sstools.services import Services
+from sstools.http.services import Services
 from sstools.storage.models import AuditEntry
 from tests.conftest import PASSWORDS, AuthHeaders
 

@@ -13,8 +13,8 @@ from sstools.domain.backups import archive
 from sstools.domain.backups.errors import ArchiveCorrupt, BackupNotFound
 from sstools.domain.backups.plan import archive_sources, plan_offline
 from sstools.domain.deploy import Inventory, MappedSources, TargetObject, map_sources
-from sstools.domain.git_store import dump
 from sstools.environments import Stage
+from sstools.git_store import dump
 
 DASH = "d0000000-0000-0000-0000-000000000000"
 CHART = "c000000a-0000-0000-0000-000000000000"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from sstools.agent.checkpoints import strict_serde
+from sstools.agent.run.checkpoints import strict_serde
 
 
 @dataclass

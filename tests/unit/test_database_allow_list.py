@@ -12,8 +12,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sstools.domain.git_store import clean_database, normalise
-from sstools.domain.git_store._database import DATABASE, SAFE_QUERY
+from sstools.git_store import clean_database, normalise
+from sstools.git_store._database import DATABASE, SAFE_QUERY
 
 CANARY = "CANARY-7f3a9c"
 UUID = "44444444-4444-4444-4444-444444444444"

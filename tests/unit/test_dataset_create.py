@@ -10,9 +10,9 @@ import httpx
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from sstools.agent.answers.datasets import render_overview
 from sstools.agent.context import ObjectType, UIContext, prompt_block
-from sstools.agent.offline import offline_planner
+from sstools.agent.offline.answers.datasets import render_overview
+from sstools.agent.offline.planner import offline_planner
 from sstools.agent.selection import select_tools
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgumentError
 from sstools.auth.roles import Role

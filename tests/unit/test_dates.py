@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from sstools import clock
-from sstools.agent.operations_report import operations_report
 from sstools.dates import human_datetime
 from sstools.domain.backups import archive
-from sstools.domain.git_store._repo import Repository
+from sstools.git_store._repo import Repository
+from sstools.operations_report import operations_report
 from sstools.storage import audit
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.web.pages import templates

@@ -31,8 +31,8 @@ from sstools.domain.deploy import (
 )
 from sstools.domain.deploy._bundle import collect, map_onto_target
 from sstools.domain.deploy._sources import _resolve_databases
-from sstools.domain.git_store import dump
 from sstools.environments import Stage
+from sstools.git_store import dump
 
 DASH = "d0000000-0000-0000-0000-000000000000"
 CHART_A = "c000000a-0000-0000-0000-000000000000"

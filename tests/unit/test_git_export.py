@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from sstools.domain.git_store import ExportError, normalise
+from sstools.git_store import ExportError, normalise
 
 DASHBOARD = {
     "dashboard_title": "Отчёт по энергопотреблению",

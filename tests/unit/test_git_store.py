@@ -16,7 +16,7 @@ from dulwich.repo import Repo
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.domain.deploy.rollback import SnapshotRecord, SnapshotUnusable, _read_snapshot
-from sstools.domain.git_store import (
+from sstools.git_store import (
     DEFAULT_BRANCH,
     BranchExists,
     CorruptCommit,
@@ -25,7 +25,7 @@ from sstools.domain.git_store import (
     UnknownBranch,
     UnknownCommit,
 )
-from sstools.domain.git_store._repo import Repository
+from sstools.git_store._repo import Repository
 from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import AuthHeaders
 

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.services import Services
+from sstools.http.services import Services
 from sstools.storage import audit
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry

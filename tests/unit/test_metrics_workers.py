@@ -18,7 +18,7 @@ SCRAPER = """
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sstools.config import Settings
-from sstools.deps import get_settings
+from sstools.http.deps import get_settings
 from sstools.web.metrics import router
 
 app = FastAPI()

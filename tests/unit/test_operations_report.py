@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from sqlalchemy import insert
 
-from sstools.agent.operations_report import OperationsReport, operations_report, parse_span
+from sstools.operations_report import OperationsReport, operations_report, parse_span
 from sstools.storage.db import create_blocking_engine, create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry
 

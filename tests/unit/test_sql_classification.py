@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sstools.domain.sql import SqlKind, SqlSyntaxError, classify, dialect_for, format_sql
+from sstools.sql import SqlKind, SqlSyntaxError, classify, dialect_for, format_sql
 
 READS = [
     "select 1",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from sstools.domain.sql import (
+from sstools.sql import (
     MAX_NESTING,
     SqlKind,
     SqlSyntaxError,
@@ -19,7 +19,7 @@ from sstools.domain.sql import (
     classify_for_backend,
     format_sql,
 )
-from sstools.domain.sql._statements import explained_statement
+from sstools.sql._statements import explained_statement
 from tests.unit.data.sql_corpus import (
     ATTACKS,
     LEGITIMATE_READS,

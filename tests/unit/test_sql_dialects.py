@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from sstools.agent.tools import CATALOGUE
 from sstools.agent.tools.spec import ToolKind
-from sstools.domain.sql import SqlKind, SqlSyntaxError, classify
+from sstools.sql import SqlKind, SqlSyntaxError, classify
 
 EXECUTE_SQL = CATALOGUE["superset_execute_sql"]
 DATABASE_DIALECTS = ["sqlite", "postgres", "mysql"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlglot import exp
 
-from sstools.domain.sql import SqlKind, classify
-from sstools.domain.sql._builtins import EFFECT_NAMES, PURE_BUILTINS
-from sstools.domain.sql._functions import function_write_reason, is_clickhouse_combined_aggregate
+from sstools.sql import SqlKind, classify
+from sstools.sql._builtins import EFFECT_NAMES, PURE_BUILTINS
+from sstools.sql._functions import function_write_reason, is_clickhouse_combined_aggregate
 
 DOCUMENTED_READS = sorted(
     (dialect, name) for dialect, names in PURE_BUILTINS.items() for name in names

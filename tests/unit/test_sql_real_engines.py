@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sstools.agent.tools.spec import ToolKind
-from sstools.domain.sql import SqlKind
+from sstools.sql import SqlKind
 from tests.unit.test_sql_dialects import (
     FRAGMENTS,
     HEADS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import REGISTRY
 
-from sstools.agent.streams import StreamSlots
+from sstools.agent.run.stream_slots import StreamSlots
 
 
 def _open() -> float:

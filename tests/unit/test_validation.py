@@ -11,13 +11,13 @@ import pytest
 from sstools.domain.documentation import SECTIONS, template_document
 from sstools.domain.documentation.models import Deployment, DocumentSource, GitFacts
 from sstools.domain.documentation.writer import DocumentRejected, check_document
-from sstools.domain.git_store import DashboardStatus
 from sstools.domain.health import ValidationSummary, dashboard_health
 from sstools.domain.validation.checks import chart_query, structural_findings
 from sstools.domain.validation.facts import ChartFacts, DashboardFacts, DatasetFacts, FilterFacts
 from sstools.domain.validation.review import ReviewFailed, parse_review
 from sstools.domain.validation.texts import problems_text
 from sstools.environments import Stage
+from sstools.git_store import DashboardStatus
 from sstools.superset.models import DashboardDetail
 
 SUM = {

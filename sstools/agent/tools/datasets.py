@@ -21,7 +21,7 @@ from sstools.agent.tools.spec import (
     object_id,
 )
 from sstools.auth.roles import Role
-from sstools.domain.sql import SqlKind, SqlSyntaxError, classify
+from sstools.sql import SqlKind, SqlSyntaxError, classify
 
 S = ObjectType.dataset
 

@@ -25,8 +25,7 @@ from sstools.agent.tools.spec import (
     object_id,
 )
 from sstools.auth.roles import Role
-from sstools.domain.git_store.names import BranchName
-from sstools.environments import ENV_ID_PATTERN
+from sstools.ids import ENV_ID_PATTERN, BranchName
 
 D, M = ObjectType.dashboard, ObjectType.migration
 PLAN = "/api/deploy/plan"

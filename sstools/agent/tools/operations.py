@@ -27,9 +27,7 @@ from sstools.agent.tools.spec import (
     env_param,
 )
 from sstools.auth.roles import Role
-from sstools.domain.backups.archive import BACKUP_ID_PATTERN
-from sstools.domain.git_store.names import BranchName
-from sstools.environments import ENV_ID_PATTERN
+from sstools.ids import BACKUP_ID_PATTERN, ENV_ID_PATTERN, BranchName
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 

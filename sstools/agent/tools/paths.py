@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from sstools.agent.tools.spec import ToolArgumentError
-from sstools.superset.models import MAX_ID
+from sstools.ids import MAX_ID
 
 MAX_NAME = 256
 _DOT_SEGMENTS = frozenset({".", ".."})

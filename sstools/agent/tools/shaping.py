@@ -3,7 +3,7 @@
 The domain API answers in full (other clients read it); each tool declares a ``shape`` that
 keeps what a model needs to answer and to act next — ids, names, states, counts — and says how
 to get the rest (``detail: true`` or the next page). Shapes keep the keys the offline answers
-read (:mod:`sstools.agent.answers`), since they render the same content the model reads.
+read (:mod:`sstools.agent.offline.answers`), since they render the same content the model reads.
 """
 
 from __future__ import annotations

@@ -3,12 +3,12 @@
 from fastapi import APIRouter
 
 from sstools.domain.api import (
-    apply,
     backups,
     dashboards,
     databases,
     datasets,
     deploy,
+    deploy_plan,
     environments,
     git,
     permissions,
@@ -18,6 +18,16 @@ from sstools.domain.api import (
 )
 
 router = APIRouter()
-_MODULES = (environments, dashboards, datasets, databases, sql, permissions, git, deploy, apply)
+_MODULES = (
+    environments,
+    dashboards,
+    datasets,
+    databases,
+    sql,
+    permissions,
+    git,
+    deploy_plan,
+    deploy,
+)
 for module in (*_MODULES, rollback, backups, validation):
     router.include_router(module.router)

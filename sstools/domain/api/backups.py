@@ -15,16 +15,16 @@ from fastapi import APIRouter, HTTPException, Path, Query, status
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sstools.auth.deps import AdminUser, CurrentUser
 from sstools.auth.tokens import Principal
-from sstools.deps import ServicesDep, SessionDep, find_environment
-from sstools.domain.api.deploy import stale_plan
+from sstools.domain.api.deploy_plan import stale_plan
 from sstools.domain.backups import archive, texts
 from sstools.domain.backups.errors import ArchiveCorrupt, BackupError, BackupNotFound
 from sstools.domain.backups.plan import PlannedRestore, RestorePlan, plan_restore
 from sstools.domain.backups.workflows import run_backup, run_restore
-from sstools.environments import ENV_ID_PATTERN
-from sstools.services import Services
+from sstools.http.auth import AdminUser, CurrentUser
+from sstools.http.deps import ServicesDep, SessionDep, find_environment
+from sstools.http.services import Services
+from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
 from sstools.tasks import Task, TaskKind
 

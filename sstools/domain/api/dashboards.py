@@ -6,11 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from sstools.auth.deps import CurrentUser
-from sstools.deps import GitDep, ServicesDep, SettingsDep, SupersetDep, SupersetId
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.health import DashboardHealth
 from sstools.domain.placement import DashboardPlacements, dashboard_placements
+from sstools.http.auth import CurrentUser
+from sstools.http.deps import GitDep, ServicesDep, SettingsDep, SupersetDep, SupersetId
 from sstools.superset.models import DashboardDetail, DashboardSummary, Page
 
 router = APIRouter(prefix="/api/dashboards", tags=["dashboards"])

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from sstools.auth.deps import CurrentUser
-from sstools.deps import SupersetDep, SupersetId
+from sstools.http.auth import CurrentUser
+from sstools.http.deps import SupersetDep, SupersetId
 from sstools.superset.models import Column, Database
 
 router = APIRouter(prefix="/api/databases", tags=["databases"])

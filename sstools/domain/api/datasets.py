@@ -7,15 +7,6 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field
 
-from sstools.auth.deps import CurrentUser, EngineerUser
-from sstools.deps import (
-    ServicesDep,
-    SessionDep,
-    SettingsDep,
-    SupersetDep,
-    SupersetId,
-    find_environment,
-)
 from sstools.domain.datasets import (
     CreatedDataset,
     DatasetOverview,
@@ -26,7 +17,16 @@ from sstools.domain.datasets import (
     dataset_with_review,
 )
 from sstools.domain.reviews import Review, ReviewStatus, set_review
-from sstools.environments import ENV_ID_PATTERN
+from sstools.http.auth import CurrentUser, EngineerUser
+from sstools.http.deps import (
+    ServicesDep,
+    SessionDep,
+    SettingsDep,
+    SupersetDep,
+    SupersetId,
+    find_environment,
+)
+from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
 from sstools.superset.models import DatasetSummary, Page
 

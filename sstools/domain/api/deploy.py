@@ -1,43 +1,116 @@
-"""``/api/deploy``: the plan of a deploy — what importing dashboards would change in a target."""
+"""Applying plans: ``/api/deploy`` and ``/api/migrations`` (rollback: ``rollback.py``).
+
+Each re-plans, refuses with 409 when the digest the person approved no longer matches (the target
+or the source moved since), and otherwise starts a durable task (202) that imports exactly that
+plan. Engineers only; the task start, its end and every refusal are in the audit log.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from typing import Any
+
+import anyio.to_thread
+from fastapi import APIRouter, status
 from fastapi.exceptions import RequestValidationError
+from pydantic import Field, field_validator
 
-from sstools.auth.deps import CurrentUser
-from sstools.deps import GitDep, ServicesDep
-from sstools.domain.deploy import (
-    DeployError,
-    InvalidPlanRequest,
-    Plan,
-    PlanRequest,
-    make_plan,
-)
+from sstools.domain.api.deploy_plan import refusal, stale_plan
+from sstools.domain.deploy import DeployError, PlanRequest, make_plan, texts
+from sstools.domain.deploy.apply import apply_plan, order_of
+from sstools.http.auth import EngineerUser
+from sstools.http.deps import GitDep, ServicesDep, SessionDep
+from sstools.storage import audit
+from sstools.tasks import Task, TaskConflict, TaskKind
 
-router = APIRouter(prefix="/api/deploy", tags=["deploy"])
-
-
-def stale_plan(message: str, current_digest: str) -> HTTPException:
-    """409 for an apply whose approved digest no longer matches: the target moved since."""
-    return HTTPException(409, {"message": message, "current_digest": current_digest})
+router = APIRouter(tags=["deploy"])
 
 
-def refusal(exc: DeployError) -> Exception:
-    """The HTTP form of a refusal: a 422 list naming the field like every other 422, or a 404."""
-    if isinstance(exc, InvalidPlanRequest):
-        loc = ("body", *exc.field.split("."))
-        return RequestValidationError([{"type": "value_error", "loc": loc, "msg": exc.message}])
-    return HTTPException(exc.status, str(exc))
+class ApplyRequest(PlanRequest):
+    """The plan request again, with the digest of the plan the person approved."""
+
+    digest: str = Field(description="The `digest` of the plan (POST /api/deploy/plan)")
+
+    @field_validator("digest", mode="before")
+    @classmethod
+    def _digest(cls, value: Any) -> Any:
+        if not isinstance(value, str) or not value:
+            raise ValueError(texts.DIGEST_MISSING)
+        return value
 
 
-@router.post("/plan")
-async def plan_deploy(
-    body: PlanRequest, services: ServicesDep, git: GitDep, user: CurrentUser
-) -> Plan:
-    """What would change in ``target_env_id``; any signed-in user may look (nothing is written)."""
+def _invalid(field: str, message: str) -> RequestValidationError:
+    return RequestValidationError([{"type": "value_error", "loc": ("body", field), "msg": message}])
+
+
+def _objects(keys: list[str]) -> list[str]:
+    return [f"dashboard:{uuid}" for uuid in keys]
+
+
+async def _apply(
+    kind: TaskKind,
+    body: ApplyRequest,
+    services: ServicesDep,
+    git: GitDep,
+    session: SessionDep,
+    user: EngineerUser,
+) -> Task:
+    request = PlanRequest.model_validate(body.model_dump(exclude={"digest"}))
     try:
-        planned = await make_plan(body, services.superset, services.environments, git)
+        planned = await make_plan(request, services.superset, services.environments, git)
     except DeployError as exc:
         raise refusal(exc) from exc
-    return planned.plan
+    plan = planned.plan
+    if not plan.applicable:
+        missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
+        raise _invalid("database_mapping", texts.NOT_APPLICABLE.format(database=missing))
+    stage = services.environments[plan.target_env_id].stage
+    snapshot = stage.value in services.settings.snapshot_stages
+    bundle_dir = services.settings.bundle_dir
+    order = await anyio.to_thread.run_sync(
+        lambda: order_of(planned, snapshot=snapshot, bundle_dir=bundle_dir)
+    )
+    object_keys = _objects([one.uuid for one in order.dashboards])
+    # A task writing there makes any plan stale: name it rather than ask for a new plan.
+    running = await services.tasks.running_on(plan.target_env_id, object_keys)
+    if running is not None:
+        raise TaskConflict(running)
+    if plan.digest != body.digest:
+        await audit.record(
+            session,
+            action=f"{kind.value}_refused",
+            outcome="stale_plan",
+            username=user.username,
+            env_id=plan.target_env_id,
+            approved_digest=body.digest,
+            current_digest=plan.digest,
+        )
+        raise stale_plan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
+    source = f"git:{body.source.git_ref}" if body.source.git_ref else body.source.env_id
+    return await services.tasks.start(
+        kind,
+        env_id=plan.target_env_id,
+        source=source,
+        objects=[one.title for one in order.dashboards],
+        object_keys=object_keys,
+        started_by=user.username,
+        workflow=apply_plan,
+        args=(order.model_dump(),),
+    )
+
+
+@router.post("/api/deploy", status_code=status.HTTP_202_ACCEPTED)
+async def deploy(
+    body: ApplyRequest, services: ServicesDep, git: GitDep, session: SessionDep, user: EngineerUser
+) -> Task:
+    """Deploy one dashboard (with its charts and datasets) by the plan's digest; a task."""
+    if len(body.dashboard_ids) + len(body.dashboard_uuids) != 1:
+        raise _invalid("dashboard_ids", texts.ONE_DASHBOARD)
+    return await _apply(TaskKind.deploy, body, services, git, session, user)
+
+
+@router.post("/api/migrations", status_code=status.HTTP_202_ACCEPTED)
+async def migrate(
+    body: ApplyRequest, services: ServicesDep, git: GitDep, session: SessionDep, user: EngineerUser
+) -> Task:
+    """Migrate a set of dashboards by the plan's digest; a task."""
+    return await _apply(TaskKind.migration, body, services, git, session, user)

@@ -7,9 +7,9 @@ import asyncio
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from sstools.auth.deps import CurrentUser
-from sstools.deps import ServicesDep
 from sstools.environments import Stage
+from sstools.http.auth import CurrentUser
+from sstools.http.deps import ServicesDep
 
 router = APIRouter(prefix="/api/environments", tags=["environments"])
 

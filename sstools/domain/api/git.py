@@ -8,16 +8,7 @@ from fastapi import APIRouter, Query, status
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field
 
-from sstools.auth.deps import CurrentUser, EngineerUser
-from sstools.deps import (
-    GitDep,
-    OptionalEnvironmentDep,
-    ServicesDep,
-    SessionDep,
-    SettingsDep,
-    find_environment,
-)
-from sstools.domain.git_store import (
+from sstools.git_store import (
     DEFAULT_BRANCH,
     Branch,
     BranchName,
@@ -26,9 +17,17 @@ from sstools.domain.git_store import (
     RepositoryStatus,
     WritableBranchName,
 )
-from sstools.environments import ENV_ID_PATTERN
+from sstools.http.auth import CurrentUser, EngineerUser
+from sstools.http.deps import (
+    GitDep,
+    OptionalEnvironmentDep,
+    ServicesDep,
+    SessionDep,
+    SettingsDep,
+    find_environment,
+)
+from sstools.ids import ENV_ID_PATTERN, MAX_ID
 from sstools.storage import audit
-from sstools.superset.models import MAX_ID
 
 router = APIRouter(prefix="/api/git", tags=["git"])
 

@@ -7,8 +7,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from sstools.auth.deps import CurrentUser
-from sstools.deps import SupersetDep
 from sstools.domain.permissions import (
     AuditedObject,
     PermissionAudit,
@@ -16,7 +14,9 @@ from sstools.domain.permissions import (
     audit_database,
     audit_dataset,
 )
-from sstools.superset.models import MAX_ID
+from sstools.http.auth import CurrentUser
+from sstools.http.deps import SupersetDep
+from sstools.ids import MAX_ID
 
 router = APIRouter(prefix="/api/permissions", tags=["permissions"])
 

@@ -16,11 +16,9 @@ from fastapi import APIRouter, HTTPException, Path, status
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sstools.auth.deps import CurrentUser, EngineerUser
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal
-from sstools.deps import GitDep, ServicesDep, SessionDep
-from sstools.domain.api.deploy import refusal, stale_plan
+from sstools.domain.api.deploy_plan import refusal, stale_plan
 from sstools.domain.deploy import DeployError, texts
 from sstools.domain.deploy.apply import rollback
 from sstools.domain.deploy.rollback import (
@@ -30,9 +28,11 @@ from sstools.domain.deploy.rollback import (
     plan_rollback,
     rollback_order,
 )
-from sstools.domain.git_store import GitStore
-from sstools.environments import ENV_ID_PATTERN
-from sstools.services import Services
+from sstools.git_store import GitStore
+from sstools.http.auth import CurrentUser, EngineerUser
+from sstools.http.deps import GitDep, ServicesDep, SessionDep
+from sstools.http.services import Services
+from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
 from sstools.tasks import Task, TaskConflict, TaskKind, TaskNotFound
 

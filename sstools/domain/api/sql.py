@@ -9,10 +9,10 @@ import anyio.to_thread
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
-from sstools.auth.deps import CurrentUser, RoleRequired
 from sstools.auth.roles import Role
-from sstools.deps import ServicesDep, SessionDep, SettingsDep, SupersetDep
-from sstools.domain.sql import (
+from sstools.http.auth import CurrentUser, RoleRequired
+from sstools.http.deps import ServicesDep, SessionDep, SettingsDep, SupersetDep
+from sstools.sql import (
     SqlClassification,
     SqlKind,
     SqlSyntaxError,

@@ -14,20 +14,20 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, status
 
-from sstools.auth.deps import CurrentUser, RoleRequired
 from sstools.auth.roles import Role
-from sstools.deps import EnvironmentDep, ServicesDep, SessionDep, SupersetDep, SupersetId
 from sstools.domain.documentation import DashboardDocumentation
 from sstools.domain.documentation import texts as doc_texts
 from sstools.domain.documentation.workflow import document_dashboard
 from sstools.domain.validation import Finding, ValidationReport, counts_of, last_run_text
 from sstools.domain.validation import texts as validation_texts
 from sstools.domain.validation.workflow import validate_dashboard
+from sstools.http.auth import CurrentUser, RoleRequired
+from sstools.http.deps import EnvironmentDep, ServicesDep, SessionDep, SupersetDep, SupersetId
+from sstools.http.task_throttle import StartThrottle, TooOften, start_throttle
 from sstools.storage import audit
 from sstools.storage.validation import latest_document, latest_validation
 from sstools.superset import SupersetClient, SupersetNotFound
 from sstools.tasks import Task, TaskKind, TaskLimited
-from sstools.tasks.throttle import StartThrottle, TooOften, start_throttle
 from sstools.text import plural_form
 
 router = APIRouter(prefix="/api/dashboards", tags=["validation"])

@@ -25,14 +25,12 @@ from pydantic import BaseModel, Field, ValidationError
 from sstools import clock
 from sstools.domain.backups import texts
 from sstools.domain.backups.errors import ArchiveCorrupt, BackupNotFound
-from sstools.environments import ENV_ID_PATTERN
+from sstools.ids import BACKUP_ID_PATTERN, BACKUP_STAMP_PATTERN
 
 FORMAT = 1
 KINDS = ("dashboards", "charts", "datasets", "databases")
 MANIFEST = "manifest.json"
 _STAMP_FORMAT = "%Y%m%dT%H%M%S%fZ"
-STAMP_PATTERN = r"\d{8}T\d{12}Z"
-BACKUP_ID_PATTERN = rf"^{ENV_ID_PATTERN[1:-1]}\.{STAMP_PATTERN}$"
 _ID = re.compile(BACKUP_ID_PATTERN)
 # What a damaged ZIP raises in zipfile: bad headers, CRC, inflate, flipped method or flag bits.
 _ZIP_ERRORS = (
@@ -196,7 +194,7 @@ def archives(backup_dir: Path, env_id: str) -> list[Path]:
     folder = backup_dir / env_id
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.glob("*.zip") if re.fullmatch(STAMP_PATTERN, p.stem))
+    return sorted(p for p in folder.glob("*.zip") if re.fullmatch(BACKUP_STAMP_PATTERN, p.stem))
 
 
 def environments_with_backups(backup_dir: Path) -> list[str]:

@@ -28,8 +28,8 @@ from sstools.domain.deploy import (
     plan_sources,
     read_sources,
 )
-from sstools.domain.git_store import normalise
 from sstools.environments import Stage
+from sstools.git_store import normalise
 from sstools.superset import SupersetClient
 
 

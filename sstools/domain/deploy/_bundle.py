@@ -20,7 +20,7 @@ import yaml
 
 from sstools.domain.deploy._portable import Document
 from sstools.domain.deploy.models import UnresolvedChart
-from sstools.domain.git_store import clean_database, dump
+from sstools.git_store import clean_database, dump
 
 # paths -> the files among them that exist (a branch's or an export's)
 Reader = Callable[[list[str]], dict[str, bytes]]

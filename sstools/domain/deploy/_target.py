@@ -11,7 +11,7 @@ import anyio.to_thread
 from pydantic import TypeAdapter
 
 from sstools.domain.deploy._bundle import TargetDatabase, import_zip
-from sstools.domain.git_store import normalise
+from sstools.git_store import normalise
 from sstools.superset import SupersetClient
 from sstools.superset.models import UtcDatetime
 

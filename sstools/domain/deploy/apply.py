@@ -24,7 +24,7 @@ from sstools.domain.deploy import bundles, texts
 from sstools.domain.deploy._target import import_bundle
 from sstools.domain.deploy.planner import PlannedDeploy
 from sstools.domain.deploy.snapshots import take_snapshot
-from sstools.domain.git_store import GitStore
+from sstools.git_store import GitStore
 from sstools.superset import SupersetClient, SupersetPool
 from sstools.tasks import (
     CANCELLATION,

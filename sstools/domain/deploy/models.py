@@ -6,9 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sstools.domain.git_store import BranchName
-from sstools.environments import ENV_ID_PATTERN, Stage
-from sstools.superset.models import MAX_ID, UtcDatetime
+from sstools.environments import Stage
+from sstools.git_store import BranchName
+from sstools.ids import ENV_ID_PATTERN, MAX_ID
+from sstools.superset.models import UtcDatetime
 
 MAX_PLAN_DASHBOARDS = 100
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"

@@ -29,8 +29,8 @@ from sstools.domain.deploy.models import (
     PlanRequest,
 )
 from sstools.domain.deploy.texts import plan_summary
-from sstools.domain.git_store import GitStore, normalise
 from sstools.environments import EnvironmentRegistry, Stage
+from sstools.git_store import GitStore, normalise
 from sstools.superset import SupersetClient, SupersetPool
 
 _KINDS = {"dashboards": "dashboard", "charts": "chart", "datasets": "dataset"}

@@ -25,8 +25,8 @@ from sstools.domain.deploy.apply import RollbackOrder, ordered_dashboards
 from sstools.domain.deploy.errors import DeployError, UnknownDashboard
 from sstools.domain.deploy.models import DeploySource, ObjectChange, Plan
 from sstools.domain.deploy.planner import build_plan
-from sstools.domain.git_store import CorruptCommit, GitStore, UnknownCommit
 from sstools.environments import Stage
+from sstools.git_store import CorruptCommit, GitStore, UnknownCommit
 from sstools.superset import SupersetClient
 
 

@@ -13,7 +13,7 @@ import contextlib
 from typing import Any
 
 from sstools.domain.deploy._target import export_target
-from sstools.domain.git_store import DEFAULT_BRANCH, SNAPSHOT_PREFIX, BranchExists, GitStore
+from sstools.git_store import DEFAULT_BRANCH, SNAPSHOT_PREFIX, BranchExists, GitStore
 from sstools.superset import SupersetClient
 
 SNAPSHOT_AUTHOR = "sstools"

@@ -14,10 +14,11 @@ from sstools.domain.documentation import texts
 from sstools.domain.documentation.models import Deployment, DocumentSource, GitFacts
 from sstools.domain.documentation.render import template_document
 from sstools.domain.documentation.writer import DocumentRejected, model_document
-from sstools.domain.git_store import DEFAULT_BRANCH, ConcurrentUpdate, GitStore, GitStoreError
 from sstools.domain.health import git_status_text
 from sstools.domain.validation.facts import collect
 from sstools.domain.validation.texts import UNREACHABLE
+from sstools.git_store import DEFAULT_BRANCH, ConcurrentUpdate, GitStore, GitStoreError
+from sstools.llm.configured import configured_chat_model
 from sstools.storage.models import utcnow
 from sstools.storage.validation import store_document
 from sstools.superset import SupersetClient, SupersetError, SupersetPool
@@ -89,14 +90,11 @@ def collect_source(env_id: str, dashboard_id: int) -> dict[str, Any]:
 
 def _write(raw_source: dict[str, Any]) -> dict[str, Any]:
     source = DocumentSource.model_validate(raw_source)
-    settings = context().settings
-    if not settings.llm_base_url:
+    model = configured_chat_model(context().settings)
+    if model is None:
         return {"markdown": template_document(source), "author": "template", "model_error": None}
-    # Imported here: the agent package imports the domain's routes' tools, not the other way.
-    from sstools.agent.llm import chat_model
-
     try:
-        markdown = model_document(chat_model(settings, []), source)
+        markdown = model_document(model, source)
     except DocumentRejected as exc:
         return {
             "markdown": template_document(source),

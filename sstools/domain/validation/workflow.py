@@ -20,6 +20,7 @@ from sstools.domain.validation.models import (
     counts_of,
 )
 from sstools.domain.validation.review import ReviewFailed, review
+from sstools.llm.configured import configured_chat_model
 from sstools.storage.models import utcnow
 from sstools.storage.validation import store_validation
 from sstools.superset import SupersetError, SupersetPool
@@ -58,13 +59,12 @@ def _queries(env_id: str, raw_facts: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _review(raw_facts: dict[str, Any], raw_found: list[dict[str, Any]]) -> dict[str, Any]:
-    # Imported here: the agent package imports the domain's routes' tools, not the other way.
-    from sstools.agent.llm import chat_model
-
     facts = DashboardFacts.model_validate(raw_facts)
     found = [Finding.model_validate(one) for one in raw_found]
+    model = configured_chat_model(context().settings)
+    assert model is not None  # this step runs only with a model configured
     try:
-        reviewed = review(chat_model(context().settings, []), facts, found)
+        reviewed = review(model, facts, found)
     except ReviewFailed as exc:
         return {"findings": [], "status": texts.REVIEW_FAILED.format(error=exc)}
     return {"findings": [one.model_dump() for one in reviewed], "status": texts.REVIEW_DONE}

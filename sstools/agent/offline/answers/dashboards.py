@@ -1,0 +1,120 @@
+"""Dashboards: the search result as a table, and the health summary verdict first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sstools.agent.offline.answers.words import (
+    NO_HINT,
+    Hint,
+    count,
+    items_of,
+    link,
+    links,
+    md,
+    more,
+    names,
+    quoted,
+    when,
+    yes_no,
+)
+from sstools.agent.texts import answers as texts
+
+_SHOWN = 20
+
+
+def sstools_dashboard(dashboard_id: object, env_id: str | None) -> str | None:
+    if not isinstance(dashboard_id, int) or isinstance(dashboard_id, bool):
+        return None
+    return f"/dashboards/{dashboard_id}" + (f"?env_id={env_id}" if env_id else "")
+
+
+def _published(value: object) -> str:
+    return yes_no(value) if isinstance(value, bool) else "—"
+
+
+def search(payload: Any, hint: Hint = NO_HINT) -> str | None:
+    items, total = items_of(payload)
+    if not items and not isinstance(payload, list | dict):
+        return None
+    if not items:
+        return texts.NOTHING_FOUND
+    lines = [texts.SEARCH_FOUND.format(count=count(total, "dashboard")), "", texts.SEARCH_HEAD]
+    lines.append("|---|---|---|---|")
+    for item in items[:_SHOWN]:
+        if not isinstance(item, dict):
+            continue
+        title = md(item.get("title") or "—")
+        mine = link(title, sstools_dashboard(item.get("id"), hint.env_id))
+        theirs = link(texts.OPEN_SUPERSET, item.get("url")) or "—"
+        number = f" (#{item['id']})" if isinstance(item.get("id"), int) else ""
+        lines.append(
+            f"| {mine or title}{number} | {_published(item.get('published'))} "
+            f"| {when(item.get('changed_on'))} | {theirs} |"
+        )
+    if (note := more(min(len(items), _SHOWN), total)) is not None:
+        lines += ["", note]
+    return "\n".join(lines)
+
+
+def _validation(text: object) -> str:
+    """«Последняя проверка: …, проблем нет», or «Проверка: не проверялся»."""
+    if not isinstance(text, str) or not text.startswith("последняя"):
+        return (
+            texts.HEALTH_NOT_CHECKED
+            if not text
+            else f"{texts.LABELS['last_validation']}: {md(text)}"
+        )
+    return md(text[:1].upper() + text[1:])
+
+
+def health(payload: Any, hint: Hint = NO_HINT) -> str | None:
+    if not isinstance(payload, dict) or "status" not in payload or "title" not in payload:
+        return None
+    env = str(payload.get("env_id") or hint.env_id or "—")
+    problems = [str(problem) for problem in payload.get("problems") or []]
+    title = quoted(payload.get("title"))
+    verdict = (
+        texts.HEALTH_DEGRADED.format(
+            title=title, env=md(env), count=count(len(problems), "problem")
+        )
+        if problems or payload.get("status") != "ok"
+        else texts.HEALTH_OK.format(title=title, env=md(env))
+    )
+    lines = [verdict, *(f"- {md(problem)}" for problem in problems), ""]
+    git = f"- {texts.HEALTH_GIT.format(status=md(payload.get('git_status') or '—'))}"
+    commit = (
+        (payload.get("git") or {}).get("last_commit")
+        if isinstance(payload.get("git"), dict)
+        else None
+    )
+    if isinstance(commit, dict):
+        git += "; " + texts.HEALTH_COMMIT.format(
+            when=when(commit.get("time")),
+            author=md(str(commit.get("author") or "—").split(" <")[0]),
+            message=md(
+                str(commit.get("message") or "").splitlines()[0] if commit.get("message") else "—"
+            ),
+        )
+    lines.append(git)
+    lines.append(f"- {texts.HEALTH_CHANGED.format(when=when(payload.get('changed_on')))}")
+    lines.append(f"- {_validation(payload.get('last_validation'))}")
+    lines.append(f"- {texts.HEALTH_PUBLISHED.format(value=yes_no(payload.get('published')))}")
+    owners = [owner.get("name") for owner in payload.get("owners") or [] if isinstance(owner, dict)]
+    lines.append(f"- {texts.HEALTH_OWNERS.format(names=names(owners, quote=False))}")
+    charts = [chart for chart in payload.get("charts") or [] if isinstance(chart, dict)]
+    if charts or "charts" in payload:
+        line = texts.HEALTH_CHARTS.format(
+            count=len(charts), names=names(chart.get("name") for chart in charts)
+        )
+        broken = [chart.get("name") for chart in charts if chart.get("dataset_resolves") is False]
+        if broken:
+            line += "; " + texts.HEALTH_BROKEN.format(names=names(broken))
+        lines.append(f"- {line}")
+    opened = links(
+        (texts.OPEN_SSTOOLS, sstools_dashboard(payload.get("dashboard_id"), env)),
+        (texts.OPEN_SUPERSET, payload.get("url")),
+    )
+    if opened:
+        lines += ["", opened]
+    return "\n".join(lines)

@@ -1,0 +1,364 @@
+"""Runs: one at a time per conversation; graph progress → stored events; confirmations.
+
+A run starts from a message or resumes from a decision. It ends with ``done`` — or, paused on a
+confirmation, with ``confirm_required``. Everything a client needs to catch up is in the event
+log and the confirmations table, so a reconnect after a server restart loses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractAsyncContextManager
+from datetime import UTC, datetime, timedelta
+from typing import Any, cast
+
+import openai
+import structlog
+from langchain_core.messages import AIMessageChunk, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.errors import GraphRecursionError
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from sstools import clock
+from sstools.agent import texts
+from sstools.agent.context import UIContext
+from sstools.agent.events import (
+    ConfirmRequired,
+    Done,
+    ErrorEvent,
+    EventLog,
+    RunStarted,
+    TokenEvent,
+)
+from sstools.agent.graph import RECURSION_LIMIT, AgentGraph, ModelFailed
+from sstools.agent.invocation import ConfirmationAnswer
+from sstools.agent.run.claims import Busy as Busy
+from sstools.agent.run.claims import RunClaims
+from sstools.agent.run.claims import TooManyRuns as TooManyRuns
+from sstools.agent.run.context import RunContext
+from sstools.agent.run.locks import RunLocks
+from sstools.agent.run.output import ClaimLost, RunOutput
+from sstools.agent.run.stream_slots import StreamSlots
+from sstools.agent.run.wakeups import EventListener
+from sstools.auth.tokens import Principal
+from sstools.metrics import CONFIRMATIONS
+from sstools.storage import confirmations
+from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.conversations import Forgotten, delete_conversation
+from sstools.storage.models import Base, Confirmation, ConversationMessage
+
+Clock = Callable[[], datetime]
+Checkpoints = Callable[[], AbstractAsyncContextManager[BaseCheckpointSaver[Any]]]
+
+_log = structlog.get_logger("sstools.agent")
+# How long an answer to a card waits for the run that showed it to let the conversation go.
+ANSWER_WAIT_S = 2.0
+
+
+class AlreadyDecided(Exception):
+    """The confirmation was decided, has expired, or no longer matches the paused run (→ 409)."""
+
+
+def _explain(exc: Exception, conversation_id: str, run_id: str) -> ErrorEvent:
+    """The one place a failed run becomes words: plain ones for the chat, the detail to the log.
+
+    The model's failures are ``llm_error``; anything else failed on our side (storage, a bug) and
+    is ``internal_error``. A model endpoint's error text may quote keys or prompts, so only its
+    status and codes are logged; our own failures are logged with their traceback.
+    """
+    ids = {"conversation_id": conversation_id, "run_id": run_id}
+    if isinstance(exc, GraphRecursionError):  # the model kept calling tools
+        _log.warning("run stopped at the step limit", limit=RECURSION_LIMIT, **ids)
+        return ErrorEvent(code="llm_error", message=texts.RUN_TOO_LONG, run_id=run_id)
+    if isinstance(exc, ModelFailed):
+        cause = exc.__cause__
+        if isinstance(cause, openai.APIError):
+            _log.error(
+                "model endpoint failed",
+                error=type(cause).__name__,
+                status=getattr(cause, "status_code", None),
+                code=cause.code,
+                error_type=cause.type,
+                **ids,
+            )
+        else:
+            _log.error("model call failed", error=str(exc), exc_info=cause, **ids)
+        return ErrorEvent(code="llm_error", message=texts.LLM_FAILED, run_id=run_id)
+    _log.exception("run failed", **ids)
+    return ErrorEvent(code="internal_error", message=texts.INTERNAL_ERROR, run_id=run_id)
+
+
+def _now() -> datetime:
+    return clock.now()
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class AgentRuntime:
+    def __init__(
+        self,
+        *,
+        graph: AgentGraph,
+        sessions: async_sessionmaker[AsyncSession],
+        events: EventLog,
+        checkpoints: Checkpoints,
+        confirmation_ttl_s: float,
+        streams: StreamSlots,
+        runs_per_user: int,
+        locks: RunLocks | None = None,
+        listener: EventListener | None = None,
+        on_message: Callable[[str], None] | None = None,
+        clock: Clock = _now,
+    ) -> None:
+        self._graph_builder = graph
+        self._on_message = on_message  # the router starts on a message while it is stored
+        self._sessions = sessions
+        self.events = events
+        self._checkpoints = checkpoints
+        self.claims = RunClaims(
+            sessions=sessions, events=events, locks=locks or RunLocks(), runs_per_user=runs_per_user
+        )
+        self._listener = listener
+        self._ttl = timedelta(seconds=confirmation_ttl_s)
+        self.streams = streams
+        self.clock = clock  # confirmation expiry reads only this, so tests can move time
+        self._stack = contextlib.AsyncExitStack()
+        self._graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        saver = await self._stack.enter_async_context(self._checkpoints())
+        self._graph = self._graph_builder.compile(saver)
+        await self.claims.start()
+        self._stack.push_async_callback(self.claims.aclose)
+        if self._listener is not None:
+            await self._listener.start()
+            self._stack.push_async_callback(self._listener.aclose)
+
+    async def aclose(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._stack.aclose()
+
+    @property
+    def graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
+        assert self._graph is not None, "AgentRuntime.start() was not awaited"
+        return self._graph
+
+    async def forget(self, conversation_id: str) -> None:
+        """Delete an idle conversation and its checkpoints; :class:`Busy` while a run holds it."""
+        async with self._sessions() as session:
+            if await delete_conversation(session, conversation_id) is Forgotten.busy:
+                raise Busy(conversation_id)
+        await self.graph.checkpointer.adelete_thread(conversation_id)  # type: ignore[union-attr]
+
+    # -- starting and resuming --------------------------------------------------------------
+
+    async def pending_confirmation(self, conversation_id: str) -> Confirmation | None:
+        # One read in the usual case: every stream and history request comes through here.
+        async with self._sessions() as session:
+            pending = await confirmations.find_pending(session, conversation_id)
+        if pending is not None and _aware(pending.expires_at) <= self.clock():
+            await self.expire_stale(conversation_id)
+            async with self._sessions() as session:
+                pending = await confirmations.find_pending(session, conversation_id)
+        return pending
+
+    async def post_message(
+        self,
+        conversation_id: str,
+        user: Principal,
+        token: str,
+        text: str,
+        context: UIContext | None,
+    ) -> str:
+        if await self.pending_confirmation(conversation_id) is not None:
+            raise Busy(conversation_id)
+        if self._on_message is not None:
+            # Before the claim, a third of the time the embedding has to hide in; a 409 or
+            # 429 from the claim then wastes one embedding (≈ 25 ms of one core).
+            self._on_message(text)
+        run_id = await self.claims.claim(conversation_id, capped_for=user.username)
+        raw_context = context.public() if context else None
+
+        def message() -> list[Base]:
+            return [
+                ConversationMessage(
+                    conversation_id=conversation_id, role="user", text=text, uicontext=raw_context
+                )
+            ]
+
+        try:
+            # The message and run_started in one commit, before the POST returns: an open
+            # stream has its first event without waiting for the run's task to be scheduled.
+            await self.events.append(conversation_id, RunStarted(run_id=run_id), with_rows=message)
+        except BaseException:
+            await self.claims.release(conversation_id, run_id)
+            raise
+        state = {
+            "messages": [HumanMessage(content=text)],
+            "context": raw_context,
+            "queue": [],
+            "current": None,
+        }
+        acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
+        self._spawn(conversation_id, state, acting, started=True)
+        return run_id
+
+    async def _still_waiting(self, confirmation: Confirmation) -> bool:
+        state = await self.graph.aget_state(self._config(confirmation.conversation_id))
+        return confirmation.interrupt_id in {item.id for item in state.interrupts}
+
+    async def decide(
+        self, confirmation: Confirmation, decision: str, user: Principal, token: str
+    ) -> str:
+        """Record the decision (once: a second one is :class:`AlreadyDecided`), then resume."""
+        if _aware(confirmation.expires_at) <= self.clock():
+            await self.expire_stale(confirmation.conversation_id)
+            raise AlreadyDecided(ConfirmationStatus.expired)
+        status = ConfirmationStatus.approved if decision == "approve" else ConfirmationStatus.denied
+        # The turn first, then the decision: a reaper that finds the card still pending under our
+        # lock releases a dead worker's claim quietly, and never interrupts the run we resume.
+        run_id = await self._claim_to_answer(confirmation)
+        try:
+            if not await self._still_waiting(confirmation):
+                raise AlreadyDecided("the run is no longer waiting for this confirmation")
+            async with self._sessions() as session:
+                won = await confirmations.decide_once(
+                    session, confirmation.id, status, self.clock()
+                )
+            if not won:
+                raise AlreadyDecided(confirmation.id)
+        except BaseException:
+            await self.claims.release(confirmation.conversation_id, run_id)
+            raise
+        CONFIRMATIONS.labels(decision).inc()
+        answer: ConfirmationAnswer = {
+            "decision": "approve" if status is ConfirmationStatus.approved else "deny",
+            "confirmation_id": confirmation.id,
+            "args_hash": confirmation.args_hash,
+        }
+        acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
+        self._spawn(confirmation.conversation_id, Command(resume=answer), acting)
+        return run_id
+
+    async def _claim_to_answer(self, confirmation: Confirmation) -> str:
+        """The run that showed the card lets the conversation go just after: an answer sent in
+        between waits for that, briefly, instead of being refused as busy."""
+        deadline = time.monotonic() + ANSWER_WAIT_S
+        while True:
+            try:
+                return await self.claims.claim(confirmation.conversation_id)
+            except Busy:
+                pending = await self.pending_confirmation(confirmation.conversation_id)
+                if time.monotonic() >= deadline or pending is None or pending.id != confirmation.id:
+                    raise
+                await asyncio.sleep(0.05)
+
+    async def expire_stale(self, conversation_id: str) -> None:
+        """A confirmation past its expiry is marked expired, and its run cancelled with a message.
+
+        Nobody decided, so nobody acts: the run resumes with no role and no token, and the only
+        step it can reach is the cancellation.
+        """
+        try:  # the turn before the expiry, as in decide(): a reaper must see the card pending
+            run_id = await self.claims.claim(conversation_id)
+        except Busy:
+            return  # a turn holds it: the next read expires the card
+        resumed = False
+        try:
+            async with self._sessions() as session:
+                expired = await confirmations.expire_due(session, conversation_id, self.clock())
+            for confirmation in expired:
+                CONFIRMATIONS.labels("expired").inc()
+                if resumed or not await self._still_waiting(confirmation):
+                    continue
+                answer: ConfirmationAnswer = {
+                    "decision": "expired",
+                    "confirmation_id": confirmation.id,
+                    "args_hash": confirmation.args_hash,
+                }
+                nobody = RunContext(
+                    username=confirmation.username, role=None, token="", run_id=run_id
+                )
+                self._spawn(conversation_id, Command(resume=answer), nobody)
+                resumed = True
+        finally:
+            if not resumed:
+                await self.claims.release(conversation_id, run_id)
+
+    # -- driving the graph ------------------------------------------------------------------
+
+    @staticmethod
+    def _config(conversation_id: str) -> RunnableConfig:
+        return {"configurable": {"thread_id": conversation_id}, "recursion_limit": RECURSION_LIMIT}
+
+    def _spawn(
+        self, conversation_id: str, graph_input: Any, context: RunContext, *, started: bool = False
+    ) -> None:
+        task = asyncio.create_task(self._drive(conversation_id, graph_input, context, started))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drive(
+        self, conversation_id: str, graph_input: Any, context: RunContext, started: bool
+    ) -> None:
+        """``started``: run_started is already in the log (a message writes it with itself)."""
+        run_id = context.run_id
+        out = RunOutput(
+            events=self.events,
+            sessions=self._sessions,
+            conversation_id=conversation_id,
+            run_id=run_id,
+        )
+        card: ConfirmRequired | None = None
+        try:
+            if not started:
+                await out.say(RunStarted(run_id=run_id))
+            parts = self.graph.astream(
+                graph_input,
+                self._config(conversation_id),
+                context=context,
+                stream_mode=["updates", "messages"],
+                durability="sync",  # a crash between interrupt and decision loses nothing
+            )
+            # Closed on the way out: a run that lost its claim stops here, tools and all.
+            async with contextlib.aclosing(cast(AsyncGenerator[Any], parts)):
+                async for part in parts:
+                    mode, chunk = cast(tuple[str, Any], part)
+                    if mode == "messages":
+                        message, _ = chunk
+                        if isinstance(message, AIMessageChunk) and message.text:
+                            await out.say(TokenEvent(text=message.text, run_id=run_id))
+                        continue
+                    await out.before_step()  # the next step (a write, say) waits for this
+                    for node, node_update in chunk.items():
+                        if node == "__interrupt__":
+                            expires_at = self.clock() + self._ttl
+                            pending = node_update[0]
+                            card = await out.ask(
+                                pending, username=context.username, expires_at=expires_at
+                            )
+                            continue
+                        for data in (node_update or {}).get("emit", []):
+                            await out.record(data)
+        except ClaimLost:  # reaped while it ran: the reaper has told the person, not a word more
+            _log.warning("run lost its claim", conversation_id=conversation_id, run_id=run_id)
+        except Exception as exc:  # say what failed, never hang the chat
+            with contextlib.suppress(ClaimLost):
+                await out.say(_explain(exc, conversation_id, run_id))
+        finally:
+            # Released before `done`: a message sent on seeing it must not find us busy. No
+            # longer ours: a reaper released it, and said `done` itself.
+            ours = await self.claims.release(conversation_id, run_id)
+            if card is None and ours:
+                await self.events.append(conversation_id, Done(run_id=run_id))

@@ -1,0 +1,199 @@
+"""The git store as the API uses it: export from an environment, compare, commit, branch.
+
+Git work is blocking, so it runs in a worker thread; writers take one lock per repository so two
+commits (or a commit and a new branch) never interleave in this process, and the branch moves by
+compare-and-set so a writer in another process cannot be overwritten either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import anyio.to_thread
+
+from sstools.git_store._export import dashboards_in, normalise
+from sstools.git_store._repo import (
+    DEFAULT_BRANCH,
+    Branch,
+    CommitInfo,
+    FileChange,
+    Repository,
+)
+from sstools.git_store.errors import ReservedBranch
+from sstools.ids import is_reserved
+from sstools.superset import SupersetClient
+
+Status = Literal["clean", "modified", "untracked"]
+
+
+@dataclass(frozen=True)
+class DashboardStatus:
+    dashboard_id: int | None
+    uuid: str
+    title: str
+    status: Status | None  # None: not compared with any environment
+    changed_files: list[FileChange] = field(default_factory=list)
+    last_commit: CommitInfo | None = None
+
+
+@dataclass(frozen=True)
+class RepositoryStatus:
+    branch: str
+    head: CommitInfo
+    env_id: str | None
+    dashboards: list[DashboardStatus]
+
+
+@dataclass(frozen=True)
+class CommitOutcome:
+    branch: str
+    commit: CommitInfo | None  # None: the export equals the branch, nothing was committed
+    files: list[FileChange]
+    dashboards: list[str]
+    pushed: bool
+    push_error: str | None = None
+
+
+def _diff(exported: dict[str, bytes], committed: dict[str, bytes]) -> list[FileChange]:
+    return [
+        FileChange(path, "added" if path not in committed else "modified")
+        for path, content in sorted(exported.items())
+        if committed.get(path) != content
+    ]
+
+
+class GitStore:
+    """One repository of dashboard exports (``SSTOOLS_GIT_DIR``), shared by the app."""
+
+    def __init__(self, path: Path, remote: str | None = None, export_concurrency: int = 4) -> None:
+        self.repository = Repository(path, remote)
+        self._write_lock = asyncio.Lock()
+        # Per environment: a status of 100 dashboards is 100 exports, and each one makes
+        # Superset zip a dashboard with its charts, datasets and databases.
+        self._export_concurrency = export_concurrency
+        self._exports: dict[str, asyncio.Semaphore] = {}
+
+    async def export(self, superset: SupersetClient, dashboard_ids: list[int]) -> dict[str, bytes]:
+        """The dashboards with their charts, datasets and databases, as the repository has them."""
+        bundle = await superset.export_dashboards(dashboard_ids)
+        return await anyio.to_thread.run_sync(normalise, bundle)
+
+    def _compare(
+        self, branch: str, dashboard_id: int, exported: dict[str, bytes]
+    ) -> DashboardStatus:
+        (dashboard,) = dashboards_in(exported)
+        _, committed = self.repository.read(branch, list(exported))
+        if dashboard.path not in committed:
+            return DashboardStatus(dashboard_id, dashboard.uuid, dashboard.title, "untracked")
+        changed = _diff(exported, committed)
+        return DashboardStatus(
+            dashboard_id,
+            dashboard.uuid,
+            dashboard.title,
+            "modified" if changed else "clean",
+            changed,
+            self.repository.last_commit(branch, dashboard.path),
+        )
+
+    async def dashboard_status(
+        self, superset: SupersetClient, dashboard_id: int, branch: str = DEFAULT_BRANCH
+    ) -> DashboardStatus:
+        """How the dashboard in this environment compares with the branch."""
+        turn = self._exports.setdefault(
+            superset.env.id, asyncio.Semaphore(self._export_concurrency)
+        )
+        async with turn:
+            exported = await self.export(superset, [dashboard_id])
+        return await anyio.to_thread.run_sync(self._compare, branch, dashboard_id, exported)
+
+    async def status(
+        self,
+        superset: SupersetClient | None,
+        dashboard_ids: list[int],
+        branch: str = DEFAULT_BRANCH,
+    ) -> RepositoryStatus:
+        """Each dashboard of the environment against the branch; without one, what it tracks."""
+        head, _ = await anyio.to_thread.run_sync(self.repository.read, branch, [])
+        if superset is None:
+            tracked = await anyio.to_thread.run_sync(self._tracked, branch)
+            return RepositoryStatus(branch, head, None, tracked)
+        dashboards = await asyncio.gather(
+            *(self.dashboard_status(superset, one, branch) for one in dashboard_ids)
+        )
+        return RepositoryStatus(branch, head, superset.env.id, list(dashboards))
+
+    def _tracked(self, branch: str) -> list[DashboardStatus]:
+        _, files = self.repository.read(branch, self.repository.tracked(branch, "dashboards"))
+        return [
+            DashboardStatus(None, found.uuid, found.title, None) for found in dashboards_in(files)
+        ]
+
+    async def branches(self) -> list[Branch]:
+        return await anyio.to_thread.run_sync(self.repository.branches)
+
+    async def head(self, branch: str) -> CommitInfo:
+        head, _ = await anyio.to_thread.run_sync(self.repository.read, branch, [])
+        return head
+
+    async def create_branch(
+        self, name: str, start: str = DEFAULT_BRANCH, *, snapshot: bool = False
+    ) -> Branch:
+        """A new branch at ``start``'s head; a ``snapshots/`` one only for a deploy's snapshot.
+
+        Raises:
+            ReservedBranch: ``name`` is a snapshot branch and this is not the snapshot step.
+        """
+        if is_reserved(name) and not snapshot:
+            raise ReservedBranch(name)
+        async with self._write_lock:
+            return await anyio.to_thread.run_sync(self.repository.create_branch, name, start)
+
+    async def commit(
+        self,
+        superset: SupersetClient,
+        dashboard_ids: list[int],
+        *,
+        message: str,
+        username: str,
+        branch: str = DEFAULT_BRANCH,
+    ) -> CommitOutcome:
+        """Export the dashboards and commit them as ``username``; nothing new, no commit.
+
+        Raises:
+            ReservedBranch: a person's commit onto a snapshot branch.
+        """
+        if is_reserved(branch):
+            raise ReservedBranch(branch)
+        exported = await self.export(superset, dashboard_ids)
+        titles = [found.title for found in dashboards_in(exported)]
+        full_message = f"{message}\n\nИз окружения {superset.env.id}: {', '.join(titles)}\n"
+        async with self._write_lock:
+            commit, files = await self._commit(branch, exported, full_message, username)
+            if commit is None or self.repository.remote is None:
+                return CommitOutcome(branch, commit, files, titles, pushed=False)
+            try:
+                await anyio.to_thread.run_sync(self.repository.push, branch)
+            except Exception as exc:  # the commit stands; the push can be redone by the next one
+                return CommitOutcome(
+                    branch, commit, files, titles, pushed=False, push_error=str(exc)
+                )
+            return CommitOutcome(branch, commit, files, titles, pushed=True)
+
+    async def _commit(
+        self, branch: str, files: dict[str, bytes], message: str, username: str
+    ) -> tuple[CommitInfo | None, list[FileChange]]:
+        author = f"{username} <{username}@sstools>"
+        return await anyio.to_thread.run_sync(
+            self.repository.commit, branch, files, message, author
+        )
+
+    async def commit_files(
+        self, branch: str, files: dict[str, bytes], *, message: str, username: str
+    ) -> CommitInfo | None:
+        """Commit already-normalised files (a snapshot); None when the branch holds them."""
+        async with self._write_lock:
+            commit, _ = await self._commit(branch, files, message, username)
+            return commit

@@ -1,0 +1,109 @@
+"""Who is calling: a Bearer token, or the browser's session cookie plus an anti-CSRF header.
+
+A valid signature is not enough: on every request the account is read (one indexed row) — a
+removed user is refused, a token older than the user's last logout or password change is
+refused, and the role is the account's current one, not the one the token was issued with.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import select
+
+from sstools.auth.roles import Role
+from sstools.auth.tokens import InvalidToken, Principal, verify_token
+from sstools.http.deps import ServicesDep
+from sstools.http.services import Services
+from sstools.storage.models import User
+
+SESSION_COOKIE = "sstools_session"
+CSRF_COOKIE = "sstools_csrf"
+CSRF_HEADER = "X-CSRF-Token"
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+_bearer = HTTPBearer(auto_error=False, description="The access token from POST /api/auth/login")
+
+
+class RoleRequired(Exception):
+    """The caller is authenticated but their role is below what the operation needs (→ 403)."""
+
+    def __init__(self, required: Role, actual: Role, operation: str) -> None:
+        super().__init__(f"{operation} requires role {required.value} (you are {actual.value})")
+        self.required = required
+        self.actual = actual
+
+
+def _unauthorized(detail: str) -> HTTPException:
+    return HTTPException(401, detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def request_token(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    """The bearer token, else the session cookie's (empty when there is neither)."""
+    return credentials.credentials if credentials else request.cookies.get(SESSION_COOKIE, "")
+
+
+async def resolve_principal(services: Services, token: str) -> Principal:
+    """The caller's current account behind ``token``, or :class:`InvalidToken`."""
+    claims = verify_token(services.settings, token)
+    # A short session of its own: this guards event streams too, which must not hold one.
+    async with services.sessions() as session:
+        account = (
+            await session.execute(
+                select(User.role, User.token_version, User.created_at).where(
+                    User.username == claims.username
+                )
+            )
+        ).one_or_none()
+    if account is None:
+        raise InvalidToken("this account no longer exists: sign in again")
+    created = account.created_at
+    created = created if created.tzinfo else created.replace(tzinfo=UTC)  # SQLite drops the zone
+    # An earlier account of the same name had its own tokens: none of them is this account's.
+    if claims.version != account.token_version or claims.issued_at < int(created.timestamp()):
+        raise InvalidToken("token revoked (signed out or password changed): sign in again")
+    return Principal(username=claims.username, role=Role(account.role))
+
+
+async def current_principal(
+    request: Request,
+    services: ServicesDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    token: Annotated[str, Depends(request_token)],
+) -> Principal:
+    # A cookie rides along on cross-site requests too; the header proves it is our own page.
+    if credentials is None and token and request.method not in _SAFE_METHODS:
+        expected = request.cookies.get(CSRF_COOKIE, "")
+        sent = request.headers.get(CSRF_HEADER, "")
+        if not expected or not secrets.compare_digest(expected, sent):
+            raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
+    if not token:
+        raise _unauthorized("not authenticated: send Authorization: Bearer <token>")
+    try:
+        return await resolve_principal(services, token)
+    except InvalidToken as exc:
+        raise _unauthorized(str(exc)) from exc
+
+
+CurrentUser = Annotated[Principal, Depends(current_principal)]
+
+
+def require_role(required: Role, operation: str = "this operation") -> Callable[..., Principal]:
+    def dependency(user: CurrentUser) -> Principal:
+        if not user.role.allows(required):
+            raise RoleRequired(required, user.role, operation)
+        return user
+
+    return dependency
+
+
+EngineerUser = Annotated[Principal, Depends(require_role(Role.engineer))]
+AdminUser = Annotated[Principal, Depends(require_role(Role.admin))]
