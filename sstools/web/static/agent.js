@@ -63,14 +63,30 @@
   const suggested = (params.get("prompt") || "").slice(0, Number(input.maxLength) || 4000);
   if (suggested && !input.value) input.value = suggested;
 
+  // The composer is sticky, so the last item is in view only once its bottom is above the
+  // composer's top, and only after it has rendered and grown (streamed text, a card's plan):
+  // the transcript's size drives the scroll, not the moment an item is added. Someone who
+  // scrolled up to read is left where they are until the next item arrives.
+  let following = true;
+  const nearTheEnd = () =>
+    window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 48;
+  function showTheLast() {
+    const last = transcript.lastElementChild;
+    if (!last) return;
+    const hidden = last.getBoundingClientRect().bottom - form.getBoundingClientRect().top + 8;
+    if (hidden > 0) window.scrollBy(0, hidden);
+  }
+  window.addEventListener("scroll", () => { following = nearTheEnd(); }, { passive: true });
+
   function add(className, text) {
     const item = document.createElement("li");
     item.className = className;
     if (text !== undefined) item.textContent = text;
     transcript.appendChild(item);
-    item.scrollIntoView({ block: "end" });
+    following = true; // a new item is the person's own request or the answer to it
     return item;
   }
+  new ResizeObserver(() => { if (following) showTheLast(); }).observe(transcript);
 
   const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
   const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
