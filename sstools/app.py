@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
-import structlog
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from langchain_core.language_models import BaseChatModel
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -23,12 +17,32 @@ from sstools.agent.api import router as agent_router
 from sstools.agent.run.wiring import build_agent
 from sstools.config import Settings
 from sstools.domain.api import router as domain_router
-from sstools.git_store import GitStoreError
+from sstools.domain.backups.errors import ArchiveCorrupt, BackupError, BackupNotFound
+from sstools.domain.datasets import DatabaseSilent, DatasetExists, DatasetInvalid
+from sstools.domain.deploy import (
+    DeployError,
+    InvalidPlanRequest,
+    StalePlan,
+    UnknownDashboard,
+    UnknownEnvironment,
+)
+from sstools.domain.deploy.rollback import SnapshotUnusable
+from sstools.git_store import (
+    BranchExists,
+    ConcurrentUpdate,
+    CorruptCommit,
+    ExportError,
+    GitStoreError,
+    ReservedBranch,
+    UnknownBranch,
+    UnknownCommit,
+)
+from sstools.http import errors
 from sstools.http.auth import RoleRequired
 from sstools.http.auth_routes import router as auth_router
+from sstools.http.errors import Answer, field_refusal, retry_after, role_refusal
 from sstools.http.services import Services
 from sstools.http.task_routes import router as tasks_router
-from sstools.http.task_routes import task_conflict, task_limited
 from sstools.logs import configure_logging
 from sstools.superset import (
     SupersetAuthError,
@@ -38,7 +52,14 @@ from sstools.superset import (
     SupersetNotFound,
     SupersetUnavailable,
 )
-from sstools.tasks import TaskConflict, TaskLimited
+from sstools.tasks import (
+    TaskCancelForbidden,
+    TaskConflict,
+    TaskFinished,
+    TaskLimited,
+    TaskNotFound,
+)
+from sstools.texts import http as texts
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
 from sstools.web.metrics import router as metrics_router
@@ -47,120 +68,60 @@ from sstools.web.pages import router as pages_router
 from sstools.web.request_body import RequestBodyGuard
 from sstools.web.security import NO_STORE, SECURITY_HEADERS, SecurityHeaders
 
-logger = structlog.get_logger(__name__)
 
-# Superset's refusals, as the status our own API answers with.
-_SUPERSET_STATUS: dict[type[SupersetError], int] = {
-    SupersetNotFound: 404,
-    SupersetBadRequest: 422,
-    SupersetUnavailable: 503,
-    SupersetAuthError: 502,
-    SupersetForbidden: 502,
+def _stale_plan(exc: StalePlan) -> dict[str, object]:
+    """The digest the plan has now: the person looks again and approves that one."""
+    return {"detail": {"message": exc.message, "current_digest": exc.current_digest}}
+
+
+def _task_conflict(exc: TaskConflict) -> dict[str, object]:
+    """Names the task that holds the object."""
+    return {"detail": str(exc), "running_task": exc.running.model_dump(mode="json")}
+
+
+# The one table from our errors to HTTP: an error's nearest class here answers for it. The
+# errors carry data and words; the status and the shape of the body are decided here only.
+ERROR_ANSWERS: dict[type[Exception], Answer] = {
+    # Superset's refusals, as the status our own API answers with.
+    SupersetError: Answer(502, errors.superset_refusal(texts.SUPERSET_SAYS)),
+    SupersetNotFound: Answer(404, errors.superset_refusal(texts.SUPERSET_SAYS)),
+    SupersetBadRequest: Answer(422, errors.superset_bad_request),
+    SupersetUnavailable: Answer(503, errors.superset_refusal(texts.SUPERSET_UNAVAILABLE)),
+    SupersetAuthError: Answer(502, errors.superset_refusal(texts.SUPERSET_REFUSED_ACCOUNT)),
+    SupersetForbidden: Answer(502, errors.superset_refusal(texts.SUPERSET_REFUSED_ACCOUNT)),
+    # Roles: the same body for every refusal, so the agent can name the role that would do.
+    RoleRequired: Answer(403, role_refusal),
+    TaskCancelForbidden: Answer(403, role_refusal),
+    # Tasks.
+    TaskNotFound: Answer(404),
+    TaskFinished: Answer(409),
+    TaskConflict: Answer(409, _task_conflict),
+    TaskLimited: Answer(429, headers=retry_after),
+    # The repository of exports.
+    GitStoreError: Answer(500),
+    UnknownBranch: Answer(404),
+    BranchExists: Answer(409),
+    ConcurrentUpdate: Answer(409),
+    ReservedBranch: Answer(403),
+    UnknownCommit: Answer(404),
+    CorruptCommit: Answer(409),
+    ExportError: Answer(502),
+    # Deploy plans, applies and rollbacks.
+    DeployError: Answer(500),
+    UnknownDashboard: Answer(404),
+    UnknownEnvironment: Answer(404),
+    InvalidPlanRequest: Answer(422, field_refusal),
+    SnapshotUnusable: Answer(409),
+    StalePlan: Answer(409, _stale_plan),
+    # Backups and restores.
+    BackupError: Answer(500),
+    BackupNotFound: Answer(404),
+    ArchiveCorrupt: Answer(422),
+    # Creating datasets.
+    DatasetInvalid: Answer(422, field_refusal),
+    DatasetExists: Answer(409),
+    DatabaseSilent: Answer(503),
 }
-
-
-async def _superset_error(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, SupersetError)
-    status = _SUPERSET_STATUS.get(type(exc), 502)
-    if isinstance(exc, SupersetBadRequest):
-        # A refusal of the input is a 422 like our own: the list of errors, naming the field.
-        loc = ["body", exc.field] if exc.field else ["request"]
-        error = {"type": "superset_refused", "loc": loc, "msg": exc.message}
-        return JSONResponse({"detail": [error], "env_id": exc.env_id}, status_code=422)
-    if isinstance(exc, SupersetUnavailable):
-        detail = f"Superset environment {exc.env_id!r} is unavailable: {exc.message}"
-    elif isinstance(exc, SupersetAuthError | SupersetForbidden):
-        detail = (
-            f"Superset environment {exc.env_id!r} refused sstools' service account: {exc.message}"
-        )
-    else:
-        detail = f"Superset environment {exc.env_id!r}: {exc.message}"
-    return JSONResponse({"detail": detail, "env_id": exc.env_id}, status_code=status)
-
-
-# A 422 echoes the offending value so a person can see what was wrong, but never a secret and
-# never megabytes: fields whose name says secret are redacted, long values cut.
-_SECRET_NAME = re.compile(r"password|secret|token|key", re.IGNORECASE)
-_ECHO_CHARS = 200
-REDACTED = "[redacted]"
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as JSON-safe data: secrets redacted, no NaN, no lone surrogates."""
-    if isinstance(value, dict):
-        return {
-            _plain(str(key)): REDACTED if _SECRET_NAME.search(str(key)) else _plain(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_plain(item) for item in value]
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return value if abs(value) < 2**53 else str(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    return _plain(str(value))
-
-
-def _echo(value: Any, loc: list[Any]) -> Any:
-    if any(_SECRET_NAME.search(str(part)) for part in loc[1:]):
-        return REDACTED
-    plain = _plain(value)
-    text = plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)
-    return plain if len(text) <= _ECHO_CHARS else text[:_ECHO_CHARS] + "…"
-
-
-async def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RequestValidationError)
-    errors = []
-    for error in exc.errors():
-        loc = [_plain(part) for part in error.get("loc", ())]
-        shown: dict[str, Any] = {"type": error.get("type"), "loc": loc, "msg": error.get("msg")}
-        if "input" in error:
-            shown["input"] = _echo(error["input"], loc)
-        if error.get("ctx"):
-            shown["ctx"] = {key: _echo(value, [key]) for key, value in error["ctx"].items()}
-        errors.append(shown)
-    return JSONResponse({"detail": errors}, status_code=422)
-
-
-async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
-    """The last resort: no internals in the body, the full story in the log."""
-    logger.error("unhandled_error", method=request.method, path=request.url.path, exc_info=exc)
-    return JSONResponse(
-        {"detail": "internal server error; it has been logged"},
-        status_code=500,
-        headers=SECURITY_HEADERS | NO_STORE,  # this response bypasses every middleware
-    )
-
-
-# Every connection stayed busy for the pool's whole wait: overloaded, not broken.
-DATABASE_BUSY_RETRY_AFTER_S = 5
-
-
-async def _database_busy(request: Request, exc: Exception) -> JSONResponse:
-    logger.warning("database_pool_exhausted", method=request.method, path=request.url.path)
-    detail = "the service is overloaded: no database connection came free in time; try again"
-    if request.method not in {"GET", "HEAD", "OPTIONS"}:
-        detail += " (what this request did before that may have been saved: check first)"
-    return JSONResponse(
-        {"detail": detail},
-        status_code=503,
-        headers={"Retry-After": str(DATABASE_BUSY_RETRY_AFTER_S)},
-    )
-
-
-async def _git_refused(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, GitStoreError)
-    return JSONResponse({"detail": str(exc)}, status_code=exc.status)
-
-
-async def _role_required(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RoleRequired)
-    return JSONResponse({"detail": str(exc), "required_role": exc.required.value}, status_code=403)
 
 
 def create_app(
@@ -188,14 +149,11 @@ def create_app(
     app.state.services = services
     executor, agent = build_agent(app, services, chat_model=chat_model)
     app.state.agent = agent
-    app.add_exception_handler(SupersetError, _superset_error)
-    app.add_exception_handler(RoleRequired, _role_required)
-    app.add_exception_handler(GitStoreError, _git_refused)
-    app.add_exception_handler(TaskConflict, task_conflict)
-    app.add_exception_handler(TaskLimited, task_limited)
-    app.add_exception_handler(PoolTimeout, _database_busy)
-    app.add_exception_handler(RequestValidationError, _invalid_request)
-    app.add_exception_handler(Exception, _internal_error)
+    errors.install(app, ERROR_ANSWERS)
+    app.add_exception_handler(PoolTimeout, errors.database_busy)
+    app.add_exception_handler(RequestValidationError, errors.invalid_request)
+    # The last resort bypasses every middleware: it sets their headers itself.
+    app.add_exception_handler(Exception, errors.internal_error(SECURITY_HEADERS | NO_STORE))
     app.include_router(auth_router)
     app.include_router(domain_router)
     app.include_router(tasks_router)

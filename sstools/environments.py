@@ -27,6 +27,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, SecretStr, ValidationError
 
+from sstools.errors import SstoolsError
 from sstools.ids import ENV_ID_PATTERN
 
 
@@ -36,7 +37,7 @@ class Stage(StrEnum):
     prod = "prod"
 
 
-class ConfigError(Exception):
+class ConfigError(SstoolsError):
     """The environments file cannot be used; the message names the file, the entry and the field."""
 
 

@@ -1,4 +1,15 @@
-"""Shared fixtures: settings on a temporary database, an app client, tokens per role."""
+"""Shared fixtures: the default rig (settings on a temporary database, Superset faked at the
+transport), an app client, tokens per role, PostgreSQL; and the markers a rig implies.
+
+A folder's conftest may bring another rig under the same names (tests/agent: three faked
+environments; tests/tasks: SQLite and PostgreSQL; tests/integration and tests/browser: the real
+sandbox). Which rig a test needs is read from its fixtures, not its folder: a test that uses
+``sandbox`` is marked ``integration``, one that uses ``postgres_server`` is marked ``postgres``.
+
+PostgreSQL is one pair of fixtures: ``postgres_server``, the server at
+``SSTOOLS_TEST_POSTGRES_URL`` probed once per session (every test that needs it is skipped with the
+reason when it does not answer), and ``pg_url``, a fresh database per test on it, dropped after.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +30,7 @@ from sstools.logs import configure_logging
 from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
+from sstools.testing.fleet import PostgresUnreachable, fresh_database, postgres_url
 from tests.seal import LoopbackGuard, seal_environment
 
 # Before any Settings is built: the shell's SSTOOLS_* must not steer the tests.
@@ -27,12 +39,30 @@ _loopback_guard = LoopbackGuard()
 _loopback_guard.install()
 
 
+# A fixture in a test's closure → the marker it implies (`-m 'not integration'` selects by it).
+RIG_MARKERS = {"sandbox": "integration", "postgres_server": "postgres"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        needs = set(getattr(item, "fixturenames", ()))
+        for fixture, marker in RIG_MARKERS.items():
+            if fixture in needs:
+                item.add_marker(marker)
+
+
 @pytest.fixture(autouse=True)
 def _only_loopback() -> Iterator[None]:
     """Fails a test that connected off the machine, even where the code swallowed the error."""
     yield
     attempts = _loopback_guard.take_attempts()
     assert not attempts, f"connections off loopback: {attempts}"
+
+
+@pytest.fixture
+def loopback_guard() -> LoopbackGuard:
+    """The guard this session installed on ``socket.socket`` (a test taking it takes its record)."""
+    return _loopback_guard
 
 
 PASSWORDS = {role: f"{role.value}-test-password" for role in Role}
@@ -111,6 +141,46 @@ async def app_client(
 AuthHeaders = Callable[[Role], dict[str, str]]
 
 
+@pytest.fixture
+def fake_superset() -> FakeSuperset:
+    return FakeSuperset()
+
+
+def environments_for(folder: Path, fake_superset: FakeSuperset) -> Path:
+    """The faked ``ss-dev`` and an unreachable ``prod``, written as an environments file."""
+    return write_environments_file(
+        folder,
+        [
+            {
+                "id": "ss-dev",
+                "name": "Dev",
+                "stage": "dev",
+                "url": "http://superset.test",
+                "username": fake_superset.username,
+                "password_env": "SVC_PASSWORD",
+            },
+            # Nothing listens on port 9 (discard): this environment is unreachable.
+            {
+                "id": "prod",
+                "name": "Prod",
+                "stage": "prod",
+                "url": "http://127.0.0.1:9",
+                "username": "svc",
+                "password_env": "SVC_PASSWORD",
+            },
+        ],
+        secrets={"SVC_PASSWORD": fake_superset.password},
+    )
+
+
+@pytest.fixture
+async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
+    """The default rig: ``ss-dev`` on the faked Superset, ``prod`` unreachable, SQLite."""
+    settings = make_settings(tmp_path, environments_for(tmp_path, fake_superset))
+    await seed_users(settings)
+    return settings
+
+
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[Sandbox]:
     """The three real Superset instances; stopped at the end only if this session started them."""
@@ -129,3 +199,25 @@ async def client(
     """The app in process, its Superset faked at the transport (integration overrides this)."""
     async for client in app_client(settings, RoutingTransport(fake_superset)):
         yield client
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The admin URL of the PostgreSQL server at ``SSTOOLS_TEST_POSTGRES_URL``.
+
+    Probed once per session by making (and dropping) a database, which is what the tests need;
+    where that fails, every test asking for the server is skipped with the same reason.
+    """
+    try:
+        with fresh_database("sstools_probe"):
+            pass
+    except PostgresUnreachable as exc:
+        pytest.skip(str(exc))
+    return postgres_url()
+
+
+@pytest.fixture
+def pg_url(postgres_server: str) -> Iterator[str]:
+    """A fresh, empty database on ``postgres_server`` for this test alone; dropped after."""
+    with fresh_database("sstools_test") as url:
+        yield url

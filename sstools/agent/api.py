@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
-from sstools.agent import texts
+from sstools.agent import explain, texts
 from sstools.agent.context import ContextRejected, ObjectType, UIContext, parse_uicontext
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy, TooManyRuns
 from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
@@ -62,7 +62,7 @@ async def owned_conversation(
     async with services.sessions() as session:
         conversation = await session.get(Conversation, conversation_id)
     if conversation is None or conversation.owner != user.username:
-        raise HTTPException(404, "conversation not found")  # someone else's looks absent too
+        raise HTTPException(404, texts.CONVERSATION_NOT_FOUND)  # someone else's looks absent too
     return conversation
 
 
@@ -123,7 +123,7 @@ async def create_conversation(
         select(func.count()).select_from(Conversation).where(Conversation.owner == user.username)
     )
     if (stored or 0) >= limit:
-        raise HTTPException(409, texts.TOO_MANY_CONVERSATIONS.format(limit=limit))
+        raise HTTPException(409, explain.too_many_conversations(limit))
     conversation = Conversation(id=f"c_{secrets.token_urlsafe(24)}", owner=user.username)
     session.add(conversation)
     await session.commit()
@@ -142,7 +142,7 @@ async def delete_conversation(
     try:
         await runtime.forget(conversation.id)
     except Busy as exc:
-        raise HTTPException(409, texts.CONVERSATION_BUSY) from exc
+        raise HTTPException(409, explain.busy()) from exc
     await audit.record(
         session,
         action="conversation_deleted",
@@ -219,11 +219,11 @@ async def post_message(
     try:
         run_id = await runtime.post_message(conversation.id, user, token, body.text, context)
     except Busy as exc:
-        raise HTTPException(409, texts.CONVERSATION_BUSY) from exc
+        raise HTTPException(409, explain.busy()) from exc
     except TooManyRuns as exc:
         raise HTTPException(
             429,
-            texts.TOO_MANY_RUNS.format(limit=exc.limit),
+            explain.too_many_runs(exc.limit),
             headers={"Retry-After": str(RUN_RETRY_AFTER_S)},
         ) from exc
     return RunAccepted(run_id=run_id)
@@ -314,15 +314,19 @@ async def decide(
         or confirmation.conversation_id != conversation.id
         or confirmation.username != user.username
     ):
-        raise HTTPException(404, "confirmation not found")
+        raise HTTPException(404, texts.CONFIRMATION_NOT_FOUND)
     if confirmation.status != ConfirmationStatus.pending:
-        raise HTTPException(409, f"confirmation already {confirmation.status}")
+        raise HTTPException(409, texts.CONFIRMATION_DECIDED[confirmation.status])
     try:
         run_id = await runtime.decide(confirmation, body.decision, user, token)
     except AlreadyDecided as exc:
-        raise HTTPException(409, f"confirmation can no longer be decided: {exc}") from exc
+        expired = str(exc) == ConfirmationStatus.expired
+        detail = (
+            texts.CONFIRMATION_DECIDED["expired"] if expired else texts.CONFIRMATION_UNDECIDABLE
+        )
+        raise HTTPException(409, detail) from exc
     except Busy as exc:
-        raise HTTPException(409, "the conversation is busy") from exc
+        raise HTTPException(409, explain.busy()) from exc
     status = (
         ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
     )
@@ -337,7 +341,7 @@ async def offered_tools(
     env_id: Annotated[str | None, Query(alias="envId", max_length=64)] = None,
 ) -> ToolsView:
     if env_id is not None and env_id not in services.environments:
-        raise HTTPException(404, f"unknown environment {env_id!r}")
+        raise HTTPException(404, explain.unknown_environment(env_id))
     context = UIContext.model_validate(
         {"contextVersion": 1, "objectType": object_type, "envId": env_id, "route": "/"}
     )

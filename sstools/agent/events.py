@@ -11,9 +11,9 @@ import random
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NewType
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field
 from sqlalchemy import Executable, String, cast, func, insert, literal, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -121,12 +121,16 @@ AgentEvent = Annotated[
     | Done,
     Field(discriminator="type"),
 ]
-EVENT_ADAPTER: TypeAdapter[AgentEvent] = TypeAdapter(AgentEvent)
 
 
-def encode(event: BaseModel) -> dict[str, Any]:
+# An event as `encode` made it: plain JSON values, stored as they are and sent as they are (a
+# graph step's update carries it, since the checkpoint holds only plain data).
+EncodedEvent = NewType("EncodedEvent", dict[str, Any])
+
+
+def encode(event: BaseModel) -> EncodedEvent:
     """The one encoder: what is stored and what goes out as the SSE ``data`` JSON."""
-    return event.model_dump(mode="json")
+    return EncodedEvent(event.model_dump(mode="json"))
 
 
 NOTIFY_CHANNEL = "sstools_events"
@@ -158,9 +162,9 @@ class EventLog:
         # at once, so an append between its read and its wait is never missed.
         self._changed: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
         self._latest: dict[str, int] = {}
-        self._recent: OrderedDict[str, list[tuple[int, dict[str, Any]]]] = OrderedDict()
+        self._recent: OrderedDict[str, list[tuple[int, EncodedEvent]]] = OrderedDict()
 
-    def _remember(self, conversation_id: str, seq: int, data: dict[str, Any]) -> None:
+    def _remember(self, conversation_id: str, seq: int, data: EncodedEvent) -> None:
         recent = self._recent.setdefault(conversation_id, [])
         self._recent.move_to_end(conversation_id)
         recent.append((seq, data))
@@ -169,7 +173,7 @@ class EventLog:
             self._recent.popitem(last=False)
 
     def _statement(
-        self, conversation_id: str, data: dict[str, Any], while_running: str | None
+        self, conversation_id: str, data: EncodedEvent, while_running: str | None
     ) -> Executable:
         following = (
             select(func.coalesce(func.max(ConversationEvent.seq), 0) + 1)
@@ -197,17 +201,18 @@ class EventLog:
     async def append(
         self,
         conversation_id: str,
-        event: BaseModel,
+        event: BaseModel | EncodedEvent,
         *,
         with_rows: Callable[[], list[Base]] = list,
         while_running: str | None = None,
     ) -> int:
-        """Append ``event``; ``with_rows`` makes rows committed in the same transaction.
+        """Append ``event`` (encoded here, or already by a graph step); ``with_rows`` makes rows
+        committed in the same transaction.
 
         With ``while_running``, only while that run holds the conversation: else nothing is
         written (nor the rows) and :class:`ClaimLost` is raised.
         """
-        data = encode(event)
+        data = encode(event) if isinstance(event, BaseModel) else event
         statement = self._statement(conversation_id, data, while_running)
         pool_waits = 0
         async with self._locks[conversation_id]:
@@ -248,7 +253,7 @@ class EventLog:
         for event in changed.values():
             event.set()
 
-    async def since(self, conversation_id: str, after: int) -> list[tuple[int, dict[str, Any]]]:
+    async def since(self, conversation_id: str, after: int) -> list[tuple[int, EncodedEvent]]:
         """From memory when this worker appended all of them, else a short session's read."""
         tail = [(seq, data) for seq, data in self._recent.get(conversation_id, []) if seq > after]
         # Complete only if the seqs run on from `after` with no gap (another worker leaves one)
@@ -269,7 +274,7 @@ class EventLog:
                 )
                 .order_by(ConversationEvent.seq)
             )
-            return [(seq, data) for seq, data in rows]
+            return [(seq, EncodedEvent(data)) for seq, data in rows]
 
     async def wait(self, conversation_id: str, after: int, timeout_s: float) -> None:
         """Until an event past ``after`` is known here, or the timeout (the safety-net poll)."""

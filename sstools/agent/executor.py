@@ -24,10 +24,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_fixed
 
 from sstools import metrics
-from sstools.agent import texts
+from sstools.agent import explain
 from sstools.agent.summarize import for_model, summarize
 from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolRequest, ToolSpec
 from sstools.agent.tools.paths import is_inert
+from sstools.errors import SstoolsError
 from sstools.storage import audit
 
 
@@ -38,7 +39,6 @@ class Outcome(StrEnum):
     unknown = "unknown"  # a write whose effect we cannot know (timed out or cut off)
     permission_denied = "permission_denied"
     session_expired = "session_expired"
-    not_available = "not_available"
     refused = "refused"  # never sent: the built route would not have been the one reached
 
 
@@ -54,11 +54,11 @@ class ToolResult(BaseModel):
     task_id: str | None = None  # the task a task-starting tool started (followed by the page)
 
 
-class _RouteChanged(Exception):
+class _RouteChanged(SstoolsError):
     """The path as sent would not read as the path that was built."""
 
 
-class _Transient(Exception):
+class _Transient(SstoolsError):
     """5xx or connection refused: worth one more try for a read."""
 
     def __init__(self, response: httpx.Response | None, cause: Exception | None = None) -> None:
@@ -194,24 +194,19 @@ class ToolExecutor:
             result = self._interpret(tool, args, response)
         except _RouteChanged:
             attempts = 0  # nothing was sent
-            result = _error(Outcome.refused, texts.ROUTE_REFUSED.format(tool=tool.name))
+            result = _error(Outcome.refused, explain.route_refused(tool.name))
         except httpx.TimeoutException:
-            template = texts.TIMEOUT_WRITE if write else texts.TIMEOUT_READ
-            message = template.format(tool=tool.name, seconds=self._timeout_s)
+            message = explain.no_answer(tool.name, self._timeout_s, write=write)
             result = _error(Outcome.unknown if write else Outcome.timeout, message)
         except _Transient as exc:
             status = exc.response.status_code if exc.response is not None else None
             detail = _detail(exc.response) if exc.response is not None else str(exc)
-            result = _error(
-                Outcome.error,
-                texts.TOOL_FAILED.format(tool=tool.name, detail=detail),
-                status=status,
-            )
+            result = _error(Outcome.error, explain.failed(tool.name, detail), status=status)
         except httpx.HTTPError as exc:  # cut off mid-way: a write may have happened
             message = (
-                texts.TIMEOUT_WRITE.format(tool=tool.name, seconds=self._timeout_s)
+                explain.no_answer(tool.name, self._timeout_s, write=True)
                 if write
-                else texts.TOOL_FAILED.format(tool=tool.name, detail=str(exc))
+                else explain.failed(tool.name, str(exc))
             )
             result = _error(Outcome.unknown if write else Outcome.error, message)
         elapsed = time.monotonic() - started
@@ -254,7 +249,7 @@ class ToolExecutor:
                 task_id=task_id if isinstance(task_id, str) else None,
             )
         if status == 401:
-            return _error(Outcome.session_expired, texts.SESSION_EXPIRED, status=status)
+            return _error(Outcome.session_expired, explain.session_expired(), status=status)
         if status == 403:
             body = response.json() if response.content else {}
             roles = (
@@ -262,17 +257,10 @@ class ToolExecutor:
                 if isinstance(body, dict) and body.get("required_role")
                 else []
             )
-            message = texts.PERMISSION_DENIED.format(tool=tool.name, roles=", ".join(roles) or "?")
+            message = explain.permission_denied(tool.name, roles)
             return _error(Outcome.permission_denied, message, status=status, required_roles=roles)
         detail = _detail(response)
         if status == 429:  # a cap on starts or streams: nothing ran; the reason says when to retry
-            message = texts.RATE_LIMITED.format(tool=tool.name, detail=detail)
+            message = explain.rate_limited(tool.name, detail)
             return _error(Outcome.error, message, status=status)
-        # No route at all (the endpoint is not built yet) differs from "no such object".
-        if status in (404, 405) and detail in ("Not Found", "Method Not Allowed"):
-            return _error(
-                Outcome.not_available, texts.NOT_AVAILABLE_YET.format(tool=tool.name), status=status
-            )
-        return _error(
-            Outcome.error, texts.TOOL_FAILED.format(tool=tool.name, detail=detail), status=status
-        )
+        return _error(Outcome.error, explain.failed(tool.name, detail), status=status)

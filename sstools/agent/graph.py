@@ -7,7 +7,9 @@
   so nothing with a side effect may sit before it in the same node.
 - ``tools`` runs one call through the executor.
 
-Events a step produces travel in its update under ``emit``; the runtime stores and streams them.
+Each step decodes the state's plain data once (:class:`_Page`) and hands typed values down.
+Events a step produces travel in its update under ``emit``, already encoded: the runtime stores
+them as they are and the stream sends them as stored.
 One call is assessed at a time, so there is at most one confirmation per interrupt.
 """
 
@@ -16,29 +18,27 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
 import structlog
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, interrupt
 
-from sstools.agent import step_messages, texts
+from sstools.agent import explain, step_messages, texts
 from sstools.agent.capabilities import capabilities
-from sstools.agent.context import UIContext, prompt_block
-from sstools.agent.events import (
-    ErrorEvent,
-    MessageEvent,
-    ToolCallEvent,
-    encode,
-)
+from sstools.agent.context import UIContext, prompt_block, system_message
+from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
 from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
-from sstools.agent.guardrails import card_arguments, plan_impact
+from sstools.agent.explain import Declined, ModelFailed
+from sstools.agent.guardrails import GuardrailDecision, card_arguments, plan_impact
 from sstools.agent.invocation import (
+    CardRequest,
     NeedsConfirmation,
     PendingCall,
     Refused,
@@ -47,10 +47,10 @@ from sstools.agent.invocation import (
     check_call,
     storable,
 )
-from sstools.agent.offer import ToolOffer, before_last_reply
 from sstools.agent.run.context import RunContext
-from sstools.agent.selection import Router, Selection
+from sstools.agent.selection import Router, Selection, ToolOffer, before_last_reply
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
+from sstools.agent.tools.spec import ApprovedPlan
 from sstools.auth.roles import Role
 from sstools.environments import EnvironmentRegistry
 
@@ -58,40 +58,43 @@ RECURSION_LIMIT = 40
 
 _log = structlog.get_logger("sstools.agent")
 
-SYSTEM_PROMPT = """Ты — агент sstools рядом с Apache Superset (окружения: {environments}).
-Отвечай по-русски, кратко и по делу. Используй инструменты, чтобы узнать факты; не выдумывай.
-«Этот дашборд», «этот датасет» — объект из контекста интерфейса ниже: бери его id и окружение
-оттуда, не спрашивая. Изменения выполняются только после подтверждения человеком.
-
-{context}"""
-
 
 class AgentState(TypedDict, total=False):
+    """Plain data only: the strict checkpoint serialiser rebuilds no class of ours."""
+
     messages: Annotated[list[AnyMessage], add_messages]
-    context: dict[str, Any] | None
+    context: dict[str, Any] | None  # UIContext.public(); decoded once per step by `_Page`
     queue: list[ToolCall]
     current: PendingCall | None
-    emit: list[dict[str, Any]]
+    emit: list[EncodedEvent]
     halted: bool
 
 
-class ModelFailed(Exception):
-    """The chat model call raised: the endpoint, its client, or its output (→ ``llm_error``)."""
+@dataclass(frozen=True)
+class _Page:
+    """Where the page is, decoded once per step from the state: the context and a call's scope."""
+
+    context: UIContext | None
+    scope: CallScope
+
+    @classmethod
+    def of(cls, state: AgentState) -> _Page:
+        raw = state.get("context")
+        context = UIContext.model_validate(raw) if raw else None
+        if context is None:
+            return cls(None, CallScope())
+        scope = CallScope(
+            env_id=context.env_id,
+            object_type=context.object_type,
+            object_id=int(context.object_id) if context.object_id else None,
+        )
+        return cls(context, scope)
 
 
-def _context(state: AgentState) -> UIContext | None:
-    raw = state.get("context")
-    return UIContext.model_validate(raw) if raw else None
-
-
-def _scope(context: UIContext | None) -> CallScope:
-    if context is None:
-        return CallScope()
-    return CallScope(
-        env_id=context.env_id,
-        object_type=context.object_type,
-        object_id=int(context.object_id) if context.object_id else None,
-    )
+def _approved_plan(current: PendingCall) -> ApprovedPlan | None:
+    """The plan the approved card showed, if it showed one: what an apply is bound to."""
+    digest = GuardrailDecision.model_validate(current["decision"]).digest
+    return ApprovedPlan(digest=digest) if digest is not None else None
 
 
 class AgentGraph:
@@ -110,17 +113,30 @@ class AgentGraph:
         self._environments = environments
         self._confirm_reads = confirm_reads
 
-    async def selection(self, state: AgentState, role: Role, *, timed: bool = False) -> Selection:
+    async def selection(self, state: AgentState, role: Role) -> Selection:
         """Offered now; :meth:`offered_with_the_last_reply` for the set its calls were made from."""
-        messages = state.get("messages", [])
-        return await self._offer.routed(messages, _context(state), role, timed=timed)
+        return await self._selection(state.get("messages", []), _Page.of(state).context, role)
 
     async def offered_with_the_last_reply(self, state: AgentState, role: Role) -> Selection:
-        """The selection the model chose its latest calls from: results of the first calls of a
-        batch change what was used, and must not re-route (and refuse) the rest."""
-        return await self.selection(
-            {**state, "messages": before_last_reply(state.get("messages", []))}, role
-        )
+        """The selection the model chose its latest calls from (:meth:`_offered_before`)."""
+        return await self._offered_before(state.get("messages", []), _Page.of(state).context, role)
+
+    async def _offered_before(
+        self, messages: list[AnyMessage], context: UIContext | None, role: Role
+    ) -> Selection:
+        """Results of the first calls of a batch change what was used, and must not re-route
+        (and refuse) the rest: route as of the reply that made the calls."""
+        return await self._selection(before_last_reply(messages), context, role)
+
+    async def _selection(
+        self,
+        messages: list[AnyMessage],
+        context: UIContext | None,
+        role: Role,
+        *,
+        timed: bool = False,
+    ) -> Selection:
+        return await self._offer.routed(messages, context, role, timed=timed)
 
     def compile(self, checkpointer: Checkpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
         graph = StateGraph(AgentState, context_schema=RunContext)
@@ -140,26 +156,32 @@ class AgentGraph:
     # -- nodes ----------------------------------------------------------------------------
 
     async def _agent(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
-        context = _context(state)
+        page = _Page.of(state)
+        messages = state.get("messages", [])
         run_id = runtime.context.run_id
-        selection = await self.selection(state, runtime.context.acting_role(), timed=True)
+        role = runtime.context.acting_role()
+        selection = await self._selection(messages, page.context, role, timed=True)
         environments = ", ".join(
             f"{env.id} ({env.stage.value})" for env in self._environments.values()
         )
-        system = SYSTEM_PROMPT.format(environments=environments, context=prompt_block(context))
-        if context is None or context.env_id is None:
-            # Environment-bound tools are hidden; the model should ask rather than guess.
-            system += f"\n\nОкружение не выбрано: {texts.NEEDS_ENVIRONMENT} для работы с Superset."
+        system = texts.SYSTEM_PROMPT.format(
+            environments=environments, context=prompt_block(page.context)
+        )
+        if page.context is None or page.context.env_id is None:
+            system += f"\n\n{texts.NO_ENVIRONMENT_NOTE}"
+        # The context as data beside the text, for the offline planner: no chat client sends a
+        # system message's additional_kwargs, and the system message is never stored in state.
+        prompt = system_message(system, page.context)
         tools = [CATALOGUE[name].schema() for name in selection.offered]
         bound = self._model.bind_tools(tools) if tools else self._model
         try:
-            reply = await bound.ainvoke([SystemMessage(system), *state.get("messages", [])])
+            reply = await bound.ainvoke([prompt, *messages])
         except Exception as exc:  # only the model call: the runtime reports it as llm_error
             raise ModelFailed(type(exc).__name__) from exc
         if not isinstance(reply, AIMessage):
             raise ModelFailed(f"the model answered with {type(reply).__name__}")
         reply.tool_calls = [{**call, "args": storable(call["args"])} for call in reply.tool_calls]
-        emit = []
+        emit: list[EncodedEvent] = []
         if reply.text:
             emit.append(encode(MessageEvent(text=reply.text, run_id=run_id)))
         if reply.invalid_tool_calls:
@@ -170,12 +192,10 @@ class AgentGraph:
                 tools=[call.get("name") for call in reply.invalid_tool_calls],
                 run_id=run_id,
             )
-            unusable = ErrorEvent(
-                code="llm_error", message=texts.MODEL_REPLY_UNUSABLE, run_id=run_id
-            )
-            emit.append(encode(unusable))
+            unusable, words = step_messages.unusable_reply(run_id)
+            emit.append(unusable)
             reply = AIMessage(
-                content=reply.text or texts.MODEL_REPLY_UNUSABLE,
+                content=reply.text or words,
                 tool_calls=reply.tool_calls,
                 id=reply.id,
             )
@@ -204,38 +224,34 @@ class AgentGraph:
                 )
             )
         ]
-        scope = _scope(_context(state))
-        offered = await self.offered_with_the_last_reply(state, role)
+        page = _Page.of(state)
+        offered = await self._offered_before(state.get("messages", []), page.context, role)
         # Off the loop: a long SQL script's checks take seconds.
         verdict = await asyncio.to_thread(
             check_call,
             call,
             role,
             offered,
-            scope,
+            page.scope,
             self._environments,
             confirm_reads=self._confirm_reads,
         )
         if isinstance(verdict, Refused):
             refused, message = step_messages.refusal(call, verdict, run_id)
             return {"messages": [message], "queue": rest, "current": None, "emit": emit + refused}
-        context = _context(state)
-        decision = verdict.decision.model_copy(
-            update={
-                "arguments": card_arguments(
-                    verdict.tool,
-                    verdict.args,
-                    scope,
-                    context.object_name if context else None,
-                    self._environments,
-                )
-            }
+        arguments = card_arguments(
+            verdict.tool,
+            verdict.args,
+            page.scope,
+            page.context.object_name if page.context else None,
+            self._environments,
         )
+        decision = verdict.decision.model_copy(update={"arguments": arguments})
         preview_of = verdict.tool.preview
         if isinstance(verdict, NeedsConfirmation) and preview_of is not None:
             try:
                 preview = await self._executor.preview(
-                    preview_of(verdict.args, scope), runtime.context.token
+                    preview_of(verdict.args, page.scope), runtime.context.token
                 )
             except ToolArgumentError:
                 preview = None
@@ -249,17 +265,16 @@ class AgentGraph:
         }
         return {"queue": rest, "current": current, "emit": emit}
 
-    def _confirm(self, state: AgentState) -> AgentState:
+    def _confirm(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         current = state["current"]
         assert current is not None
-        answer = interrupt(
-            {
-                "confirmation_id": current["confirmation_id"],
-                "call": current["call"],
-                "decision": current["decision"],
-                "args_hash": current["args_hash"],
-            }
-        )
+        request: CardRequest = {
+            "confirmation_id": current["confirmation_id"],
+            "call": current["call"],
+            "decision": current["decision"],
+            "args_hash": current["args_hash"],
+        }
+        answer = interrupt(request)
         call = current["call"]
         tool = CATALOGUE[call["name"]]
         # LangGraph hands back whatever resume value it got: accept exactly this card's answer.
@@ -268,19 +283,21 @@ class AgentGraph:
             and answer.get("decision") in ("approve", "deny", "expired")
             and answer.get("confirmation_id") == current["confirmation_id"]
         )
+        why: Declined
         if valid and answer.get("args_hash") != args_hash(call["args"]):
-            reason = texts.CANCELLED_MISMATCH.format(tool=tool.title)
+            why = "mismatch"
         elif valid and answer["decision"] == "approve":
             return {"current": {**current, "approved": True}, "emit": [], "halted": False}
         elif valid and answer["decision"] == "expired":
-            reason = texts.CANCELLED_EXPIRED.format(tool=tool.title)
+            why = "expired"
         elif valid:
-            reason = texts.CANCELLED_BY_USER.format(tool=tool.title)
+            why = "deny"
         else:
-            reason = texts.CANCELLED_MISMATCH.format(tool=tool.title)
+            why = "mismatch"
         not_run = [call, *state.get("queue", [])]
+        reason = explain.cancelled(tool.title, why)
         emit, messages = step_messages.cancellation(
-            tool, current["confirmation_id"], reason, not_run
+            tool, current["confirmation_id"], reason, not_run, runtime.context.run_id
         )
         return {"messages": messages, "queue": [], "current": None, "halted": True, "emit": emit}
 
@@ -294,8 +311,9 @@ class AgentGraph:
         run_id = runtime.context.run_id
         crash = False
         try:
-            digest = current["decision"].get("digest")
-            result = await self._run(tool, args, state, runtime, digest)
+            page = _Page.of(state)
+            scope = page.scope.model_copy(update={"approved_plan": _approved_plan(current)})
+            result = await self._run(tool, args, state, page, scope, runtime)
         except Exception:  # a bug or a fault under the executor: this call failed, say which
             _log.exception("tool call failed unexpectedly", tool=tool.name, run_id=run_id)
             result, crash = step_messages.crashed(tool), True
@@ -313,12 +331,13 @@ class AgentGraph:
         tool: ToolSpec,
         args: ToolArgs,
         state: AgentState,
+        page: _Page,
+        scope: CallScope,
         runtime: Runtime[RunContext],
-        plan_digest: str | None,
     ) -> ToolResult:
         if tool.build is None:  # show_capabilities: answered from the selection itself
             # Everything this context and role allow, not only what fits the message.
-            context, role = _context(state), runtime.context.acting_role()
+            context, role = page.context, runtime.context.acting_role()
             selection = self._offer.unrouted(state.get("messages", []), context, role)
             answer = capabilities(selection, context.object_type if context else None)
             content = json.dumps(answer, ensure_ascii=False)
@@ -327,17 +346,12 @@ class AgentGraph:
             return await self._executor.execute(
                 tool,
                 args,
-                _scope(_context(state)).model_copy(update={"plan_digest": plan_digest}),
+                scope,
                 token=runtime.context.token,
                 username=runtime.context.username,
             )
         except ToolArgumentError as exc:
-            message = str(exc)
-            return ToolResult(
-                outcome=Outcome.error,
-                message=message,
-                content=json.dumps({"error": message}, ensure_ascii=False),
-            )
+            return step_messages.unusable_arguments(exc)
 
     # -- routing --------------------------------------------------------------------------
 

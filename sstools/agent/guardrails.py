@@ -143,12 +143,10 @@ def plan_impact(preview: object) -> dict[str, object]:
 def impact_text(preview: object) -> str:
     """«3 дашборда будут изменены» from a preview answer; honest when it cannot tell."""
     if isinstance(preview, dict):
-        for key in ("dashboards_changed", "dashboards", "changed"):
-            value = preview.get(key)
-            if isinstance(value, list):
-                value = len(value)
-            if isinstance(value, int):
-                return texts.dashboards_changed(value)
+        # Every plan counts its changed dashboards; its `dashboards` list holds unchanged ones too.
+        changed = preview.get("dashboards_changed")
+        if isinstance(changed, int):
+            return texts.dashboards_changed(changed)
         if isinstance(preview.get("impact"), str):
             return str(preview["impact"])[:300]
     return texts.IMPACT_UNKNOWN
@@ -180,7 +178,7 @@ def _value(
     environments: EnvironmentRegistry,
 ) -> str:
     if isinstance(value, bool):
-        return "да" if value else "нет"
+        return texts.YES if value else texts.NO
     if field in _ENV_FIELDS and isinstance(value, str):
         return _env_label(value, environments)
     if field == "dashboard_id" and isinstance(value, int):

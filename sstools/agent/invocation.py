@@ -23,7 +23,7 @@ from typing import Any, Literal, TypedDict
 
 from pydantic import ValidationError
 
-from sstools.agent import texts
+from sstools.agent import explain
 from sstools.agent.guardrails import GuardrailDecision, decide
 from sstools.agent.selection import HiddenBecause, Selection
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolSpec
@@ -39,13 +39,18 @@ class ToolCall(TypedDict):
     args: dict[str, Any]
 
 
-class PendingCall(TypedDict):
-    """The call being handled: checked, maybe waiting for a decision, then run."""
+class CardRequest(TypedDict):
+    """What a paused run asks a person (the interrupt's value): the call, its card, its binding."""
 
     call: ToolCall
-    decision: dict[str, Any]  # GuardrailDecision as JSON
+    decision: dict[str, Any]  # GuardrailDecision as JSON: decoded where it is read
     confirmation_id: str
     args_hash: str
+
+
+class PendingCall(CardRequest):
+    """The call being handled: checked, maybe waiting for a decision, then run."""
+
     approved: bool
 
 
@@ -93,25 +98,24 @@ def check_call(
 ) -> Verdict:
     tool = CATALOGUE.get(call["name"])
     if tool is None:
-        available = ", ".join(selection.offered)
-        return Refused(texts.UNKNOWN_TOOL.format(tool=call["name"], available=available))
+        return Refused(explain.unknown_tool(call["name"], selection.offered))
     # The role first: a tool the role may never use is denied whatever its arguments.
     if not role.allows(tool.min_role):
         return _denied(tool, tool.min_role)
     try:
         args = tool.args_model.model_validate(call["args"])
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        return Refused(texts.BAD_ARGUMENTS.format(tool=tool.name, problems=problems))
+        problems = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+        return Refused(explain.bad_arguments(tool.name, problems))
     required = tool.required_role(args)  # per call: DML needs more than a SELECT
     if not role.allows(required):
         return _denied(tool, required)
     hidden = selection.hidden.get(tool.name)
     if hidden is not None and hidden.reason is not HiddenBecause.role:
-        return Refused(texts.NOT_OFFERED.format(tool=tool.name, reason=hidden.detail))
+        return Refused(explain.not_offered(tool.name, hidden.detail))
     env_id = tool.environment(args, scope)
     if env_id is not None and env_id not in environments:
-        return Refused(texts.UNKNOWN_ENVIRONMENT.format(env=env_id))
+        return Refused(explain.unknown_environment(env_id))
     decision = decide(tool, args, env_id, environments, confirm_reads=confirm_reads)
     if decision.needs_confirmation:
         return NeedsConfirmation(tool, args, decision)
@@ -119,8 +123,7 @@ def check_call(
 
 
 def _denied(tool: ToolSpec, required: Role) -> Refused:
-    message = texts.PERMISSION_DENIED.format(tool=tool.name, roles=required.value)
-    return Refused(message, required_role=required)
+    return Refused(explain.permission_denied(tool.name, [required.value]), required_role=required)
 
 
 def args_hash(args: dict[str, Any]) -> str:

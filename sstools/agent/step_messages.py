@@ -6,13 +6,13 @@ Kept beside the graph so its nodes read as decisions: refused, cancelled, or run
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
-from sstools.agent import texts
+from sstools.agent import explain
 from sstools.agent.events import (
     Cancelled,
+    EncodedEvent,
     ErrorEvent,
     MessageEvent,
     PermissionDenied,
@@ -38,7 +38,7 @@ def _not_run(call: ToolCall, key: str, text: str) -> ToolMessage:
 
 def refusal(
     call: ToolCall, refused: Refused, run_id: str
-) -> tuple[list[dict[str, Any]], ToolMessage]:
+) -> tuple[list[EncodedEvent], ToolMessage]:
     """A call that does not run: a ``permission_denied`` card if it is one, and why to the model."""
     emit = []
     if refused.required_role is not None:
@@ -62,28 +62,51 @@ def refusal(
 
 
 def cancellation(
-    tool: ToolSpec, confirmation_id: str, reason: str, not_run: list[ToolCall]
-) -> tuple[list[dict[str, Any]], list[AnyMessage]]:
-    """A card denied, expired or mismatched: «Операция отменена: …», and no call left pending."""
-    text = texts.OPERATION_CANCELLED.format(reason=reason)
+    tool: ToolSpec,
+    confirmation_id: str,
+    reason: str,
+    not_run: list[ToolCall],
+    run_id: str,
+) -> tuple[list[EncodedEvent], list[AnyMessage]]:
+    """A card denied, expired or mismatched: «Операция отменена: …», and no call left pending.
+
+    ``reason`` is :func:`explain.cancelled`'s.
+    """
+    text = explain.operation_cancelled(reason)
     cancelled = Cancelled(
-        tool=tool.name, confirmation_id=confirmation_id, reason=reason, message=text
+        tool=tool.name, confirmation_id=confirmation_id, reason=reason, message=text, run_id=run_id
     )
     messages: list[AnyMessage] = [_not_run(item, "cancelled", text) for item in not_run]
     messages.append(AIMessage(content=text))
-    return [encode(cancelled), encode(MessageEvent(text=text))], messages
+    return [encode(cancelled), encode(MessageEvent(text=text, run_id=run_id))], messages
+
+
+def unusable_reply(run_id: str) -> tuple[EncodedEvent, str]:
+    """A reply whose tool calls are not JSON: an ``llm_error`` and the words for the history."""
+    text = explain.model_reply_unusable()
+    return encode(ErrorEvent(code="llm_error", message=text, run_id=run_id)), text
+
+
+def unusable_arguments(error: Exception) -> ToolResult:
+    """Arguments that validate but do not say enough: the builder's reason, to both readers."""
+    message = str(error)
+    return ToolResult(
+        outcome=Outcome.error,
+        message=message,
+        content=json.dumps({"error": message}, ensure_ascii=False),
+    )
 
 
 def crashed(tool: ToolSpec) -> ToolResult:
     """The result of a call that raised: the person and the model learn it failed, not why."""
-    message = texts.TOOL_CRASHED.format(tool=tool.title)
+    message = explain.crashed(tool.title)
     content = json.dumps({"error": message}, ensure_ascii=False)
     return ToolResult(outcome=Outcome.error, message=message, content=content)
 
 
 def result_events(
     tool: ToolSpec, call: ToolCall, result: ToolResult, run_id: str, *, crash: bool
-) -> tuple[list[dict[str, Any]], bool]:
+) -> tuple[list[EncodedEvent], bool]:
     """The events of a call that ran, and whether the run must stop (the session expired)."""
     outcome = ToolResultEvent(
         tool=tool.name,
@@ -98,7 +121,9 @@ def result_events(
     message = result.message or ""
     if result.outcome is Outcome.session_expired:
         emit.append(
-            encode(ErrorEvent(code="session_expired", message=texts.SESSION_EXPIRED, run_id=run_id))
+            encode(
+                ErrorEvent(code="session_expired", message=explain.session_expired(), run_id=run_id)
+            )
         )
         return emit, True
     if result.outcome is Outcome.permission_denied:

@@ -14,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from sstools.agent import texts
 from sstools.agent.tools.spec import ToolArgs, ToolSpec
 
 LIMIT = 4000
@@ -73,9 +74,6 @@ def _project(item: Any, text_budget: int) -> Any:
     return item
 
 
-_NOTE = "показаны первые {shown} из {total}; уточните запрос или запросите следующую страницу"
-
-
 def _largest_fit(build: Any, most: int, limit: int) -> str | None:
     """``build(k)`` as JSON for the largest k in [0, most] that fits (None if even 0 does not)."""
     low, high, best = 0, most, None
@@ -109,7 +107,7 @@ def _fit_dict(payload: dict[str, Any], limit: int) -> str | None:
                 (key, out[f"{key}_total_count"]) for key, items in lists.items() if len(items) > k
             ]
             if cut:
-                notes = [f"{key}: " + _NOTE.format(shown=k, total=total) for key, total in cut]
+                notes = [f"{key}: {texts.SUMMARY_CUT.format(shown=k, total=n)}" for key, n in cut]
                 out["note"] = "; ".join(notes)
             return out
 

@@ -16,13 +16,14 @@ import structlog
 from sqlalchemy.engine import make_url
 
 from sstools.config import Settings
+from sstools.errors import SstoolsError
 
 SECRET_FILE_NAME = "jwt-secret"  # noqa: S105 - a file name, not a secret
 _MIN_LENGTH = 32
 _log = structlog.get_logger("sstools.auth")
 
 
-class SecretFileError(Exception):
+class SecretFileError(SstoolsError):
     """The secret file exists but does not hold a usable secret."""
 
 

@@ -14,6 +14,8 @@ from pydantic import BaseModel, Field, ValidationError
 from sstools.auth.roles import Role
 from sstools.auth.secret import signing_key
 from sstools.config import Settings
+from sstools.errors import SstoolsError
+from sstools.texts import http as texts
 
 ALGORITHM = "HS256"
 
@@ -34,7 +36,7 @@ class TokenClaims(BaseModel):
     issued_at: float
 
 
-class InvalidToken(Exception):
+class InvalidToken(SstoolsError):
     """Missing, expired, tampered, wrong-audience, revoked or otherwise unusable token."""
 
 
@@ -63,9 +65,9 @@ def verify_token(settings: Settings, token: str) -> TokenClaims:
             options={"require": ["exp", "iat", "aud", "sub", "role", "ver"]},
         )
     except jwt.ExpiredSignatureError as exc:
-        raise InvalidToken("token expired") from exc
+        raise InvalidToken(texts.SESSION_EXPIRED) from exc
     except jwt.PyJWTError as exc:
-        raise InvalidToken(f"invalid token: {exc}") from exc
+        raise InvalidToken(texts.CREDENTIAL_INVALID.format(reason=exc)) from exc
     try:
         return TokenClaims(
             username=claims["sub"],
@@ -74,4 +76,4 @@ def verify_token(settings: Settings, token: str) -> TokenClaims:
             issued_at=claims["iat"],
         )
     except ValidationError as exc:
-        raise InvalidToken("invalid token: unknown role or malformed claims") from exc
+        raise InvalidToken(texts.CLAIMS_INVALID) from exc

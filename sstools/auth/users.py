@@ -21,6 +21,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
+from sstools.errors import SstoolsError
 from sstools.storage.models import User
 
 _hasher = PasswordHasher()
@@ -43,7 +44,7 @@ class Account(UserView):
     token_version: int
 
 
-class UserExists(Exception):
+class UserExists(SstoolsError):
     pass
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.domain.reviews import Review, ReviewStatus, get_review
+from sstools.errors import SstoolsError
 from sstools.sql import SqlKind, SqlSyntaxError, classify_for_backend
 from sstools.superset import SupersetClient
 from sstools.superset.errors import (
@@ -21,6 +22,7 @@ from sstools.superset.errors import (
     SupersetUnavailable,
 )
 from sstools.superset.models import DatasetDetail
+from sstools.texts import datasets as texts
 
 # Charts read for the overview's missing-column check: enough for any real dataset, bounded.
 MAX_CHARTS_CHECKED = 50
@@ -170,14 +172,32 @@ async def dataset_overview(
 # -- creation --------------------------------------------------------------------------------
 
 
-class DatasetRefused(Exception):
-    """A create request that cannot be carried out: ``status`` and the ``field`` it blames."""
+class DatasetRefused(SstoolsError):
+    """A create request that cannot be carried out; ``field``: the request field it blames.
 
-    def __init__(self, status: int, message: str, *, field: str | None = None) -> None:
+    DatasetRefused
+    ├── DatasetInvalid   what the request names does not exist or cannot be a dataset
+    ├── DatasetExists    a dataset of that name is there already
+    └── DatabaseSilent   Superset cannot connect to the database
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
-        self.status = status
         self.message = message
         self.field = field
+
+
+class DatasetInvalid(DatasetRefused):
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message, field=field)
+
+
+class DatasetExists(DatasetRefused):
+    pass
+
+
+class DatabaseSilent(DatasetRefused):
+    pass
 
 
 class CreatedDataset(BaseModel):
@@ -209,15 +229,14 @@ async def _existing(
 
 
 async def _answering_schemas(superset: SupersetClient, database_id: int, name: str) -> list[str]:
-    """The database's schemas; a database Superset cannot connect to is a 503 naming it."""
+    """The database's schemas; a database Superset cannot connect to is refused, naming it."""
     try:
         return await superset.list_schemas(database_id)
     except SupersetUnavailable as exc:
-        raise DatasetRefused(
-            503,
-            f"database {name!r} (id {database_id}) in environment {superset.env.id!r} "
-            f"does not answer: {exc.message}",
-        ) from exc
+        message = texts.DATABASE_SILENT.format(
+            name=name, id=database_id, env=superset.env.id, message=exc.message
+        )
+        raise DatabaseSilent(message) from exc
 
 
 async def create_dataset(
@@ -233,27 +252,20 @@ async def create_dataset(
     try:
         database = await superset.get_database(database_id)
     except SupersetNotFound as exc:
-        raise DatasetRefused(
-            422, f"no database {database_id} in {superset.env.id!r}", field="database_id"
-        ) from exc
+        message = texts.NO_DATABASE.format(database=database_id, env=superset.env.id)
+        raise DatasetInvalid(message, field="database_id") from exc
     schemas = await _answering_schemas(superset, database_id, database.name)
     if schema is not None and schema not in schemas:
-        known = ", ".join(schemas) or "none"
-        raise DatasetRefused(
-            422,
-            f"no schema {schema!r} in database {database.name!r} (has: {known})",
-            field="schema",
-        )
+        known = ", ".join(schemas) or texts.NO_SCHEMAS
+        message = texts.NO_SCHEMA.format(schema=schema, database=database.name, known=known)
+        raise DatasetInvalid(message, field="schema")
     if sql is None:
         assert table is not None
         if schema is None:
-            raise DatasetRefused(422, "schema is required for a table", field="schema")
+            raise DatasetInvalid(texts.SCHEMA_MISSING, field="schema")
         if table not in await superset.list_tables(database_id, schema):
-            raise DatasetRefused(
-                422,
-                f"no table {table!r} in schema {schema!r} of database {database.name!r}",
-                field="table",
-            )
+            message = texts.NO_TABLE.format(table=table, schema=schema, database=database.name)
+            raise DatasetInvalid(message, field="table")
         dataset_name, kind, name_field = table, "physical", "table"
     else:
         assert name is not None
@@ -261,20 +273,16 @@ async def create_dataset(
         dataset_name, kind, name_field = name, "virtual", "name"
     duplicate = await _existing(superset, database_id, schema, dataset_name)
     if duplicate is not None:
-        raise DatasetRefused(
-            409,
-            f"dataset {dataset_name!r} already exists in database {database.name!r} "
-            f"(id {duplicate})",
-            field=name_field,
-        )
+        message = texts.EXISTS.format(name=dataset_name, database=database.name, id=duplicate)
+        raise DatasetExists(message, field=name_field)
     if sql is not None:
         await _runs(superset, sql, database_id, schema)
     try:
         new_id = await superset.create_dataset(database_id, dataset_name, schema=schema, sql=sql)
     except SupersetBadRequest as exc:
         if "already exists" in exc.message:  # created meanwhile by someone else
-            raise DatasetRefused(409, exc.message, field=name_field) from exc
-        raise DatasetRefused(422, exc.message, field=name_field) from exc
+            raise DatasetExists(exc.message, field=name_field) from exc
+        raise DatasetInvalid(exc.message, field=name_field) from exc
     env_id = superset.env.id
     return CreatedDataset(
         id=new_id,
@@ -292,15 +300,11 @@ async def _refuse_writes(sql: str, backend: str | None) -> None:
     try:
         verdict = await anyio.to_thread.run_sync(classify_for_backend, sql, backend)
     except SqlSyntaxError as exc:
-        raise DatasetRefused(422, str(exc), field="sql") from exc
+        raise DatasetInvalid(str(exc), field="sql") from exc
     if verdict.kind is not SqlKind.read:
-        raise DatasetRefused(
-            422,
-            f"a virtual dataset must only read; this SQL writes ({verdict.reason})",
-            field="sql",
-        )
+        raise DatasetInvalid(texts.SQL_WRITES.format(reason=verdict.reason), field="sql")
     if verdict.statements != 1:
-        raise DatasetRefused(422, "a virtual dataset is one query, not several", field="sql")
+        raise DatasetInvalid(texts.SQL_SEVERAL, field="sql")
 
 
 async def _runs(superset: SupersetClient, sql: str, database_id: int, schema: str | None) -> None:
@@ -308,4 +312,4 @@ async def _runs(superset: SupersetClient, sql: str, database_id: int, schema: st
     try:
         await superset.execute_sql(database_id, sql, schema=schema, row_limit=1)
     except SupersetBadRequest as exc:
-        raise DatasetRefused(422, f"the query fails: {exc.message}", field="sql") from exc
+        raise DatasetInvalid(texts.SQL_FAILS.format(message=exc.message), field="sql") from exc

@@ -10,27 +10,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.dates import human_datetime
 from sstools.domain.validation.models import Finding, counts_of
-from sstools.domain.validation.texts import NEVER_RUN, last_run_text
 from sstools.git_store import DashboardStatus
 from sstools.storage.validation import latest_validation
 from sstools.superset.models import DashboardDetail, Owner
-
-GIT_NOT_VERSIONED = "не версионирован"
-GIT_CLEAN = "совпадает с веткой {branch}"
-GIT_MODIFIED = "изменён относительно ветки {branch} (файлов: {files})"
-VALIDATION_NEVER_RUN = NEVER_RUN
-SUMMARY = "«{title}» в {env}: {verdict}. Git: {git}. Изменён: {changed}. {validation}."
-VERDICT_OK = "в порядке"
-VERDICT_DEGRADED = "есть проблемы — {problems}"
+from sstools.texts import dashboards as texts
+from sstools.texts.validation import NEVER_RUN, last_run_text
 
 
 def git_status_text(status: DashboardStatus, branch: str) -> str:
     """The dashboard's git status as the page and the agent say it."""
     if status.status == "clean":
-        return GIT_CLEAN.format(branch=branch)
+        return texts.GIT_CLEAN.format(branch=branch)
     if status.status == "modified":
-        return GIT_MODIFIED.format(branch=branch, files=len(status.changed_files))
-    return GIT_NOT_VERSIONED
+        return texts.GIT_MODIFIED.format(branch=branch, files=len(status.changed_files))
+    return texts.GIT_NOT_VERSIONED
 
 
 class ChartHealth(BaseModel):
@@ -114,18 +107,22 @@ def dashboard_health(
         for chart in dashboard.charts
     ]
     problems = [
-        f"график «{chart.name}» ссылается на несуществующий датасет"
+        texts.CHART_DATASET_MISSING.format(chart=chart.name)
         for chart in charts
         if not chart.dataset_resolves
     ]
     if not dashboard.owners:
-        problems.append("у дашборда нет владельцев")
+        problems.append(texts.NO_OWNERS)
     if not dashboard.charts:
-        problems.append("на дашборде нет графиков")
+        problems.append(texts.NO_CHARTS)
     git_text = git_status_text(git, branch)
-    last = validation.text if validation else VALIDATION_NEVER_RUN
-    verdict = VERDICT_DEGRADED.format(problems="; ".join(problems)) if problems else VERDICT_OK
-    summary = SUMMARY.format(
+    last = validation.text if validation else NEVER_RUN
+    verdict = (
+        texts.VERDICT_DEGRADED.format(problems="; ".join(problems))
+        if problems
+        else texts.VERDICT_OK
+    )
+    summary = texts.SUMMARY.format(
         title=dashboard.title,
         env=env_id,
         verdict=verdict,

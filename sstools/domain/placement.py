@@ -14,10 +14,9 @@ from sstools.domain.health import git_status_text
 from sstools.environments import Environment, EnvironmentRegistry, Stage
 from sstools.git_store import DEFAULT_BRANCH, GitStore, GitStoreError
 from sstools.superset import SupersetClient, SupersetError, SupersetNotFound, SupersetPool
+from sstools.texts import dashboards as texts
 
 logger = structlog.get_logger(__name__)
-
-GIT_STATUS_UNKNOWN = "git-статус недоступен"
 
 
 class Placement(BaseModel):
@@ -50,7 +49,7 @@ async def _git_status(git: GitStore, superset: SupersetClient, dashboard_id: int
         status = await git.dashboard_status(superset, dashboard_id, DEFAULT_BRANCH)
     except (SupersetError, GitStoreError) as exc:
         logger.warning("placement_git_status_failed", env_id=superset.env.id, error=str(exc))
-        return GIT_STATUS_UNKNOWN
+        return texts.GIT_STATUS_UNKNOWN
     return git_status_text(status, DEFAULT_BRANCH)
 
 
@@ -94,7 +93,7 @@ async def dashboard_placements(
     """
     found = await source.find_dashboard("id", dashboard_id)
     if found is None:
-        raise SupersetNotFound(source.env.id, f"dashboard {dashboard_id} not found")
+        raise SupersetNotFound(source.env.id, texts.NOT_FOUND.format(dashboard=dashboard_id))
     uuid, _ = found
     rows = await asyncio.gather(
         *(

@@ -13,13 +13,14 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
+from sstools.errors import SstoolsError
 from sstools.evaluation.scenarios import ScenarioContext
 
 # A model may try one write after another once denied; past this many the turn is cut short.
 MAX_DENIALS_PER_TURN = 5
 
 
-class ApiError(Exception):
+class ApiError(SstoolsError):
     """The API refused or failed a request the harness needed; the message says which."""
 
 

@@ -99,7 +99,7 @@ def _confirmation(expect: Expectation, transcript: Transcript) -> list[str]:
         event.get("confirmation_id") for event in transcript.events if event["type"] == "cancelled"
     }
     if cards[0]["confirmation_id"] not in cancelled:
-        reasons.append("the denied confirmation brought no «Операция отменена» message")
+        reasons.append("the denied confirmation brought no `cancelled` event (its message)")
     return reasons
 
 

@@ -18,6 +18,7 @@ from sstools.agent.guardrails import RiskLevel, Tone
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.auth.roles import Role
 from sstools.environments import Stage
+from sstools.errors import SstoolsError
 
 DEFAULT_SCENARIOS = "acceptance.yaml"
 
@@ -131,7 +132,7 @@ class ScenarioFile(_Strict):
         return self
 
 
-class ScenarioFileError(Exception):
+class ScenarioFileError(SstoolsError):
     """The file cannot be read or does not describe scenarios; the message says where."""
 
 

@@ -19,6 +19,7 @@ import yaml
 
 from sstools.git_store._database import clean_database
 from sstools.git_store.errors import ExportError
+from sstools.texts import git as texts
 
 KINDS = ("dashboards", "charts", "datasets", "databases")
 
@@ -87,7 +88,7 @@ def normalise(bundle: bytes) -> dict[str, bytes]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(bundle))
     except zipfile.BadZipFile as exc:
-        raise ExportError("the export is not a ZIP archive") from exc
+        raise ExportError(texts.EXPORT_NOT_ZIP) from exc
     files: dict[str, bytes] = {}
     with archive:
         for name in archive.namelist():
@@ -97,7 +98,7 @@ def normalise(bundle: bytes) -> dict[str, bytes]:
                 continue
             document = yaml.safe_load(archive.read(name))
             if not isinstance(document, dict) or not isinstance(document.get("uuid"), str):
-                raise ExportError(f"{name}: no uuid")
+                raise ExportError(texts.EXPORT_NO_UUID.format(name=name))
             if parts[1] == "databases":
                 document = clean_database(document)
             if parts[1] == "dashboards" and isinstance(document.get("position"), dict):

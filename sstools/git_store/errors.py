@@ -1,68 +1,54 @@
-"""What the repository refuses, as one small tree::
+"""What the repository refuses, as one small tree (the HTTP edge, ``sstools.app``, picks statuses)::
 
 GitStoreError
-├── UnknownBranch      (→ 404)
-├── BranchExists       (→ 409)
-├── ConcurrentUpdate   (→ 409: the branch moved while we wrote)
-├── ReservedBranch     (→ 403: a person writing a ``snapshots/`` branch)
-├── UnknownCommit      (→ 404: a pinned commit the repository no longer holds)
-├── CorruptCommit      (→ 409: an object that does not hash to its id)
-└── ExportError        (→ 502: Superset's export is not one we can read)
+├── UnknownBranch      a branch the repository does not have
+├── BranchExists
+├── ConcurrentUpdate   the branch moved while we wrote
+├── ReservedBranch     a person writing a ``snapshots/`` branch
+├── UnknownCommit      a pinned commit the repository no longer holds
+├── CorruptCommit      an object that does not hash to its id
+└── ExportError        Superset's export is not one we can read
 """
 
 from __future__ import annotations
 
+from sstools.errors import SstoolsError
+from sstools.texts import git as texts
 
-class GitStoreError(Exception):
-    status = 500
+
+class GitStoreError(SstoolsError):
+    pass
 
 
 class UnknownBranch(GitStoreError):
-    status = 404
-
     def __init__(self, branch: str) -> None:
-        super().__init__(f"ветки {branch!r} нет в репозитории")
+        super().__init__(texts.UNKNOWN_BRANCH.format(branch=branch))
 
 
 class BranchExists(GitStoreError):
-    status = 409
-
     def __init__(self, branch: str) -> None:
-        super().__init__(f"ветка {branch!r} уже есть")
+        super().__init__(texts.BRANCH_EXISTS.format(branch=branch))
 
 
 class ConcurrentUpdate(GitStoreError):
-    status = 409
-
     def __init__(self, branch: str) -> None:
-        super().__init__(f"ветка {branch!r} изменилась во время записи; повторите")
+        super().__init__(texts.CONCURRENT_UPDATE.format(branch=branch))
 
 
 class ReservedBranch(GitStoreError):
-    status = 403
-
     def __init__(self, branch: str) -> None:
-        super().__init__(
-            f"ветка {branch!r} — снимок выкатки: в ветки snapshots/ пишет только sstools, "
-            "чтобы откат восстановил именно снятое; выберите другую ветку"
-        )
+        super().__init__(texts.RESERVED_BRANCH.format(branch=branch))
 
 
 class UnknownCommit(GitStoreError):
-    status = 404
-
     def __init__(self, commit: str) -> None:
-        super().__init__(f"коммита {commit} нет в репозитории")
+        super().__init__(texts.UNKNOWN_COMMIT.format(commit=commit))
 
 
 class CorruptCommit(GitStoreError):
-    status = 409
-
     def __init__(self, commit: str, detail: str) -> None:
-        super().__init__(
-            f"коммит {commit} не проходит проверку ({detail}): его содержимое изменено"
-        )
+        super().__init__(texts.CORRUPT_COMMIT.format(commit=commit, detail=detail))
 
 
 class ExportError(GitStoreError):
-    status = 502
+    pass

@@ -25,6 +25,7 @@ from sstools.git_store._repo import (
 from sstools.git_store.errors import ReservedBranch
 from sstools.ids import is_reserved
 from sstools.superset import SupersetClient
+from sstools.texts import git as texts
 
 Status = Literal["clean", "modified", "untracked"]
 
@@ -169,7 +170,9 @@ class GitStore:
             raise ReservedBranch(branch)
         exported = await self.export(superset, dashboard_ids)
         titles = [found.title for found in dashboards_in(exported)]
-        full_message = f"{message}\n\nИз окружения {superset.env.id}: {', '.join(titles)}\n"
+        full_message = message + texts.COMMIT_FROM.format(
+            env=superset.env.id, titles=", ".join(titles)
+        )
         async with self._write_lock:
             commit, files = await self._commit(branch, exported, full_message, username)
             if commit is None or self.repository.remote is None:

@@ -18,9 +18,11 @@ from sqlalchemy import select
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import InvalidToken, Principal, verify_token
+from sstools.errors import SstoolsError
 from sstools.http.deps import ServicesDep
 from sstools.http.services import Services
 from sstools.storage.models import User
+from sstools.texts import http as texts
 
 SESSION_COOKIE = "sstools_session"
 CSRF_COOKIE = "sstools_csrf"
@@ -30,11 +32,14 @@ _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _bearer = HTTPBearer(auto_error=False, description="The access token from POST /api/auth/login")
 
 
-class RoleRequired(Exception):
-    """The caller is authenticated but their role is below what the operation needs (→ 403)."""
+class RoleRequired(SstoolsError):
+    """The caller is authenticated but their role is below what the operation needs."""
 
     def __init__(self, required: Role, actual: Role, operation: str) -> None:
-        super().__init__(f"{operation} requires role {required.value} (you are {actual.value})")
+        message = texts.ROLE_REQUIRED.format(
+            operation=operation, required=required.value, actual=actual.value
+        )
+        super().__init__(message)
         self.required = required
         self.actual = actual
 
@@ -64,12 +69,12 @@ async def resolve_principal(services: Services, token: str) -> Principal:
             )
         ).one_or_none()
     if account is None:
-        raise InvalidToken("this account no longer exists: sign in again")
+        raise InvalidToken(texts.ACCOUNT_GONE)
     created = account.created_at
     created = created if created.tzinfo else created.replace(tzinfo=UTC)  # SQLite drops the zone
     # An earlier account of the same name had its own tokens: none of them is this account's.
     if claims.version != account.token_version or claims.issued_at < int(created.timestamp()):
-        raise InvalidToken("token revoked (signed out or password changed): sign in again")
+        raise InvalidToken(texts.SESSION_REVOKED)
     return Principal(username=claims.username, role=Role(account.role))
 
 
@@ -84,9 +89,9 @@ async def current_principal(
         expected = request.cookies.get(CSRF_COOKIE, "")
         sent = request.headers.get(CSRF_HEADER, "")
         if not expected or not secrets.compare_digest(expected, sent):
-            raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header")
+            raise HTTPException(403, texts.CSRF_MISSING.format(header=CSRF_HEADER))
     if not token:
-        raise _unauthorized("not authenticated: send Authorization: Bearer <token>")
+        raise _unauthorized(texts.NOT_AUTHENTICATED)
     try:
         return await resolve_principal(services, token)
     except InvalidToken as exc:
@@ -96,7 +101,7 @@ async def current_principal(
 CurrentUser = Annotated[Principal, Depends(current_principal)]
 
 
-def require_role(required: Role, operation: str = "this operation") -> Callable[..., Principal]:
+def require_role(required: Role, operation: str = texts.THIS_OPERATION) -> Callable[..., Principal]:
     def dependency(user: CurrentUser) -> Principal:
         if not user.role.allows(required):
             raise RoleRequired(required, user.role, operation)

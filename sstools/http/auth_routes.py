@@ -14,6 +14,7 @@ from sstools.http.auth import CSRF_COOKIE, SESSION_COOKIE, CurrentUser
 from sstools.http.deps import ServicesDep, SettingsDep
 from sstools.http.login_throttle import LoginThrottle, login_throttle
 from sstools.storage import audit
+from sstools.texts import http as texts
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -62,7 +63,7 @@ async def login(
                 )
         raise HTTPException(
             429,
-            f"too many sign-in attempts; try again in {throttled.retry_after_s} s",
+            texts.LOGIN_THROTTLED.format(seconds=throttled.retry_after_s),
             headers={"Retry-After": str(throttled.retry_after_s)},
         )
     async with services.sessions() as session:
@@ -71,7 +72,7 @@ async def login(
             await audit.record(
                 session, action="login", outcome="refused", username=body.username, address=address
             )
-            raise HTTPException(401, "invalid username or password")
+            raise HTTPException(401, texts.LOGIN_REFUSED)
     principal = Principal(username=account.username, role=account.role)
     token = issue_token(settings, principal, version=account.token_version)
     secure = settings.mode == "production"

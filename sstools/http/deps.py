@@ -14,6 +14,7 @@ from sstools.git_store import GitStore
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN, MAX_ID
 from sstools.superset import SupersetClient
+from sstools.texts import http as texts
 
 
 def get_services(request: Request) -> Services:
@@ -50,7 +51,7 @@ def find_environment(services: Services, env_id: str) -> Environment:
     """The configured environment, or a 404 naming the known ones."""
     if env_id not in services.environments:
         known = ", ".join(services.environments)
-        raise HTTPException(404, f"unknown environment {env_id!r} (known: {known})")
+        raise HTTPException(404, texts.UNKNOWN_ENVIRONMENT.format(env=env_id, known=known))
     return services.environments[env_id]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sstools.errors import SstoolsError
 
-class SandboxError(Exception):
+
+class SandboxError(SstoolsError):
     """The sandbox could not be installed, started or seeded; the message says what to do."""

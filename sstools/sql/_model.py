@@ -6,6 +6,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from sstools.errors import SstoolsError
+
 
 class SqlKind(StrEnum):
     read = "read"
@@ -18,7 +20,7 @@ class SqlClassification(BaseModel):
     statements: int
 
 
-class SqlSyntaxError(ValueError):
+class SqlSyntaxError(SstoolsError, ValueError):
     """The SQL does not parse; the message is the parser's, with the line and column."""
 
 

@@ -53,27 +53,11 @@ def pending_row(
     )
 
 
-async def save_pending(session: AsyncSession, **fields: Any) -> None:
-    """:func:`pending_row`'s confirmation, committed on its own."""
-    session.add(pending_row(**fields))
-    await session.commit()
-
-
 async def find_pending(session: AsyncSession, conversation_id: str) -> Confirmation | None:
     return await session.scalar(
         select(Confirmation).where(
             Confirmation.conversation_id == conversation_id,
             Confirmation.status == ConfirmationStatus.pending,
-        )
-    )
-
-
-async def conversations_awaiting_decision(session: AsyncSession) -> set[str]:
-    return set(
-        await session.scalars(
-            select(Confirmation.conversation_id).where(
-                Confirmation.status == ConfirmationStatus.pending
-            )
         )
     )
 

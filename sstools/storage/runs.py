@@ -20,10 +20,11 @@ from sqlalchemy import Exists, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from sstools.errors import SstoolsError
 from sstools.storage.models import Conversation
 
 
-class ClaimLost(Exception):
+class ClaimLost(SstoolsError):
     """The run no longer holds its conversation: a worker that found its lock free reaped it."""
 
 

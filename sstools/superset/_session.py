@@ -26,6 +26,7 @@ from sstools.superset.errors import (
     SupersetUnavailable,
     public_text,
 )
+from sstools.texts import superset as texts
 
 PAGE_SIZE = 100  # Superset's largest page
 
@@ -92,9 +93,10 @@ class SupersetSession:
         try:
             return await self._http.request(method, path, **kwargs)
         except httpx.TimeoutException as exc:
-            raise SupersetUnavailable(self.env.id, f"timed out ({path})") from exc
+            raise SupersetUnavailable(self.env.id, texts.TIMED_OUT.format(path=path)) from exc
         except httpx.TransportError as exc:
-            raise SupersetUnavailable(self.env.id, f"unreachable at {self.env.url}: {exc}") from exc
+            message = texts.UNREACHABLE.format(url=self.env.url, error=exc)
+            raise SupersetUnavailable(self.env.id, message) from exc
 
     def _raise_for(self, response: httpx.Response) -> None:
         status = response.status_code
@@ -112,7 +114,7 @@ class SupersetSession:
         )
         message = public_text(raw)
         if status == 401:
-            raise SupersetAuthError(self.env.id, f"service account rejected: {message}")
+            raise SupersetAuthError(self.env.id, texts.ACCOUNT_REJECTED.format(message=message))
         if status == 403:
             raise SupersetForbidden(self.env.id, message)
         if status == 404:
@@ -122,8 +124,8 @@ class SupersetSession:
         if status >= 500 and _is_query_error(response):
             raise SupersetBadRequest(self.env.id, message)
         if status >= 500:  # Superset's own failure: its words are internals, kept in the log
-            raise SupersetUnavailable(self.env.id, f"Superset answered HTTP {status}")
-        raise SupersetError(self.env.id, f"HTTP {status}: {message}")
+            raise SupersetUnavailable(self.env.id, texts.SUPERSET_FAILED.format(status=status))
+        raise SupersetError(self.env.id, texts.HTTP_STATUS.format(status=status, message=message))
 
     async def _login(self) -> None:
         response = await self._send(
@@ -137,7 +139,7 @@ class SupersetSession:
             },
         )
         if response.status_code in (400, 401):
-            raise SupersetAuthError(self.env.id, "service-account login refused; check its secret")
+            raise SupersetAuthError(self.env.id, texts.LOGIN_REFUSED)
         self._raise_for(response)
         body = response.json()
         self._access_token = body["access_token"]

@@ -30,6 +30,7 @@ from sstools.superset.models import (
     SqlResult,
 )
 from sstools.superset.search import matches
+from sstools.texts import superset as texts
 
 Item = TypeVar("Item")
 
@@ -202,7 +203,8 @@ class SupersetClient(SupersetSession):
     async def list_tables(self, database_id: int, schema: str) -> list[str]:
         # A schema the database lacks makes Superset fail with its SQL: say 404 ourselves.
         if schema not in await self.list_schemas(database_id):
-            raise SupersetNotFound(self.env.id, f"no schema {schema!r} in database {database_id}")
+            message = texts.NO_SCHEMA.format(schema=schema, database=database_id)
+            raise SupersetNotFound(self.env.id, message)
         body = await self.get_json(
             f"/api/v1/database/{database_id}/tables/", query={"schema_name": schema}
         )
@@ -210,9 +212,8 @@ class SupersetClient(SupersetSession):
 
     async def table_columns(self, database_id: int, schema: str, table: str) -> list[Column]:
         if table not in await self.list_tables(database_id, schema):
-            raise SupersetNotFound(
-                self.env.id, f"no table {table!r} in schema {schema!r} of database {database_id}"
-            )
+            message = texts.NO_TABLE.format(table=table, schema=schema, database=database_id)
+            raise SupersetNotFound(self.env.id, message)
         body = await self.get_json(
             f"/api/v1/database/{database_id}/table_metadata/", name=table, schema=schema
         )

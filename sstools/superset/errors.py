@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import re
 
+from sstools.errors import SstoolsError
+from sstools.texts import superset as texts
+
 _TRACEBACK = "Traceback (most recent call last)"
 # SQLAlchemy appends the statement it ran and its parameters: our internals, not the user's.
 _STATEMENT = re.compile(r"\[(?:SQL|parameters): .*", re.DOTALL)
@@ -30,10 +33,10 @@ def public_text(raw: str) -> str:
     text = " ".join(text.split())
     if len(text) > PUBLIC_TEXT_CHARS:
         text = text[: PUBLIC_TEXT_CHARS - 1] + "…"
-    return text or "no details"
+    return text or texts.NO_DETAILS
 
 
-class SupersetError(Exception):
+class SupersetError(SstoolsError):
     def __init__(self, env_id: str, message: str, *, field: str | None = None) -> None:
         super().__init__(f"{env_id}: {message}")
         self.env_id = env_id

@@ -4,16 +4,15 @@ See docs/tasks.md for the states, claims (409), recovery and where the system da
 """
 
 from sstools.tasks._runtime import TaskContext, TasksBusy, context
-from sstools.tasks.engine import (
+from sstools.tasks.engine import TaskEngine, system_database
+from sstools.tasks.errors import (
     TaskCancelForbidden,
     TaskConflict,
-    TaskEngine,
     TaskError,
     TaskFinished,
     TaskLimited,
     TaskNotFound,
     TooManyTasks,
-    system_database,
 )
 from sstools.tasks.failure import TaskFailed
 from sstools.tasks.models import Task, TaskKind, TaskProgress, TaskStatus

@@ -27,6 +27,7 @@ from dbos import DBOS
 
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
+from sstools.errors import SstoolsError
 from sstools.storage.advisory import advisory_key, is_postgres, libpq_url
 from sstools.storage.db import DBOS_POOL_SIZE
 from sstools.storage.tasks import SyncTaskStore
@@ -43,7 +44,7 @@ APPLICATION_VERSION = "sstools-1"
 DEAD_EXECUTOR_SWEEP_S = 10.0
 
 
-class TasksBusy(RuntimeError):
+class TasksBusy(SstoolsError, RuntimeError):
     """DBOS runs workflows for another system database in this process."""
 
 

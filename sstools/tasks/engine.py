@@ -1,14 +1,6 @@
 """The task engine: start, read, list and cancel tasks; reconcile them with DBOS on start.
 
-Errors, drawn as a tree::
-
-    TaskError
-    ├── TaskNotFound      → 404
-    ├── TaskConflict      → 409, names the task that holds the object
-    ├── TaskFinished      → 409, a finished task cannot be cancelled
-    ├── TaskCancelForbidden → 403, not the caller's task to cancel
-    └── TaskLimited       → 429 with Retry-After: over a cap on starting tasks
-        └── TooManyTasks  → the user's unfinished tasks are at SSTOOLS_TASKS_PER_USER
+Its errors are drawn in ``sstools.tasks.errors``.
 """
 
 from __future__ import annotations
@@ -35,82 +27,22 @@ from sstools.storage import tasks as records
 from sstools.storage.models import TaskRecord
 from sstools.storage.tasks import SyncTaskStore
 from sstools.tasks import _runtime
-from sstools.tasks.models import Task, TaskKind, TaskStatus
-from sstools.tasks.workflow import (
-    INTERRUPTED,
-    INTERRUPTED_BEFORE_START,
-    REGISTERED,
-    WORKFLOW_GONE,
-    workflow_name,
+from sstools.tasks.errors import (
+    TaskCancelForbidden,
+    TaskConflict,
+    TaskFinished,
+    TaskNotFound,
+    TooManyTasks,
 )
+from sstools.tasks.models import Task, TaskKind, TaskStatus
+from sstools.tasks.workflow import REGISTERED, workflow_name
+from sstools.texts import tasks as texts
 
 _log = structlog.get_logger(__name__)
 
 # DBOS statuses of a workflow it will still run (or is running).
 _ALIVE = frozenset({"PENDING", "ENQUEUED"})
 _CLAIM_ATTEMPTS = 5
-# When to try again after TooManyTasks: a slot frees only when one of the user's tasks ends.
-TASK_SLOT_RETRY_AFTER_S = 30
-
-
-class TaskError(Exception):
-    pass
-
-
-class TaskNotFound(TaskError):
-    def __init__(self, task_id: str) -> None:
-        super().__init__(f"task {task_id!r} not found")
-
-
-class TaskConflict(TaskError):
-    """Another unfinished task writes one of the same objects in the same environment."""
-
-    def __init__(self, running: Task) -> None:
-        objects = ", ".join(f"«{name}»" for name in running.objects) or "те же объекты"
-        head = (
-            f"в окружении {running.env_id} уже выполняется задача {running.id} "
-            f"({running.kind.value}, запустил {running.started_by}), которая меняет {objects}; "
-        )
-        if running.status is TaskStatus.cancelled:  # claims are held until its step ends
-            super().__init__(head + "она отменена, но её текущий шаг ещё не закончился: подождите")
-        else:
-            super().__init__(head + "дождитесь её окончания или отмените её")
-        self.running = running
-
-
-class TaskFinished(TaskError):
-    def __init__(self, task: Task) -> None:
-        super().__init__(f"задача {task.id} уже завершена (статус {task.status.value})")
-        self.task = task
-
-
-class TaskLimited(TaskError):
-    """Starting it now would exceed a cap; ``retry_after_s``: when trying again may succeed."""
-
-    def __init__(self, message: str, retry_after_s: int) -> None:
-        super().__init__(message)
-        self.retry_after_s = retry_after_s
-
-
-class TooManyTasks(TaskLimited):
-    def __init__(self, limit: int) -> None:
-        super().__init__(
-            "у вас уже выполняется столько задач, сколько можно одному пользователю "
-            f"(предел: {limit}); дождитесь, пока одна из них закончится, и повторите",
-            TASK_SLOT_RETRY_AFTER_S,
-        )
-        self.limit = limit
-
-
-class TaskCancelForbidden(TaskError):
-    """The caller may not cancel this task (→ 403)."""
-
-    def __init__(self, task: Task, message: str) -> None:
-        super().__init__(message)
-        self.task = task
-        self.required = Role.admin
-
-
 # Tasks of these kinds only an admin may cancel: an admin's operation on a whole environment.
 ADMIN_CANCELS = frozenset({TaskKind.backup, TaskKind.restore})
 
@@ -119,16 +51,11 @@ def _check_may_cancel(task: Task, user: str, role: Role) -> None:
     if role is Role.admin:
         return
     if task.kind in ADMIN_CANCELS:
-        raise TaskCancelForbidden(
-            task,
-            f"задачу {task.id} ({task.kind.value}) может отменить только администратор",
-        )
+        message = texts.CANCEL_ADMIN_ONLY.format(task=task.id, kind=task.kind.value)
+        raise TaskCancelForbidden(task, message)
     if task.started_by != user:
-        raise TaskCancelForbidden(
-            task,
-            f"задачу {task.id} запустил {task.started_by}: отменить её может только "
-            "он сам или администратор",
-        )
+        message = texts.CANCEL_NOT_YOURS.format(task=task.id, owner=task.started_by)
+        raise TaskCancelForbidden(task, message)
 
 
 def system_database(settings: Settings) -> str:
@@ -205,11 +132,11 @@ class TaskEngine:
 
     async def _fail_interrupted(self, record: TaskRecord) -> bool:
         if record.workflow not in REGISTERED:
-            reason = WORKFLOW_GONE
+            reason = texts.WORKFLOW_GONE
         elif record.progress:
-            reason = INTERRUPTED.format(**record.progress)
+            reason = texts.INTERRUPTED.format(**record.progress)
         else:
-            reason = INTERRUPTED_BEFORE_START
+            reason = texts.INTERRUPTED_BEFORE_START
         async with self.sessions() as session:
             ended = await records.finish_task(session, record.id, TaskStatus.failed, error=reason)
             if ended:
@@ -314,7 +241,7 @@ class TaskEngine:
         except Exception as exc:
             async with self.sessions() as session:
                 await records.finish_task(
-                    session, task_id, TaskStatus.failed, error=f"не удалось запустить: {exc}"
+                    session, task_id, TaskStatus.failed, error=texts.START_FAILED.format(error=exc)
                 )
             raise
         async with self.sessions() as session:
@@ -379,7 +306,7 @@ class TaskEngine:
         # The record first: the workflow, stopped, must find it ended and leave it so.
         async with self.sessions() as session:
             ended = await records.cancel_task(
-                session, task_id, error=f"отменена пользователем {user}"
+                session, task_id, error=texts.CANCELLED_BY.format(user=user)
             )
         if not ended:
             raise TaskFinished(await self.get(task_id))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sstools.errors import SstoolsError
 
-class TaskFailed(Exception):
+
+class TaskFailed(SstoolsError):
     """End the task `failed` with ``reason`` and, where useful, a partial ``result``."""
 
     def __init__(self, reason: str, result: dict[str, Any] | None = None) -> None:

@@ -22,13 +22,14 @@ from typing import Any
 import dbos._serialization as dbos_serialization
 from dbos import Serializer
 
+from sstools.errors import SstoolsError
 from sstools.tasks.failure import TaskFailed
 
 NAME = "sstools_json"
 _TAG = "__sstools__"  # marks an encoded exception; a plain dict may not use this key
 
 
-class RecordedStepError(Exception):
+class RecordedStepError(SstoolsError):
     """A step's failure read back from a checkpoint: its original type's name and message."""
 
     def __init__(self, type_name: str, message: str) -> None:

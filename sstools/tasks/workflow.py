@@ -29,10 +29,12 @@ from dbos._error import (
     DBOSWorkflowConflictIDError,
 )
 
+from sstools.errors import SstoolsError
 from sstools.tasks import _runtime
 from sstools.tasks.failure import TaskFailed
 from sstools.tasks.models import TaskStatus
 from sstools.tasks.serializer import RecordedStepError
+from sstools.texts import tasks as texts
 
 _log = structlog.get_logger(__name__)
 
@@ -44,11 +46,6 @@ TaskResult = dict[str, Any] | None
 # recovery fails a task whose workflow this build no longer has.
 REGISTERED: dict[str, Callable[..., TaskResult]] = {}
 
-INTERRUPTED = "прервано перезапуском сервера; шаг {step} из {total} «{name}» не завершён"
-INTERRUPTED_BEFORE_START = "прервано перезапуском сервера до начала выполнения"
-UNEXPECTED_FAILURE = "задача завершилась внутренней ошибкой ({kind}); подробности в журнале сервера"
-WORKFLOW_GONE = "прервано перезапуском сервера: эта версия сервера не умеет продолжить задачу"
-
 
 # Cancellation surfaces as these inside a workflow: re-raise them, never turn them into failures.
 CANCELLATION: tuple[type[BaseException], ...] = (
@@ -57,7 +54,7 @@ CANCELLATION: tuple[type[BaseException], ...] = (
 )
 
 
-class StepCancelled(DBOSWorkflowCancelledError):
+class StepCancelled(DBOSWorkflowCancelledError, SstoolsError):
     """The workflow was cancelled while this step ran: the step finished, but DBOS refused to
     checkpoint its outcome (a cancel takes the workflow from this execution).
 
@@ -120,7 +117,9 @@ def task_workflow(
                 _log.error("task_failed", task_id=task_id, workflow=name, exc_info=exc)
                 kind = exc.type_name if isinstance(exc, RecordedStepError) else type(exc).__name__
                 # The text may quote a request, a URL or a credential: it stays in the log.
-                store.finish(task_id, TaskStatus.failed, error=UNEXPECTED_FAILURE.format(kind=kind))
+                store.finish(
+                    task_id, TaskStatus.failed, error=texts.UNEXPECTED_FAILURE.format(kind=kind)
+                )
                 return None
             if not store.finish(task_id, TaskStatus.succeeded, result=result):
                 # Cancelled after its last step had begun: what it did (a snapshot, the
@@ -171,11 +170,11 @@ def task_step(
         return _run_step(task_id, name, fn, *args)
     # Checkpointed before the step runs: replayed with an older launch id, it says the step
     # began in an earlier process that died before checkpointing the step's own output.
-    begun = _run_step(task_id, f"{name}: начало", _launch_id)
+    begun = _run_step(task_id, texts.STEP_BEGUN.format(name=name), _launch_id)
 
     def guarded() -> R:
         if begun != _launch_id():
-            raise TaskFailed(INTERRUPTED.format(step=step, total=total, name=name))
+            raise TaskFailed(texts.INTERRUPTED.format(step=step, total=total, name=name))
         return fn(*args)
 
     return _run_step(task_id, name, guarded)

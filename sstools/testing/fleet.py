@@ -36,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sstools.errors import SstoolsError
 from sstools.testing import LiveServer, free_port
 from sstools.testing.fake_superset import FakeSuperset
 
@@ -48,7 +49,7 @@ def postgres_url() -> str:
     return os.environ.get("SSTOOLS_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
 
 
-class PostgresUnreachable(Exception):
+class PostgresUnreachable(SstoolsError):
     """No PostgreSQL at the configured URL; the message says which and why."""
 
 

@@ -21,6 +21,7 @@ from prometheus_client import (
 )
 
 from sstools.http.deps import SettingsDep
+from sstools.texts import http as texts
 
 router = APIRouter(include_in_schema=False)
 
@@ -41,7 +42,7 @@ async def prometheus_metrics(request: Request, settings: SettingsDep) -> Respons
         if not secrets.compare_digest(expected.encode(), sent.encode()):
             raise HTTPException(
                 401,
-                "send Authorization: Bearer <SSTOOLS_METRICS_TOKEN>",
+                texts.METRICS_UNAUTHORIZED,
                 headers={"WWW-Authenticate": "Bearer"},
             )
     return Response(generate_latest(_registry()), media_type=CONTENT_TYPE_LATEST)

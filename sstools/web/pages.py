@@ -17,6 +17,7 @@ from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.datasets import dataset_with_review
 from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.environments import Environment
+from sstools.errors import SstoolsError
 from sstools.http.auth import SESSION_COOKIE, resolve_principal
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
 from sstools.http.services import Services
@@ -29,7 +30,7 @@ STATIC_DIR = Path(__file__).with_name("static")
 router = APIRouter(include_in_schema=False)
 
 
-class LoginRequired(Exception):
+class LoginRequired(SstoolsError):
     """No valid session cookie: the page redirects to /login and back."""
 
 

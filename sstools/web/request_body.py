@@ -21,11 +21,14 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sstools.errors import SstoolsError
+from sstools.texts import http as texts
+
 MAX_JSON_DEPTH = 64
 _INT64 = 2**63
 
 
-class NotStrictJson(ValueError):
+class NotStrictJson(SstoolsError, ValueError):
     """The body parses in Python's lenient JSON but is not interoperable JSON."""
 
 
@@ -140,7 +143,7 @@ class RequestBodyGuard:
 
     def _too_large(self) -> JSONResponse:
         return JSONResponse(
-            {"detail": f"request body is larger than the limit of {self.max_bytes} bytes"},
+            {"detail": texts.BODY_TOO_LARGE.format(limit=self.max_bytes)},
             status_code=413,
             headers={"Connection": "close"},
         )

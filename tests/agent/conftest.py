@@ -1,7 +1,13 @@
-"""Agent fixtures: an app with a scripted model, served live; conversations per user."""
+"""Agent fixtures: an app with a scripted model, served live; conversations per user.
+
+Shared by the agent's test modules (none imports another's): the tool sets a page offers, three
+environments, the invocation check as a page sees it, and a server that fails on purpose.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,10 +16,21 @@ from typing import Any
 import httpx
 import pytest
 from langchain_core.messages import AIMessage
+from pydantic import SecretStr
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
+from sstools.agent.context import UIContext
+from sstools.agent.invocation import ToolCall, Verdict, check_call
+from sstools.agent.selection import select_tools
+from sstools.agent.tools import CallScope
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.environments import Environment, EnvironmentRegistry, Stage
+from sstools.tasks import TooManyTasks
 from sstools.testing import LiveServer, Script, ScriptedChatModel
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
@@ -141,3 +158,118 @@ def make_agent(
 
 def ai(text: str) -> AIMessage:
     return AIMessage(content=text)
+
+
+# What the tool selection offers an engineer on a dashboard page and on a dataset page.
+DASHBOARD_SET = {
+    "search_dashboards",
+    "get_health_summary",
+    "deploy_dashboard",
+    "run_llm_validation",
+    "run_llm_documentation",
+    "execute_migration",
+    "create_branch",
+    "commit_changes",
+    "show_capabilities",
+}
+DATASET_SET = {
+    "superset_explore_database",
+    "superset_format_sql",
+    "superset_audit_permissions",
+    "superset_execute_sql",
+    "superset_create_dataset",
+    "search_dashboards",
+    "get_task_status",
+    "list_environments",
+    "show_capabilities",
+}
+
+# ss-dev, staging and prod, as the guardrails and the invocation check see them.
+ENVS = EnvironmentRegistry(
+    [
+        Environment(
+            id=env_id,
+            name=env_id.upper(),
+            stage=stage,
+            url="http://x",
+            username="u",
+            password=SecretStr("p"),
+        )
+        for env_id, stage in (
+            ("ss-dev", Stage.dev),
+            ("staging", Stage.staging),
+            ("prod", Stage.prod),
+        )
+    ]
+)
+
+DASHBOARD_PAGE = {"objectType": "dashboard", "objectId": "10", "envId": "ss-dev"}
+
+
+def check_on_page(
+    role: Role,
+    page: dict[str, Any],
+    name: str,
+    args: dict[str, Any] | None = None,
+    *,
+    confirm_reads: bool = False,
+) -> Verdict:
+    """``check_call`` on a call by ``role`` from ``page`` (UIContext fields), offline."""
+    context = (
+        UIContext.model_validate({"contextVersion": 1, "route": "/", **page}) if page else None
+    )
+    scope = CallScope(
+        env_id=page.get("envId"),
+        object_type=context.object_type if context else None,
+        object_id=int(page["objectId"]) if "objectId" in page else None,
+    )
+    call: ToolCall = {"id": "call_1", "name": name, "args": args or {}}
+    return check_call(
+        call,
+        role,
+        select_tools(role, context),
+        scope,
+        ENVS,
+        confirm_reads=confirm_reads,
+    )
+
+
+INVALID_DETAIL = [
+    {"type": "string_too_long", "loc": ["body", "sql"], "msg": "String is too long"},
+    {"type": "missing", "loc": ["body", "database_id"], "msg": "Field required"},
+    {"type": "int_parsing", "loc": ["body", "rows", 2, "id"], "msg": "Not an integer"},
+    {"type": "json_invalid", "loc": ["body"], "msg": "JSON decode error"},
+]
+
+
+class FaultServer:
+    """Answers per path: a scripted sequence of statuses, a hang, or a big body. Counts calls."""
+
+    def __init__(self) -> None:
+        self.plan: dict[str, list[int | str]] = {}
+        self.calls: Counter[str] = Counter()
+        self.headers: list[dict[str, str]] = []
+        self.app = Starlette(
+            routes=[Route("/{path:path}", self.handle, methods=["GET", "POST", "PUT"])]
+        )
+
+    async def handle(self, request: Request) -> Response:
+        path = "/" + request.path_params["path"]
+        self.calls[path] += 1
+        self.headers.append(dict(request.headers))
+        steps = self.plan.get(path, [200])
+        step = steps[min(self.calls[path] - 1, len(steps) - 1)]
+        if step == "hang":
+            await asyncio.sleep(1.5)  # three times the executor timeout below
+        if step == "big":
+            items = [{"id": i, "title": f"Дашборд {i}", "published": True} for i in range(400)]
+            return JSONResponse({"items": items, "total": 400})
+        if step == "capped":  # the task engine's cap on a user's unfinished tasks
+            body = {"detail": TooManyTasks(5).args[0]}
+            return JSONResponse(body, status_code=429, headers={"Retry-After": "30"})
+        if step == "invalid":  # FastAPI's own shape for a request it refuses
+            return JSONResponse({"detail": INVALID_DETAIL}, status_code=422)
+        status = int(step)
+        if status == 403:
+            return JSONResponse({"detail": "no", "required_role": "engineer"}, status_code=403)
+        return JSONResponse({"status": status, "path": path}, status_code=status)

@@ -15,7 +15,6 @@ from sstools.agent.context import (
     BLOCK_END,
     BLOCK_START,
     ContextRejected,
-    context_from_prompt,
     parse_uicontext,
     prompt_block,
 )
@@ -117,14 +116,10 @@ def test_agctx_fr_002_block_is_delimited_and_object_name_cannot_escape_it() -> N
     assert "<script>" not in block
     inner = block.split(BLOCK_START, 1)[1].split(BLOCK_END, 1)[0]
     assert json.loads(inner)["objectName"] == hostile  # the data survives, as data
-    restored = context_from_prompt(block)
-    assert restored is not None
-    assert restored.object_name == hostile
 
 
 def test_old_history_without_context_says_unavailable() -> None:
     assert "контекст недоступен" in prompt_block(None)
-    assert context_from_prompt(prompt_block(None)) is None
 
 
 def test_a_lone_surrogate_is_rejected_not_a_crash() -> None:

@@ -12,24 +12,27 @@ from sstools.agent.guardrails import Tone
 from sstools.agent.invocation import Cleared, NeedsConfirmation, Refused
 from sstools.auth.roles import Role
 from sstools.testing import call_tool
-from tests.agent.conftest import dashboard_context
-from tests.agent.test_invocation import DASHBOARD, _check
+from tests.agent.conftest import DASHBOARD_PAGE, check_on_page, dashboard_context
 from tests.support import read_events, types
 from tests.tasks.support import eventually
 
 
 def test_an_analyst_may_document_but_not_commit() -> None:
-    stored_only = _check(Role.analyst, DASHBOARD, "run_llm_documentation", {})
+    stored_only = check_on_page(Role.analyst, DASHBOARD_PAGE, "run_llm_documentation", {})
     assert isinstance(stored_only, Cleared)
     assert not stored_only.decision.needs_confirmation
 
-    committing = _check(Role.analyst, DASHBOARD, "run_llm_documentation", {"commit": True})
+    committing = check_on_page(
+        Role.analyst, DASHBOARD_PAGE, "run_llm_documentation", {"commit": True}
+    )
     assert isinstance(committing, Refused)
     assert committing.required_role is Role.engineer
 
 
 def test_an_engineers_commit_is_a_git_write_that_asks_first() -> None:
-    verdict = _check(Role.engineer, DASHBOARD, "run_llm_documentation", {"commit": True})
+    verdict = check_on_page(
+        Role.engineer, DASHBOARD_PAGE, "run_llm_documentation", {"commit": True}
+    )
     assert isinstance(verdict, NeedsConfirmation)
     assert verdict.decision.kind == "write"
     assert (verdict.decision.tone, verdict.decision.prompt) == (

@@ -206,9 +206,9 @@ async def test_a_database_pool_with_no_free_connection_is_a_503_to_retry(make_ag
         again = await agent.send(cid, "что ты умеешь?", dashboard_context())
         await read_events(agent.client, cid, agent.auth(Role.engineer))
     assert (listing.status_code, listing.headers["Retry-After"]) == (503, "5")
-    assert "try again" in listing.json()["detail"]
-    assert "check first" not in listing.json()["detail"]
+    assert "повторите попытку" in listing.json()["detail"]
+    assert "сначала проверьте" not in listing.json()["detail"]
     assert sent.status_code == 503
-    assert "may have been saved" in sent.json()["detail"]
+    assert "могло сохраниться" in sent.json()["detail"]
     assert RAW not in sent.text
     assert again.status_code == 202

@@ -2,69 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from sstools.agent.context import ObjectType
 from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry
-from sstools.tasks import TooManyTasks
 from sstools.testing import LiveServer
-
-INVALID_DETAIL = [
-    {"type": "string_too_long", "loc": ["body", "sql"], "msg": "String is too long"},
-    {"type": "missing", "loc": ["body", "database_id"], "msg": "Field required"},
-    {"type": "int_parsing", "loc": ["body", "rows", 2, "id"], "msg": "Not an integer"},
-    {"type": "json_invalid", "loc": ["body"], "msg": "JSON decode error"},
-]
-
-
-class FaultServer:
-    """Answers per path: a scripted sequence of statuses, a hang, or a big body. Counts calls."""
-
-    def __init__(self) -> None:
-        self.plan: dict[str, list[int | str]] = {}
-        self.calls: Counter[str] = Counter()
-        self.headers: list[dict[str, str]] = []
-        self.app = Starlette(
-            routes=[Route("/{path:path}", self.handle, methods=["GET", "POST", "PUT"])]
-        )
-
-    async def handle(self, request: Request) -> Response:
-        path = "/" + request.path_params["path"]
-        self.calls[path] += 1
-        self.headers.append(dict(request.headers))
-        steps = self.plan.get(path, [200])
-        step = steps[min(self.calls[path] - 1, len(steps) - 1)]
-        if step == "hang":
-            await asyncio.sleep(1.5)  # three times the executor timeout below
-        if step == "big":
-            items = [{"id": i, "title": f"Дашборд {i}", "published": True} for i in range(400)]
-            return JSONResponse({"items": items, "total": 400})
-        if step == "missing":
-            return JSONResponse({"detail": "Not Found"}, status_code=404)
-        if step == "capped":  # the task engine's cap on a user's unfinished tasks
-            body = {"detail": TooManyTasks(5).args[0]}
-            return JSONResponse(body, status_code=429, headers={"Retry-After": "30"})
-        if step == "invalid":  # FastAPI's own shape for a request it refuses
-            return JSONResponse({"detail": INVALID_DETAIL}, status_code=422)
-        status = int(step)
-        if status == 403:
-            return JSONResponse({"detail": "no", "required_role": "engineer"}, status_code=403)
-        return JSONResponse({"status": status, "path": path}, status_code=status)
+from tests.agent.conftest import FaultServer
 
 
 @pytest.fixture
@@ -234,15 +186,6 @@ async def test_forbidden_is_permission_denied_with_the_role(
     )
     assert result.outcome is Outcome.permission_denied
     assert result.required_roles == ["engineer"]
-
-
-async def test_missing_endpoint_is_not_yet_available(
-    executor: ToolExecutor, fault: tuple[FaultServer, str]
-) -> None:
-    fault[0].plan["/api/git/branches"] = ["missing"]
-    result = await _run(executor, "create_branch", {"name": "feature/x"})
-    assert result.outcome is Outcome.not_available
-    assert "ещё не доступно" in (result.message or "")
 
 
 async def test_story3_acceptance3_large_answers_are_summarised_and_audited(

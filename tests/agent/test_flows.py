@@ -9,18 +9,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from sqlalchemy import select, update
 
-from sstools.agent.context import BLOCK_END, BLOCK_START
+from sstools.agent.context import BLOCK_END, BLOCK_START, UIContext
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry, Confirmation, Conversation
 from sstools.testing import answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import dashboard_context, dataset_context
-from tests.agent.test_selection import DASHBOARD_SET
+from tests.agent.conftest import DASHBOARD_SET, dashboard_context, dataset_context
 from tests.support import read_events, types
 
 DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
@@ -99,6 +98,21 @@ async def test_story1_acceptance5_each_visit_and_tab_has_its_own_context(make_ag
         "5",
         "6",
     ]
+
+
+async def test_the_context_rides_beside_the_prompt_as_data_and_stays_out_of_the_state(
+    make_agent: Any,
+) -> None:
+    async with make_agent(answer("ок")) as agent:
+        cid = await agent.conversation()
+        await agent.send(cid, "что это?", dashboard_context("5"))
+        await read_events(agent.client, cid, agent.auth(Role.engineer))
+        state = await agent.app.state.agent.graph.aget_state({"configurable": {"thread_id": cid}})
+    system = [m for m in agent.model.prompts[0] if isinstance(m, SystemMessage)]
+    assert [m.additional_kwargs["ui_context"]["object_id"] for m in system] == ["5"]
+    assert UIContext.model_validate(system[0].additional_kwargs["ui_context"]).env_id == "ss-dev"
+    # The prompt is made per step: the checkpoint holds the conversation, not the prompt.
+    assert not any(isinstance(m, SystemMessage) for m in state.values["messages"])
 
 
 async def test_old_history_without_context_degrades_to_unavailable(make_agent: Any) -> None:

@@ -6,52 +6,19 @@ from typing import Any
 
 import pytest
 
-from sstools.agent.context import UIContext
 from sstools.agent.guardrails import RiskLevel, Tone
 from sstools.agent.invocation import (
     Cleared,
     NeedsConfirmation,
     Refused,
-    ToolCall,
-    Verdict,
-    check_call,
 )
-from sstools.agent.selection import select_tools
-from sstools.agent.tools import CallScope
 from sstools.auth.roles import Role
-from tests.agent.test_guardrails import ENVS
+from tests.agent.conftest import DASHBOARD_PAGE, check_on_page
 
-DASHBOARD = {"objectType": "dashboard", "objectId": "10", "envId": "ss-dev"}
+DASHBOARD = DASHBOARD_PAGE
 DATASET_PROD = {"objectType": "dataset", "objectId": "15", "envId": "prod"}
 DATASET_DEV = {"objectType": "dataset", "objectId": "15", "envId": "ss-dev"}
 NO_CONTEXT: dict[str, Any] = {}
-
-
-def _check(
-    role: Role,
-    page: dict[str, Any],
-    name: str,
-    args: dict[str, Any] | None = None,
-    *,
-    confirm_reads: bool = False,
-) -> Verdict:
-    context = (
-        UIContext.model_validate({"contextVersion": 1, "route": "/", **page}) if page else None
-    )
-    scope = CallScope(
-        env_id=page.get("envId"),
-        object_type=context.object_type if context else None,
-        object_id=int(page["objectId"]) if "objectId" in page else None,
-    )
-    call: ToolCall = {"id": "call_1", "name": name, "args": args or {}}
-    return check_call(
-        call,
-        role,
-        select_tools(role, context),
-        scope,
-        ENVS,
-        confirm_reads=confirm_reads,
-    )
 
 
 REFUSALS = [
@@ -140,7 +107,7 @@ def test_refused_calls_say_why_and_which_role_a_denial_needs(
     words: str,
     denied_role: str | None,
 ) -> None:
-    verdict = _check(role, page, tool, args)
+    verdict = check_on_page(role, page, tool, args)
     assert isinstance(verdict, Refused), why
     assert words in verdict.message
     assert (verdict.required_role.value if verdict.required_role else None) == denied_role
@@ -255,7 +222,7 @@ def test_allowed_calls_are_cleared_or_carded_by_kind_and_stage(
     level: RiskLevel,
     tone: Tone,
 ) -> None:
-    verdict = _check(role, page, tool, args, confirm_reads=confirm_reads)
+    verdict = check_on_page(role, page, tool, args, confirm_reads=confirm_reads)
     assert type(verdict) is kind, why
     assert isinstance(verdict, Cleared | NeedsConfirmation)
     assert verdict.tool.name == tool
@@ -264,7 +231,7 @@ def test_allowed_calls_are_cleared_or_carded_by_kind_and_stage(
 
 
 def test_deploy_is_checked_against_its_target_not_the_page() -> None:
-    verdict = _check(Role.engineer, DASHBOARD, "deploy_dashboard", {"target_env_id": "prod"})
+    verdict = check_on_page(Role.engineer, DASHBOARD, "deploy_dashboard", {"target_env_id": "prod"})
     assert isinstance(verdict, NeedsConfirmation)
     assert verdict.decision.env_id == "prod"
     assert verdict.decision.prompt.startswith("⚠️ PRODUCTION")

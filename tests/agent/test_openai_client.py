@@ -13,8 +13,7 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing import LiveServer
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
-from tests.agent.conftest import dashboard_context
-from tests.agent.test_selection import DASHBOARD_SET
+from tests.agent.conftest import DASHBOARD_SET, dashboard_context
 from tests.conftest import AuthHeaders
 from tests.openai_server import chat_through_openai_client, tool_then_text
 from tests.support import read_events, types

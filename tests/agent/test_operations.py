@@ -21,8 +21,7 @@ from sstools.auth.roles import Role
 from sstools.operations_report import operations_report
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.testing import LiveServer, call_tool
-from tests.agent.conftest import dashboard_context
-from tests.agent.test_executor import FaultServer
+from tests.agent.conftest import FaultServer, dashboard_context
 from tests.support import read_events, types
 
 SCOPE = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)

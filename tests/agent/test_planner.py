@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from sstools.agent.context import UIContext, prompt_block
+from sstools.agent.context import UIContext, prompt_block, system_message
 from sstools.agent.offline.planner import offline_planner
 from sstools.agent.selection import select_tools
 from sstools.agent.tools import CATALOGUE
@@ -28,7 +28,7 @@ def _plan(text: str, object_type: str | None, role: Role = Role.engineer) -> AIM
     )
     offered = select_tools(role, context).offered
     bound = PLANNER.bind_tools([CATALOGUE[name].schema() for name in offered])
-    reply = bound.invoke([SystemMessage(prompt_block(context)), HumanMessage(text)])
+    reply = bound.invoke([system_message(prompt_block(context), context), HumanMessage(text)])
     assert isinstance(reply, AIMessage)
     return reply
 
@@ -124,3 +124,22 @@ def test_planner_renders_results_readably_and_says_it_is_offline() -> None:
     assert str(reply.content).startswith("(офлайн-режим")
     assert "Найдено: 1 дашборд." in str(reply.content)
     assert "[Отчёт](/dashboards/10) (#10)" in str(reply.content)
+
+
+def test_planner_reads_the_context_the_graph_hands_beside_the_prompt() -> None:
+    """The graph hands the UIContext in the system message's ``additional_kwargs``; there it
+    is what the planner goes by (a message naming no tool means the page's default)."""
+    page = UIContext.model_validate(
+        {"contextVersion": 1, "objectType": "dashboard", "envId": "ss-dev", "route": "/"}
+    )
+    offered = select_tools(Role.engineer, page).offered
+    bound = PLANNER.bind_tools([CATALOGUE[name].schema() for name in offered])
+
+    def planned(system: SystemMessage) -> list[str]:
+        reply = bound.invoke([system, HumanMessage("привет")])
+        assert isinstance(reply, AIMessage)
+        return [call["name"] for call in reply.tool_calls]
+
+    assert planned(system_message("", page)) == ["get_health_summary"]
+    # The prompt's block is for a model to read; the planner goes by the data alone.
+    assert planned(system_message(prompt_block(page), None)) == ["show_capabilities"]

@@ -23,7 +23,6 @@ from sstools.storage.advisory import advisory_key, libpq_url, lock_parts
 from sstools.testing import Script, answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import Agent, dataset_context
-from tests.agent.postgres_db import pg_url  # noqa: F401 - the fixture
 from tests.conftest import seed_users
 from tests.support import read_events, types
 from tests.tasks.support import eventually
@@ -35,7 +34,7 @@ GATE_S = 20.0  # the longest a held step waits for the test to let it go
 
 
 @pytest.fixture
-async def settings(settings: Settings, pg_url: str) -> Settings:  # noqa: F811
+async def settings(settings: Settings, pg_url: str) -> Settings:
     on_postgres = settings.model_copy(update={"database_url": pg_url})
     await seed_users(on_postgres)
     return on_postgres

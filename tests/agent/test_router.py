@@ -34,9 +34,7 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing import call_tool
 from sstools.testing.recorded import RouterCase, router_cases
-from tests.agent.conftest import dashboard_context
-from tests.agent.test_guardrails import ENVS
-from tests.agent.test_selection import DASHBOARD_SET, DATASET_SET
+from tests.agent.conftest import DASHBOARD_SET, DATASET_SET, ENVS, dashboard_context
 from tests.support import read_events
 
 HYBRID = tool_router("hybrid", 5)
@@ -211,7 +209,9 @@ def _call(name: str) -> ToolCall:
 def test_recently_used_counts_calls_that_ran_in_this_run_and_the_one_before() -> None:
     _, refused = step_messages.refusal(_call("create_branch"), Refused("недоступен здесь"), "run")
     commit = CATALOGUE["commit_changes"]
-    _, cancelled = step_messages.cancellation(commit, "card", "отклонено", [_call(commit.name)])
+    _, cancelled = step_messages.cancellation(
+        commit, "card", "отклонено", [_call(commit.name)], "run"
+    )
     messages = [
         HumanMessage("first"),
         _tool_message("list_backups", {"items": []}),

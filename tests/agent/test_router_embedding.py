@@ -38,28 +38,27 @@ class Embedded(Counter[str]):
         self.delay_s = SLOW_S
         self.gate: threading.Event | None = None  # when set here: embeddings wait for it instead
 
+    def embed(self, text: str) -> semantic.Vector:
+        """The real embedding, ``delay_s`` late (or once the gate opens)."""
+        self[text] += 1
+        self.began.set()
+        if self.gate is None:
+            time.sleep(self.delay_s)
+        else:
+            self.gate.wait(30)
+        return semantic.embed_query(text)
+
 
 @pytest.fixture
 def embedded(monkeypatch: pytest.MonkeyPatch) -> Iterator[Embedded]:
-    """The real embedding, ``delay_s`` late."""
+    """The process's message embeddings, made slow."""
     counts = Embedded()
-    real = semantic._embed
-
-    def slow(text: str) -> semantic.Vector:
-        counts[text] += 1
-        counts.began.set()
-        if counts.gate is None:
-            time.sleep(counts.delay_s)
-        else:
-            counts.gate.wait(30)
-        return real(text)
-
-    monkeypatch.setattr(semantic, "_embed", slow)
+    monkeypatch.setattr(semantic.QUERIES, "embed", counts.embed)
     semantic.QUERIES.clear()
     yield counts
     if counts.gate is not None:
         counts.gate.set()
-    semantic._ENGINE.submit(lambda: None).result()  # no slow embedding left for the next test
+    semantic.drain()  # no slow embedding left for the next test
     semantic.QUERIES.clear()
 
 
@@ -85,7 +84,7 @@ def test_a_message_is_embedded_once_however_many_turn_steps_ask(embedded: Embedd
 
 def test_a_burst_larger_than_the_cache_embeds_each_message_once(embedded: Embedded) -> None:
     embedded.delay_s = 0.05
-    queries = semantic.QueryEmbeddings(size=2)
+    queries = semantic.QueryEmbeddings(size=2, embed=embedded.embed)
     texts = [f"покажи дашборд номер {n}" for n in range(5)]
     for text in texts:  # all arrive before the first is embedded
         queries.start(text)
@@ -99,26 +98,25 @@ def test_a_burst_larger_than_the_cache_embeds_each_message_once(embedded: Embedd
 
 def test_a_flood_of_messages_starts_only_a_few_ahead(embedded: Embedded) -> None:
     embedded.delay_s = 0.1
-    queries = semantic.QueryEmbeddings()
+    queries = semantic.QueryEmbeddings(embed=embedded.embed)
     texts = [f"сообщение {n}" for n in range(semantic.MAX_AHEAD + 6)]
     for text in texts:
         queries.prefetch(text)
-    semantic._ENGINE.submit(lambda: None).result()
+    semantic.drain()
     assert sum(embedded.values()) == semantic.MAX_AHEAD
     assert queries.vector(texts[-1]).shape == (384,)  # its turn embeds it on asking
 
 
-def test_a_failed_embedding_is_tried_again_by_the_next_ask(monkeypatch: pytest.MonkeyPatch) -> None:
-    real, calls = semantic._embed, []
+def test_a_failed_embedding_is_tried_again_by_the_next_ask() -> None:
+    calls: list[str] = []
 
     def once_broken(text: str) -> semantic.Vector:
         calls.append(text)
         if len(calls) == 1:
             raise RuntimeError("engine hiccup")
-        return real(text)
+        return semantic.embed_query(text)
 
-    monkeypatch.setattr(semantic, "_embed", once_broken)
-    queries = semantic.QueryEmbeddings()
+    queries = semantic.QueryEmbeddings(embed=once_broken)
     with pytest.raises(RuntimeError):
         queries.vector("статус задачи")
     assert queries.vector("статус задачи").shape == (384,)

@@ -11,30 +11,9 @@ from sstools.agent.context import UIContext
 from sstools.agent.selection import HiddenBecause, select_tools
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.auth.roles import Role
+from tests.agent.conftest import DASHBOARD_SET, DATASET_SET
 from tests.conftest import AuthHeaders
 
-DASHBOARD_SET = {
-    "search_dashboards",
-    "get_health_summary",
-    "deploy_dashboard",
-    "run_llm_validation",
-    "run_llm_documentation",
-    "execute_migration",
-    "create_branch",
-    "commit_changes",
-    "show_capabilities",
-}
-DATASET_SET = {
-    "superset_explore_database",
-    "superset_format_sql",
-    "superset_audit_permissions",
-    "superset_execute_sql",
-    "superset_create_dataset",
-    "search_dashboards",
-    "get_task_status",
-    "list_environments",
-    "show_capabilities",
-}
 WRITE_TOOLS = {name for name, tool in CATALOGUE.items() if tool.kind is ToolKind.write}
 
 

@@ -27,10 +27,6 @@ from sstools.storage.models import Conversation, ConversationEvent
 from sstools.testing import answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import dataset_context
-from tests.agent.postgres_db import (
-    POSTGRES_URL,
-    pg_url,  # noqa: F401 - the fixture
-)
 from tests.conftest import seed_users
 from tests.support import read_events, types
 from tests.tasks.support import eventually
@@ -41,7 +37,7 @@ DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
 
 
 @pytest.fixture
-async def settings(settings: Settings, pg_url: str) -> Settings:  # noqa: F811
+async def settings(settings: Settings, pg_url: str) -> Settings:
     on_postgres = settings.model_copy(update={"database_url": pg_url})
     await seed_users(on_postgres)
     return on_postgres
@@ -56,7 +52,7 @@ async def _claim_as_dead(agent: Any, cid: str, run_id: str) -> None:
         await session.commit()
 
 
-async def test_run_locks_exclude_other_workers_and_die_with_their_worker(pg_url: str) -> None:  # noqa: F811
+async def test_run_locks_exclude_other_workers_and_die_with_their_worker(pg_url: str) -> None:
     first, second = PostgresRunLocks(libpq_url(pg_url)), PostgresRunLocks(libpq_url(pg_url))
     await first.start()
     await second.start()
@@ -78,7 +74,7 @@ async def test_run_locks_exclude_other_workers_and_die_with_their_worker(pg_url:
 
 
 async def test_a_lock_taken_after_the_connection_dropped_is_freed_by_one_release(
-    pg_url: str,  # noqa: F811
+    pg_url: str,
 ) -> None:
     first, second = PostgresRunLocks(libpq_url(pg_url)), PostgresRunLocks(libpq_url(pg_url))
     await first.start()
@@ -213,7 +209,7 @@ async def test_a_live_run_on_another_worker_is_left_alone_until_its_worker_dies(
     assert types(events)[:2] == ["error", "done"]
 
 
-async def test_appends_from_two_engines_get_unique_gapless_seqs(pg_url: str) -> None:  # noqa: F811
+async def test_appends_from_two_engines_get_unique_gapless_seqs(pg_url: str) -> None:
     migrate(pg_url)
     engines = [create_engine(pg_url), create_engine(pg_url)]
     logs = [EventLog(session_factory(engine), notify=True) for engine in engines]
@@ -235,7 +231,7 @@ async def test_appends_from_two_engines_get_unique_gapless_seqs(pg_url: str) -> 
     assert seqs == list(range(1, 61))
 
 
-async def test_an_append_on_one_worker_wakes_a_stream_waiting_on_another(pg_url: str) -> None:  # noqa: F811
+async def test_an_append_on_one_worker_wakes_a_stream_waiting_on_another(pg_url: str) -> None:
     migrate(pg_url)
     engines = [create_engine(pg_url), create_engine(pg_url)]
     writer = EventLog(session_factory(engines[0]), notify=True)
@@ -305,7 +301,7 @@ async def test_a_sweep_racing_an_approval_never_interrupts_the_resumed_run(
 
 
 async def test_a_burst_of_conversations_stays_within_the_workers_connection_budget(
-    make_agent: Any, settings: Settings
+    make_agent: Any, settings: Settings, postgres_server: str
 ) -> None:
     """Four workers must fit PostgreSQL's 100 connections: requests queue on the pool instead."""
     budget = connection_budget(settings.database_pool_size)
@@ -314,7 +310,7 @@ async def test_a_burst_of_conversations_stays_within_the_workers_connection_budg
     async def watch(database: str) -> None:
         nonlocal peak
         async with await psycopg.AsyncConnection.connect(
-            POSTGRES_URL, autocommit=True
+            postgres_server, autocommit=True
         ) as connection:
             while True:
                 cursor = await connection.execute(

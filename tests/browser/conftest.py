@@ -26,12 +26,6 @@ from tests.integration.deploy_support import Superset, restore, superset  # noqa
 CHROMIUM_INSTALLED = Path(CHROMIUM).exists()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if Path(str(item.fspath)).parent == Path(__file__).parent:
-            item.add_marker(pytest.mark.integration)
-
-
 @pytest.fixture(scope="session")
 async def browser() -> AsyncIterator[Browser]:
     if not CHROMIUM_INSTALLED:

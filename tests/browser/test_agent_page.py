@@ -15,7 +15,7 @@ from sstools.auth.roles import Role
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
 from sstools.testing import ScriptedChatModel, answer, call_tool
-from tests.agent.test_selection import DASHBOARD_SET
+from tests.agent.conftest import DASHBOARD_SET
 from tests.browser.conftest import ask, screenshot
 
 XSS = '<img src=x onerror="alert(\'xss\')"><script>alert("xss")</script>'

@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
 import pytest
 
+from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.sandbox import Sandbox
-from tests.conftest import app_client, make_settings, seed_users
+from tests.conftest import AuthHeaders, app_client, make_settings, seed_users
 from tests.integration.deploy_support import restore, superset  # noqa: F401  (fixtures)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if Path(str(item.fspath)).parent == Path(__file__).parent:
-            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(scope="session")
@@ -33,3 +27,17 @@ async def settings(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -
 async def client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     async for client in app_client(settings):
         yield client
+
+
+# Dashboards of the seeded sandbox (sstools/sandbox/seed.py), in ss-dev: one archived, one healthy.
+ARCHIVE = "Тарифы 2023 (архив)"
+HEALTHY = "Отчёт по энергопотреблению"
+ENV = "ss-dev"
+
+
+async def dashboard_id(api: httpx.AsyncClient, auth: AuthHeaders, title: str) -> int:
+    """The id in ``ENV`` of the dashboard titled ``title``, as the API lists it."""
+    found = await api.get(
+        "/api/dashboards", params={"env_id": ENV, "q": title}, headers=auth(Role.analyst)
+    )
+    return int(next(item["id"] for item in found.json()["items"] if item["title"] == title))

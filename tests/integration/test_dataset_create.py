@@ -138,7 +138,7 @@ async def test_sql_that_writes_is_refused_and_nothing_is_created(
     assert response.status_code == 422, response.text
     error = response.json()["detail"][0]
     assert error["loc"] == ["body", "sql"]
-    assert "write" in error["msg"] or "one query" in error["msg"]
+    assert "пишет" in error["msg"] or "один запрос" in error["msg"]
     rows = await superset(ENV).list_all(
         "dataset", columns=["id"], filters=[{"col": "table_name", "opr": "eq", "value": name}]
     )
@@ -222,7 +222,7 @@ async def test_a_database_that_does_not_answer_is_a_503_naming_the_environment(
     detail = response.json()["detail"]
     assert ENV in detail
     assert name in detail
-    assert "does not answer" in detail
+    assert "не отвечает" in detail
 
 
 async def test_the_agent_creates_a_dataset_after_the_card_is_approved(

@@ -27,8 +27,8 @@ from sstools.config import Settings
 from sstools.git_store import DEFAULT_BRANCH, GitStore
 from sstools.testing import LiveServer, ScriptedChatModel, call_tool
 from tests.conftest import AuthHeaders, seed_users
+from tests.integration.conftest import ARCHIVE, ENV, HEALTHY, dashboard_id
 from tests.integration.deploy_support import wait_for_task
-from tests.integration.test_validation import ARCHIVE, ENV, HEALTHY, dashboard_id
 from tests.openai_server import ScriptedOpenAI
 from tests.support import read_events, types
 

@@ -22,20 +22,11 @@ from sstools.domain.documentation import SECTIONS
 from sstools.sandbox.seed import BROKEN_DATASET
 from sstools.testing import LiveServer
 from tests.conftest import AuthHeaders
+from tests.integration.conftest import ARCHIVE, ENV, HEALTHY, dashboard_id
 from tests.integration.deploy_support import Superset, wait_for_task
 from tests.openai_server import OpenAIScript, ScriptedOpenAI
 
-ARCHIVE = "Тарифы 2023 (архив)"
 ARCHIVE_CHART = "Тарифы (устаревшие)"
-HEALTHY = "Отчёт по энергопотреблению"
-ENV = "ss-dev"
-
-
-async def dashboard_id(api: httpx.AsyncClient, auth: AuthHeaders, title: str) -> int:
-    found = await api.get(
-        "/api/dashboards", params={"env_id": ENV, "q": title}, headers=auth(Role.analyst)
-    )
-    return int(next(item["id"] for item in found.json()["items"] if item["title"] == title))
 
 
 async def run(

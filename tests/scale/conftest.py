@@ -1,6 +1,7 @@
 """Two real ``sstools serve`` processes on one fresh PostgreSQL database, a fake Superset on HTTP.
 
-Skipped with the reason where PostgreSQL is not reachable (``SSTOOLS_TEST_POSTGRES_URL``).
+Skipped with the reason where PostgreSQL is not reachable (``postgres_server``, tests/conftest.py);
+the database lives for the module, so it is made here with the same ``fresh_database``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import pytest
 from sstools.testing.fake_superset import FakeSuperset
 from sstools.testing.fleet import (
     Fleet,
-    PostgresUnreachable,
     SupersetOverHttp,
     Worker,
     environments_file,
@@ -78,7 +78,7 @@ class _Running:
 
 
 @pytest.fixture(scope="module")
-def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Running]:
+def running(postgres_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Running]:
     fake = FakeSuperset(
         dashboards=[
             {"id": i, "dashboard_title": f"Дашборд {i}", "published": True} for i in range(1, 8)
@@ -86,10 +86,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Running]:
     )
     folder: Path = tmp_path_factory.mktemp("scale")
     with ExitStack() as stack:
-        try:
-            url = stack.enter_context(fresh_database())
-        except PostgresUnreachable as exc:
-            pytest.skip(str(exc))
+        url = stack.enter_context(fresh_database())
         superset = stack.enter_context(SupersetOverHttp(fake))
         fleet = Fleet(url, folder, environments_file(folder, superset.url, fake))
         stack.callback(fleet.stop)

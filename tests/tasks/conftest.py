@@ -1,28 +1,33 @@
-"""The task engine on SQLite and on PostgreSQL (skipped with the reason when it is absent)."""
+"""The task engine on SQLite and on PostgreSQL (``pg_url``: skipped with the reason when absent).
+
+Also the worker processes (``python -m tests.tasks.worker``) the recovery and takeover tests kill.
+"""
 
 from __future__ import annotations
 
+import json
 import os
-import uuid
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
-import psycopg
 import pytest
 from fastapi import FastAPI
 
 from sstools.app import create_app
 from sstools.config import Settings
-from sstools.tasks import TaskEngine, _runtime
+from sstools.storage.db import create_engine, session_factory
+from sstools.storage.tasks import get_task
+from sstools.tasks import TaskEngine, TaskStatus, _runtime
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import make_settings, seed_users, write_environments_file
 from tests.tasks.support import eventually
-
-POSTGRES_URL = os.environ.get(
-    "SSTOOLS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-)
 
 
 def environments(folder: Path) -> Path:
@@ -52,22 +57,14 @@ class Database:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """sstools' database and DBOS's schema; on PostgreSQL fresh schemas, dropped after."""
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Database:
+    """sstools' database and DBOS's schema; on PostgreSQL a fresh database (``pg_url``).
+
+    DBOS's schema there is not the default one, so ``SSTOOLS_TASKS_SCHEMA`` is exercised too.
+    """
     if request.param == "sqlite":
-        yield Database(f"sqlite:///{tmp_path / 'sstools.db'}", "dbos", "sqlite")
-        return
-    suffix = uuid.uuid4().hex[:10]
-    schema, tasks_schema = f"sstools_test_{suffix}", f"dbos_test_{suffix}"
-    try:
-        with psycopg.connect(POSTGRES_URL, connect_timeout=3) as conn:
-            conn.execute(f'create schema "{schema}"')
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_URL}: {exc}".splitlines()[0])
-    yield Database(f"{POSTGRES_URL}?options=-csearch_path%3D{schema}", tasks_schema, "postgresql")
-    with psycopg.connect(POSTGRES_URL) as conn:
-        conn.execute(f'drop schema if exists "{schema}" cascade')
-        conn.execute(f'drop schema if exists "{tasks_schema}" cascade')
+        return Database(f"sqlite:///{tmp_path / 'sstools.db'}", "dbos", "sqlite")
+    return Database(request.getfixturevalue("pg_url"), "dbos_test", "postgresql")
 
 
 @pytest.fixture
@@ -113,3 +110,75 @@ async def served(settings: Settings, folder: Path) -> AsyncIterator[Served]:
             return not _runtime.active()
 
         await eventually(idle)
+
+
+ROOT = Path(__file__).parents[2]
+
+
+class Worker:
+    """``python -m tests.tasks.worker``: the real app in a process of its own."""
+
+    def __init__(self, config: Path) -> None:
+        self.began = time.perf_counter()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.tasks.worker", str(config)],
+            cwd=ROOT,
+            env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def said(self, event: str, timeout_s: float = 60.0) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError(f"worker exited ({self.process.wait()}) before {event!r}")
+            message: dict[str, Any] = json.loads(line)
+            if message["event"] == event:
+                return message
+        raise AssertionError(f"no {event!r} within {timeout_s} s")
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        assert self.process.wait(10) == -signal.SIGKILL
+
+    def finish(self) -> float:
+        assert self.process.wait(60) == 0
+        return time.perf_counter() - self.began
+
+
+@pytest.fixture
+def workers(tmp_path: Path, settings: Settings) -> Iterator[list[Worker]]:
+    """The worker processes a test starts; each still alive at the end is killed."""
+    started: list[Worker] = []
+    yield started
+    for worker in started:
+        if worker.process.poll() is None:
+            worker.kill()
+        assert worker.process.stdout is not None
+        worker.process.stdout.close()
+
+
+def worker_config(tmp_path: Path, settings: Settings, start: dict[str, Any] | None = None) -> Path:
+    """A worker's settings file: its database, files and, given ``start``, a task to start."""
+    fields = ("database_url", "environments_file", "checkpoints_file", "git_dir", "tasks_schema")
+    config: dict[str, Any] = {"settings": {name: str(getattr(settings, name)) for name in fields}}
+    config["settings"]["llm_base_url"] = None
+    if start is not None:
+        config["start"] = start
+    path = tmp_path / f"worker-{time.monotonic_ns()}.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+async def task_status(settings: Settings, task_id: str) -> tuple[TaskStatus, str | None]:
+    """The task's status and error, as sstools' own table records them."""
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        record = await get_task(session, task_id)
+    await engine.dispose()
+    assert record is not None
+    return TaskStatus(record.status), record.error

@@ -4,96 +4,20 @@ or — where it cannot — the task ends `failed` with the reason. Never `runnin
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psycopg
-import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from sstools.config import Settings
 from sstools.storage.db import create_engine, session_factory
-from sstools.storage.tasks import cancel_task, claim_holder, get_task
+from sstools.storage.tasks import cancel_task, claim_holder
 from sstools.tasks import TaskStatus
-from tests.tasks.conftest import POSTGRES_URL, Database
+from tests.tasks.conftest import Database, Worker, task_status, worker_config
 from tests.tasks.support import system_engine
 from tests.tasks.workflows import gate, written
-
-ROOT = Path(__file__).parents[2]
-
-
-class Worker:
-    """``python -m tests.tasks.worker``: the real app in a process of its own."""
-
-    def __init__(self, config: Path) -> None:
-        self.began = time.perf_counter()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.tasks.worker", str(config)],
-            cwd=ROOT,
-            env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-
-    def said(self, event: str, timeout_s: float = 60.0) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                raise AssertionError(f"worker exited ({self.process.wait()}) before {event!r}")
-            message: dict[str, Any] = json.loads(line)
-            if message["event"] == event:
-                return message
-        raise AssertionError(f"no {event!r} within {timeout_s} s")
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        assert self.process.wait(10) == -signal.SIGKILL
-
-    def finish(self) -> float:
-        assert self.process.wait(60) == 0
-        return time.perf_counter() - self.began
-
-
-@pytest.fixture
-def workers(tmp_path: Path, settings: Settings) -> Iterator[list[Worker]]:
-    started: list[Worker] = []
-    yield started
-    for worker in started:
-        if worker.process.poll() is None:
-            worker.kill()
-        assert worker.process.stdout is not None
-        worker.process.stdout.close()
-
-
-def _config(tmp_path: Path, settings: Settings, start: dict[str, Any] | None = None) -> Path:
-    fields = ("database_url", "environments_file", "checkpoints_file", "git_dir", "tasks_schema")
-    config: dict[str, Any] = {"settings": {name: str(getattr(settings, name)) for name in fields}}
-    config["settings"]["llm_base_url"] = None
-    if start is not None:
-        config["start"] = start
-    path = tmp_path / f"worker-{time.monotonic_ns()}.json"
-    path.write_text(json.dumps(config))
-    return path
-
-
-async def _status(settings: Settings, task_id: str) -> tuple[TaskStatus, str | None]:
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        record = await get_task(session, task_id)
-    await engine.dispose()
-    assert record is not None
-    return TaskStatus(record.status), record.error
 
 
 def _kill_mid_step(
@@ -101,7 +25,7 @@ def _kill_mid_step(
 ) -> str:
     """Start ``workflow`` in a worker, let step 1 finish, kill -9 the worker inside step 2."""
     args = [str(folder), 3, True] if workflow == "write_steps" else [str(folder)]
-    worker = Worker(_config(tmp_path, settings, {"workflow": workflow, "args": args}))
+    worker = Worker(worker_config(tmp_path, settings, {"workflow": workflow, "args": args}))
     workers.append(worker)
     task_id: str = worker.said("started")["task_id"]
     gate(folder, 1).touch()
@@ -118,11 +42,11 @@ async def test_a_killed_server_resumes_the_task_without_redoing_steps(
     tmp_path: Path, settings: Settings, folder: Path, workers: list[Worker]
 ) -> None:
     task_id = _kill_mid_step(tmp_path, settings, folder, workers, "write_steps")
-    assert await _status(settings, task_id) == (TaskStatus.running, None)  # as the kill left it
+    assert await task_status(settings, task_id) == (TaskStatus.running, None)  # as the kill left it
 
     gate(folder, 2).touch()
     gate(folder, 3).touch()
-    restarted = Worker(_config(tmp_path, settings))
+    restarted = Worker(worker_config(tmp_path, settings))
     workers.append(restarted)
     recovered = restarted.said("recovered")
     spawned_to_app = time.perf_counter() - restarted.began
@@ -136,7 +60,7 @@ async def test_a_killed_server_resumes_the_task_without_redoing_steps(
         f"{idle['seconds'] - recovered['seconds']:.2f} s, "
         f"process start→done {spawned_to_done:.2f} s"
     )
-    assert await _status(settings, task_id) == (TaskStatus.succeeded, None)
+    assert await task_status(settings, task_id) == (TaskStatus.succeeded, None)
     assert written(folder) == [1, 2, 3]  # step 1 ran once, before the kill
 
 
@@ -146,10 +70,10 @@ async def test_a_step_that_cannot_resume_ends_the_task_failed_with_the_reason(
     task_id = _kill_mid_step(tmp_path, settings, folder, workers, "fragile")
     for step in (2, 3):
         gate(folder, step).touch()
-    restarted = Worker(_config(tmp_path, settings))
+    restarted = Worker(worker_config(tmp_path, settings))
     workers.append(restarted)
     restarted.finish()
-    assert await _status(settings, task_id) == (
+    assert await task_status(settings, task_id) == (
         TaskStatus.failed,
         "прервано перезапуском сервера; шаг 2 из 3 «шаг 2» не завершён",
     )
@@ -163,7 +87,7 @@ def _forget_workflows(database: Database, settings: Settings) -> None:
         for path in folder.glob("tasks.sqlite*"):
             path.unlink()
         return
-    with psycopg.connect(POSTGRES_URL) as conn:
+    with psycopg.connect(database.url) as conn:
         conn.execute(f'drop schema "{database.tasks_schema}" cascade')
 
 
@@ -172,10 +96,10 @@ async def test_a_task_whose_workflow_is_gone_ends_failed_not_running(
 ) -> None:
     task_id = _kill_mid_step(tmp_path, settings, folder, workers, "write_steps")
     _forget_workflows(database, settings)
-    restarted = Worker(_config(tmp_path, settings))
+    restarted = Worker(worker_config(tmp_path, settings))
     workers.append(restarted)
     restarted.finish()
-    assert await _status(settings, task_id) == (
+    assert await task_status(settings, task_id) == (
         TaskStatus.failed,
         "прервано перезапуском сервера; шаг 2 из 3 «шаг 2» не завершён",
     )
@@ -198,7 +122,7 @@ async def test_a_task_cancelled_then_killed_in_its_step_frees_its_objects_at_the
             {"id": task_id},
         )
     system.dispose()
-    restarted = Worker(_config(tmp_path, settings))
+    restarted = Worker(worker_config(tmp_path, settings))
     workers.append(restarted)
     restarted.said("recovered")
     deadline = time.monotonic() + 30
@@ -210,7 +134,7 @@ async def test_a_task_cancelled_then_killed_in_its_step_frees_its_objects_at_the
         await asyncio.sleep(0.1)
     restarted.finish()
     await engine.dispose()
-    assert await _status(settings, task_id) == (
+    assert await task_status(settings, task_id) == (
         TaskStatus.cancelled,
         "отменена пользователем engineer",
     )

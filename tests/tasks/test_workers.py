@@ -12,15 +12,14 @@ import pytest
 
 from sstools.config import Settings
 from sstools.tasks import TaskStatus
-from tests.tasks.conftest import POSTGRES_URL, Database
-from tests.tasks.test_recovery import Worker, _config, _status, workers  # noqa: F401 - fixture
+from tests.tasks.conftest import Database, Worker, task_status, worker_config
 from tests.tasks.workflows import gate, written
 
 pytestmark = pytest.mark.postgres
 
 
 def _executor(database: Database, task_id: str) -> str:
-    with psycopg.connect(POSTGRES_URL) as connection:
+    with psycopg.connect(database.url) as connection:
         row = connection.execute(
             f'select executor_id from "{database.tasks_schema}".workflow_status '  # noqa: S608
             "where workflow_uuid = %s",
@@ -34,13 +33,15 @@ async def test_a_killed_workers_task_is_finished_by_the_live_one_exactly_once(
     tmp_path: Path,
     settings: Settings,
     folder: Path,
-    workers: list[Worker],  # noqa: F811
+    workers: list[Worker],
     database: Database,
 ) -> None:
     if database.kind != "postgresql":
         pytest.skip("several workers share a PostgreSQL database only")
     doomed = Worker(
-        _config(tmp_path, settings, {"workflow": "write_steps", "args": [str(folder), 3, True]})
+        worker_config(
+            tmp_path, settings, {"workflow": "write_steps", "args": [str(folder), 3, True]}
+        )
     )
     workers.append(doomed)
     task_id: str = doomed.said("started")["task_id"]
@@ -51,7 +52,7 @@ async def test_a_killed_workers_task_is_finished_by_the_live_one_exactly_once(
         await asyncio.sleep(0.01)
     owner = _executor(database, task_id)
 
-    survivor = Worker(_config(tmp_path, settings))  # finds the task unfinished: stays up
+    survivor = Worker(worker_config(tmp_path, settings))  # finds the task unfinished: stays up
     workers.append(survivor)
     survivor.said("recovered")  # its start-up sweep is done, and left a live worker's task alone
     assert _executor(database, task_id) == owner
@@ -61,6 +62,6 @@ async def test_a_killed_workers_task_is_finished_by_the_live_one_exactly_once(
     gate(folder, 3).touch()
     survivor.said("idle", timeout_s=120)  # its periodic sweep found the dead executor
     survivor.finish()
-    assert await _status(settings, task_id) == (TaskStatus.succeeded, None)
+    assert await task_status(settings, task_id) == (TaskStatus.succeeded, None)
     assert _executor(database, task_id) != owner
     assert written(folder) == [1, 2, 3]  # step 1 not redone, each step once

@@ -49,7 +49,7 @@ async def test_wrong_password_is_401_and_audited(
         "/api/auth/login", json={"username": "engineer", "password": "nope"}
     )
     assert response.status_code == 401
-    assert response.json() == {"detail": "invalid username or password"}
+    assert response.json() == {"detail": "неверное имя пользователя или пароль"}
     app_services = client._transport.app.state.services  # type: ignore[attr-defined]
     async with app_services.sessions() as session:
         entries = (await session.execute(AuditEntry.__table__.select())).all()
@@ -162,14 +162,14 @@ async def test_bad_tokens_are_401(
 async def test_missing_token_is_401(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/environments")
     assert response.status_code == 401
-    assert "not authenticated" in response.json()["detail"]
+    assert "вы не вошли" in response.json()["detail"]
 
 
 async def test_short_ttl_token_expires(client: httpx.AsyncClient, settings: Settings) -> None:
     token = issue_token(settings, Principal(username="analyst", role=Role.analyst), ttl_s=-1)
     response = await client.get("/api/auth/me", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
-    assert response.json()["detail"] == "token expired"
+    assert response.json()["detail"] == "срок действия токена истёк"
 
 
 async def test_low_role_gets_403_naming_the_required_role(
@@ -182,7 +182,7 @@ async def test_low_role_gets_403_naming_the_required_role(
     )
     assert response.status_code == 403
     assert response.json()["required_role"] == "engineer"
-    assert "requires role engineer" in response.json()["detail"]
+    assert "нужна роль engineer" in response.json()["detail"]
 
 
 async def test_cookie_session_needs_csrf_header_for_state_changes(
@@ -260,7 +260,7 @@ async def test_a_removed_users_token_is_401(client: httpx.AsyncClient) -> None:
         assert await remove_user(session, "admin") is True
     response = await client.get("/api/auth/me", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
-    assert "sign in again" in response.json()["detail"]
+    assert "войдите снова" in response.json()["detail"]
 
 
 async def test_a_recreated_user_does_not_inherit_the_old_accounts_tokens(
@@ -278,7 +278,7 @@ async def test_logout_revokes_the_bearer_token(client: httpx.AsyncClient) -> Non
     assert (await client.post("/api/auth/logout", headers=headers)).status_code == 204
     response = await client.get("/api/auth/me", headers=headers)
     assert response.status_code == 401
-    assert "sign in again" in response.json()["detail"]
+    assert "войдите снова" in response.json()["detail"]
 
 
 async def test_logout_by_cookie_needs_the_csrf_header_then_revokes(

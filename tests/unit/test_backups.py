@@ -11,10 +11,18 @@ import yaml
 
 from sstools.domain.backups import archive
 from sstools.domain.backups.errors import ArchiveCorrupt, BackupNotFound
-from sstools.domain.backups.plan import archive_sources, plan_offline
-from sstools.domain.deploy import Inventory, MappedSources, TargetObject, map_sources
+from sstools.domain.backups.plan import RestorePlan, archive_sources
+from sstools.domain.deploy import (
+    DeploySource,
+    Inventory,
+    MappedSources,
+    TargetObject,
+    build_plan,
+    map_sources,
+)
 from sstools.environments import Stage
 from sstools.git_store import dump
+from sstools.texts import backups as texts
 
 DASH = "d0000000-0000-0000-0000-000000000000"
 CHART = "c000000a-0000-0000-0000-000000000000"
@@ -204,16 +212,18 @@ def inventory_with(files: dict[str, bytes], db: TargetObject) -> Inventory:
     return Inventory(objects)
 
 
-def plan_of(target: dict[str, bytes], found: Inventory) -> Any:
-    return plan_offline(
-        backup_id=BACKUP,
-        source_env_id="ss-dev",
+def plan_of(target: dict[str, bytes], found: Inventory) -> RestorePlan:
+    """The restore plan as ``plan_restore`` makes it, from a given inventory (no Superset)."""
+    planned = build_plan(
+        map_sources(archive_sources(source_files(), BACKUP), found),
+        source=DeploySource(env_id="ss-dev"),
         target_env_id="staging",
         target_stage=Stage.staging,
-        files=source_files(),
         found=found,
-        target=target,
-    ).plan
+        target_files=target,
+        origin=texts.ORIGIN.format(id=BACKUP),
+    )
+    return RestorePlan.model_validate({**planned.plan.model_dump(), "backup_id": BACKUP})
 
 
 def test_plan_of_an_equal_environment_changes_nothing_and_its_digest_is_stable() -> None:

@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
-from sstools.agent.context import ObjectType, UIContext, prompt_block
+from sstools.agent.context import ObjectType, UIContext, prompt_block, system_message
 from sstools.agent.offline.answers.datasets import render_overview
 from sstools.agent.offline.planner import offline_planner
 from sstools.agent.selection import select_tools
@@ -78,7 +78,7 @@ def test_offline_planner_answers_dataset_questions_with_the_overview(text: str) 
     offered = select_tools(Role.analyst, context).offered
     planner = offline_planner(["ss-dev", "staging", "prod"])
     bound = planner.bind_tools([CATALOGUE[name].schema() for name in offered])
-    reply = bound.invoke([SystemMessage(prompt_block(context)), HumanMessage(text)])
+    reply = bound.invoke([system_message(prompt_block(context), context), HumanMessage(text)])
     assert isinstance(reply, AIMessage)
     assert [(call["name"], call["args"]) for call in reply.tool_calls] == [
         ("superset_explore_database", {})

@@ -26,7 +26,7 @@ async def test_unreachable_environment_is_503_naming_it(
     response = await client.get("/api/dashboards?env_id=prod", headers=auth(Role.analyst))
     assert response.status_code == 503
     assert response.json()["env_id"] == "prod"
-    assert "'prod' is unavailable" in response.json()["detail"]
+    assert "окружение Superset 'prod' недоступно" in response.json()["detail"]
 
 
 async def test_environments_report_reachability_without_secrets(

@@ -13,8 +13,7 @@ from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
-from tests.conftest import AuthHeaders, app_client, make_settings, seed_users
-from tests.unit.conftest import environments_for
+from tests.conftest import AuthHeaders, app_client, environments_for, make_settings, seed_users
 
 MIB = 1024 * 1024
 JSON = {"content-type": "application/json"}
@@ -60,7 +59,7 @@ async def test_an_oversized_login_body_is_refused_413_without_echo(
     response = await client.post("/api/auth/login", content=OVERSIZED_LOGIN, headers=JSON)
     assert response.status_code == 413
     assert len(response.content) < 300
-    assert response.json()["detail"].startswith("request body is larger than")
+    assert response.json()["detail"].startswith("тело запроса больше предела")
     assert_security_headers(response)
 
 
@@ -184,7 +183,7 @@ async def test_a_500_is_plain_json_with_security_headers(
 ) -> None:
     response = await crashing_client.get("/api/databases?env_id=ss-dev", headers=auth(Role.analyst))
     assert response.status_code == 500
-    assert response.json() == {"detail": "internal server error; it has been logged"}
+    assert response.json() == {"detail": "внутренняя ошибка сервера; она записана в журнал"}
     assert "SELECT" not in response.text
     assert_security_headers(response)
 

@@ -118,7 +118,7 @@ async def test_limits_are_per_user_and_per_address_with_retry_after(settings: Se
     assert first == [401, 401]
     assert blocked.status_code == 429  # even the right password waits: the window is per user
     assert 1 <= int(blocked.headers["retry-after"]) <= 60
-    assert "try again in" in blocked.json()["detail"]
+    assert "повторите через" in blocked.json()["detail"]
     assert other == [401, 401]
     assert address_blocked.status_code == 429
     assert elsewhere.status_code == 401  # the limit is the attacker's address, not everyone's

@@ -6,13 +6,10 @@ import json
 import os
 import subprocess
 import sys
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from sqlalchemy import insert
 
@@ -20,9 +17,6 @@ from sstools.operations_report import OperationsReport, operations_report, parse
 from sstools.storage.db import create_blocking_engine, create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry
 
-POSTGRES_URL = os.environ.get(
-    "SSTOOLS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-)
 NOW = datetime.now(UTC)
 
 
@@ -98,23 +92,14 @@ def _seed(url: str) -> None:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The seeded audit log on SQLite, or on a fresh PostgreSQL database (``pg_url``)."""
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'sstools.db'}"
-        _seed(url)
-        yield url
-        return
-    schema = f"sstools_test_{uuid.uuid4().hex[:10]}"
-    try:
-        with psycopg.connect(POSTGRES_URL, connect_timeout=3) as conn:
-            conn.execute(f'create schema "{schema}"')
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_URL}: {exc}".splitlines()[0])
-    url = f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    else:
+        url = request.getfixturevalue("pg_url")
     _seed(url)
-    yield url
-    with psycopg.connect(POSTGRES_URL) as conn:
-        conn.execute(f'drop schema "{schema}" cascade')
+    return url
 
 
 async def _report(url: str, since: timedelta) -> OperationsReport:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -25,8 +30,44 @@ def test_shell_settings_are_dropped_and_test_ones_kept(monkeypatch: pytest.Monke
     assert os.environ["SSTOOLS_SCREENSHOTS"] == "docs/screenshots"
 
 
-def test_the_suite_itself_runs_sealed() -> None:
-    assert not [name for name in os.environ if name in {"SSTOOLS_LLM_BASE_URL", "SSTOOLS_MODE"}]
+ROOT = Path(__file__).parents[2]
+SHELL_LEFT = "import os, tests.conftest; print([n for n in os.environ if n.startswith('SSTOOLS_')])"
+
+
+def test_the_suite_itself_runs_sealed(loopback_guard: LoopbackGuard) -> None:
+    """The seal is in force, not merely callable: it fails when conftest stops applying it.
+
+    In this process, the real ``socket.socket`` refuses an address off the machine (without the
+    guard the connect would time out or find no route, not raise ``OffMachineConnection``). And
+    a shell's settings are gone once the suite's conftest is imported: checked in a fresh
+    interpreter, since this one was sealed before any test ran.
+    """
+    off_machine = ("203.0.113.7", 443)  # TEST-NET-3: nothing answers there
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        with pytest.raises(OffMachineConnection):
+            probe.connect(off_machine)
+    assert loopback_guard.take_attempts() == [repr(off_machine)]
+
+    shell = {
+        **os.environ,
+        "SSTOOLS_LLM_BASE_URL": "https://models.example/v1",
+        "SSTOOLS_MODE": "production",
+        "SSTOOLS_TEST_POSTGRES_URL": "postgresql://x@127.0.0.1/test",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", SHELL_LEFT],
+        env=shell,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    left = ast.literal_eval(result.stdout.strip().splitlines()[-1])
+    assert "SSTOOLS_LLM_BASE_URL" not in left
+    assert "SSTOOLS_MODE" not in left
+    assert "SSTOOLS_TEST_POSTGRES_URL" in left  # the test settings survive: the probe is honest
 
 
 class _RecordingSocket:

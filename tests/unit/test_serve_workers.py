@@ -14,7 +14,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.agent.postgres_db import pg_url  # noqa: F401 - the fixture
 from tests.conftest import write_environments_file
 
 
@@ -63,7 +62,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.postgres
-def test_two_workers_serve_one_port_on_postgres(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_two_workers_serve_one_port_on_postgres(tmp_path: Path, pg_url: str) -> None:
     port = _free_port()
     log = tmp_path / "serve.log"
     with log.open("w") as output:
@@ -107,7 +106,7 @@ def _healthy(port: int) -> bool:
 @pytest.mark.postgres
 def test_workers_starting_together_on_an_empty_database_all_migrate_it(
     tmp_path: Path,
-    pg_url: str,  # noqa: F811
+    pg_url: str,
 ) -> None:
     migrating = [
         subprocess.Popen(

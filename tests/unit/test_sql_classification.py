@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sstools.sql import SqlKind, SqlSyntaxError, classify, dialect_for, format_sql
+from tests.unit.data.sql_verdicts import WRITES
 
 READS = [
     "select 1",
@@ -22,41 +23,6 @@ READS = [
     "values (1), (2)",
     "select count(*) from t where name like '%update%'",
     "select 1; select 2",
-]
-
-WRITES = [
-    "delete from regions",
-    "DELETE FROM regions WHERE 1=1",
-    "update regions set population_thousands = 0",
-    "insert into regions values ('x', 'y', 1)",
-    "insert into t select * from u",
-    "drop table regions",
-    "create table x (a int)",
-    "create table x as select * from regions",
-    "alter table regions add column z int",
-    "truncate table regions",
-    "with x as (select 1) delete from regions",
-    "with x as (select 1) insert into t select * from x",
-    "with d as (delete from t returning *) select * from d",
-    "with u as (update t set a = 1 returning *) select count(*) from u",
-    "/* harmless */ delete from regions",
-    "-- comment\nupdate t set a = 1",
-    "select 1; delete from regions",
-    "select 1;drop table regions",
-    "select * into backup from regions",
-    "select * from t for update",
-    "merge into t using u on t.id = u.id when matched then update set a = u.a",
-    "grant select on t to public",
-    "pragma writable_schema = 1",
-    "attach database 'x.db' as x",
-    "vacuum",
-    "select nextval('seq')",
-    "select set_config('role', 'admin', false)",
-    "select pg_terminate_backend(123)",
-    "select load_extension('evil')",
-    "replace into regions values ('x', 'y', 1)",
-    "set search_path = evil",
-    "begin; delete from t; commit",
 ]
 
 

@@ -8,9 +8,7 @@ agent nor ``/api/sql/execute`` for that database may have called the SQL a read.
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
-import uuid
 from collections.abc import Iterator
 
 import psycopg
@@ -20,7 +18,7 @@ from hypothesis import strategies as st
 
 from sstools.agent.tools.spec import ToolKind
 from sstools.sql import SqlKind
-from tests.unit.test_sql_dialects import (
+from tests.unit.data.sql_verdicts import (
     FRAGMENTS,
     HEADS,
     PAYLOADS,
@@ -29,9 +27,6 @@ from tests.unit.test_sql_dialects import (
     database_kind,
 )
 
-POSTGRES_URL = os.environ.get(
-    "SSTOOLS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-)
 REGIONS = "create table regions (region text, federal_district text, population_thousands integer)"
 SEED_ROW = "insert into regions values ('Москва', 'ЦФО', 13150)"
 ADVISORY_LOCKS = (
@@ -81,23 +76,15 @@ def test_the_corpus_makes_sqlite_write_sometimes() -> None:
     assert sum(sqlite_wrote(sql) for sql in CORPUS) >= len(CORPUS) // 4
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[psycopg.Connection[tuple[object, ...]]]:
-    try:
-        conn = psycopg.connect(POSTGRES_URL, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_URL}: {exc}".splitlines()[0])
-    schema = f"sstools_sql_{uuid.uuid4().hex[:10]}"
-    conn.execute(f'create schema "{schema}"')
-    conn.execute(f'set search_path = "{schema}"')
-    conn.execute(REGIONS)
-    conn.execute(SEED_ROW)
-    conn.commit()
-    yield conn
-    conn.rollback()
-    conn.execute(f'drop schema "{schema}" cascade')
-    conn.commit()
-    conn.close()
+@pytest.fixture
+def postgres(pg_url: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """A connection to a fresh database (``pg_url``) holding the seeded ``regions`` table."""
+    with psycopg.connect(pg_url) as conn:
+        conn.execute(REGIONS)
+        conn.execute(SEED_ROW)
+        conn.commit()
+        yield conn
+        conn.rollback()
 
 
 def postgres_wrote(conn: psycopg.Connection[tuple[object, ...]], sql: str) -> bool:

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import psycopg
 import pytest
 from sqlalchemy import select
 
@@ -31,32 +27,14 @@ from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry, Confirmation, Conversation, User
 from sstools.storage.runs import Claim
 
-POSTGRES_URL = os.environ.get(
-    "SSTOOLS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-)
-
-
-def _postgres_schema_url() -> str:
-    """A fresh schema per run in the test database, so runs never see each other's rows."""
-    try:
-        with psycopg.connect(POSTGRES_URL, connect_timeout=3) as conn:
-            schema = f"sstools_test_{uuid.uuid4().hex[:10]}"
-            conn.execute(f'create schema "{schema}"')
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_URL}: {exc}".splitlines()[0])
-    return f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
-
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """SQLite in a folder not made yet, or a fresh PostgreSQL database (``pg_url``)."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'nested' / 'sstools.db'}"
-        return
-    url = _postgres_schema_url()
-    yield url
-    schema = url.rsplit("%3D", 1)[1]
-    with psycopg.connect(POSTGRES_URL) as conn:
-        conn.execute(f'drop schema "{schema}" cascade')
+        return f"sqlite:///{tmp_path / 'nested' / 'sstools.db'}"
+    url: str = request.getfixturevalue("pg_url")
+    return url
 
 
 async def test_migrations_are_idempotent_and_users_round_trip(database_url: str) -> None:
@@ -122,8 +100,7 @@ async def test_event_log_and_decide_once_hold_on_each_backend(database_url: str)
 
     async def save(confirmation_id: str, expires_at: datetime) -> None:
         async with sessions() as session:
-            await confirmations.save_pending(
-                session,
+            row = confirmations.pending_row(
                 confirmation_id=confirmation_id,
                 conversation_id="c1",
                 interrupt_id="i",
@@ -135,6 +112,8 @@ async def test_event_log_and_decide_once_hold_on_each_backend(database_url: str)
                 event={"type": "confirm_required"},
                 expires_at=expires_at,
             )
+            session.add(row)
+            await session.commit()
 
     async def decide(confirmation_id: str, status: ConfirmationStatus) -> bool:
         async with sessions() as session:

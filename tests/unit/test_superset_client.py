@@ -130,7 +130,7 @@ async def test_stale_csrf_token_is_fetched_again(
 
 async def test_wrong_service_password_is_an_auth_error(fake_superset: FakeSuperset) -> None:
     client = SupersetClient(_environment("wrong"), transport=fake_superset.transport())
-    with pytest.raises(SupersetAuthError, match="service-account login refused"):
+    with pytest.raises(SupersetAuthError, match="вход сервисной учётной записи отклонён"):
         await client.search_dashboards()
     await client.aclose()
 
@@ -157,7 +157,7 @@ async def test_http_errors_map_to_the_hierarchy(
 async def test_unreachable_superset_is_unavailable() -> None:
     env = _environment("x").model_copy(update={"url": "http://127.0.0.1:9"})
     client = SupersetClient(env, timeout_s=2)
-    with pytest.raises(SupersetUnavailable, match="unreachable"):
+    with pytest.raises(SupersetUnavailable, match="недоступен по адресу"):
         await client.search_dashboards()
     await client.aclose()
 
@@ -250,10 +250,10 @@ async def test_an_unknown_schema_is_not_found_without_asking_the_database(
     client = SupersetClient(
         _environment(fake_superset.password), transport=httpx.MockTransport(answer)
     )
-    with pytest.raises(SupersetNotFound, match="no schema 'public' in database 1"):
+    with pytest.raises(SupersetNotFound, match="схемы 'public' нет в базе 1"):
         await client.list_tables(1, "public")
     assert "/api/v1/database/1/tables/" not in asked
-    with pytest.raises(SupersetNotFound, match="no table 'nope' in schema 'main'"):
+    with pytest.raises(SupersetNotFound, match="таблицы 'nope' нет в схеме 'main'"):
         await client.table_columns(1, "main", "nope")
     assert "/api/v1/database/1/table_metadata/" not in asked
     await client.aclose()

@@ -15,10 +15,10 @@ from sstools.domain.health import ValidationSummary, dashboard_health
 from sstools.domain.validation.checks import chart_query, structural_findings
 from sstools.domain.validation.facts import ChartFacts, DashboardFacts, DatasetFacts, FilterFacts
 from sstools.domain.validation.review import ReviewFailed, parse_review
-from sstools.domain.validation.texts import problems_text
 from sstools.environments import Stage
 from sstools.git_store import DashboardStatus
 from sstools.superset.models import DashboardDetail
+from sstools.texts.validation import problems_text
 
 SUM = {
     "expressionType": "SIMPLE",

@@ -2,8 +2,8 @@
 
 It is a reply function for :class:`~sstools.llm.function_model.FunctionChatModel`, so it goes
 through the same graph (the same selection, guardrails and confirmations): it picks one of the
-offered tools by lexical score, fills arguments from the UIContext block and the message, then
-renders the result.
+offered tools by lexical score, fills arguments from the UIContext (which the graph hands over
+in the system message's ``additional_kwargs``) and the message, then renders the result.
 """
 
 from __future__ import annotations
@@ -11,73 +11,21 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from sstools.agent import texts
-from sstools.agent.context import context_from_prompt
+from sstools.agent.context import handed_context
 from sstools.agent.offline.answers import render_content
-from sstools.agent.tools import CATALOGUE
+from sstools.agent.routing.catalogue import keywords
+from sstools.agent.routing.tokens import WORD, stem, words
+from sstools.agent.texts import answers as answer_texts
+from sstools.agent.texts.vocabulary import DATABASE_MENTION
+from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.llm.function_model import FunctionChatModel
-from sstools.text import normalize
 
-_WORD = re.compile(r"[\w-]+", re.UNICODE)
-_STOP = frozenset(
-    [
-        "а",
-        "и",
-        "в",
-        "во",
-        "на",
-        "по",
-        "про",
-        "о",
-        "об",
-        "мне",
-        "мой",
-        "моя",
-        "все",
-        "всё",
-        "это",
-        "этот",
-        "эта",
-        "этого",
-        "этому",
-        "как",
-        "что",
-        "где",
-        "какой",
-        "какая",
-        "какие",
-        "есть",
-        "ли",
-        "у",
-        "с",
-        "со",
-        "для",
-        "из",
-        "к",
-        "ко",
-        "покажи",
-        "скажи",
-        "пожалуйста",
-        "the",
-        "a",
-        "an",
-        "of",
-        "for",
-        "to",
-        "in",
-        "on",
-        "me",
-        "my",
-        "is",
-        "are",
-        "what",
-        "show",
-    ]
-)
 # The tool a person most likely means when nothing in the message points elsewhere.
 _DEFAULT_FOR_OBJECT = {
     "dashboard": "get_health_summary",
@@ -86,20 +34,16 @@ _DEFAULT_FOR_OBJECT = {
 }
 
 
-def _stem(word: str) -> str:
-    return normalize(word)[:5]
+@cache
+def _keyword_stems(name: str) -> frozenset[str]:
+    """The stems of the words people use for the tool."""
+    return frozenset(stem(word) for phrase in keywords(name) for word in words(phrase))
 
 
-# The object itself («дашборд», «датасет») says what, not what to do: no intent, no query.
-_OBJECT_STEMS = frozenset({"дашбо", "датас", "dashb", "datas"})
-
-
-def _words(text: str) -> list[str]:
-    return [
-        word
-        for word in _WORD.findall(normalize(text))
-        if word not in _STOP and word[:5] not in _OBJECT_STEMS
-    ]
+@cache
+def _lexicon(name: str) -> frozenset[str]:
+    """What a message is matched against: the keywords' stems and the tool name's parts."""
+    return _keyword_stems(name) | {stem(part) for part in name.split("_")}
 
 
 @dataclass(frozen=True)
@@ -116,18 +60,21 @@ class OfflinePlanner:
     # -- planning -------------------------------------------------------------------------
 
     def _plan(self, messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-        system = next((m for m in messages if isinstance(m, SystemMessage)), None)
-        context = context_from_prompt(str(system.content)) if system else None
+        context = handed_context(messages)
         text = str(next((m.content for m in reversed(messages) if isinstance(m, HumanMessage)), ""))
-        stems = {_stem(word) for word in _words(text)}
-        scored = []
-        for name in offered:
-            tool = CATALOGUE[name]
-            lexicon = {_stem(word) for phrase in tool.keywords for word in _words(phrase)}
-            lexicon |= {_stem(part) for part in name.split("_")}
-            scored.append((len(stems & lexicon), -offered.index(name), name))
-        best = max(scored, default=(0, 0, "show_capabilities"))
-        name = best[2]
+        stems = {stem(word) for word in words(text)}
+        # A tie goes to a read: a message that fits a question and a change equally is a question.
+        scored = [
+            (
+                len(stems & _lexicon(name)),
+                CATALOGUE[name].kind is ToolKind.read,
+                -offered.index(name),
+                name,
+            )
+            for name in offered
+        ]
+        best = max(scored, default=(0, True, 0, "show_capabilities"))
+        name = best[3]
         if best[0] == 0:
             object_type = context.object_type.value if context and context.object_type else None
             fallback = _DEFAULT_FOR_OBJECT.get(object_type or "", "show_capabilities")
@@ -142,16 +89,16 @@ class OfflinePlanner:
         """Arguments from the message; a question back when a required one is missing."""
         schema = CATALOGUE[name].args_model.model_json_schema()
         properties, required = schema.get("properties", {}), set(schema.get("required", []))
-        words = _words(text)
+        said = words(text)
         args: dict[str, Any] = {}
-        mentioned_envs = [env for env in self.environment_ids if env in words]
+        mentioned_envs = [env for env in self.environment_ids if env in said]
         sql = re.search(r"`([^`]+)`|((?:select|with|insert|update|delete)\b.*)", text, re.I | re.S)
         prose = text[: sql.start()] + text[sql.end() :] if sql else text  # numbers in SQL are data
-        database = re.search(r"(?:баз[аеуы]|database|db)\D{0,3}([0-9]{1,9})", prose, re.I)
+        database = DATABASE_MENTION.search(prose)
         for field in properties:
             if field == "query":
-                keywords = {_stem(w) for p in CATALOGUE[name].keywords for w in _words(p)}
-                rest = [w for w in words if _stem(w) not in keywords and w not in mentioned_envs]
+                lexicon = _keyword_stems(name)
+                rest = [w for w in said if stem(w) not in lexicon and w not in mentioned_envs]
                 if rest:
                     args["query"] = " ".join(rest)[:200]
             elif field in ("target_env_id", "env_id") and mentioned_envs:
@@ -163,19 +110,20 @@ class OfflinePlanner:
             elif field == "message":
                 args[field] = text[:500]
             elif field in ("task_id", "name") and field in required:
-                candidates = [w for w in _WORD.findall(text) if re.search(r"[0-9a-f-]{6,}|/", w)]
+                candidates = [w for w in WORD.findall(text) if re.search(r"[0-9a-f-]{6,}|/", w)]
                 if candidates:
                     args[field] = candidates[-1]
         missing = sorted(required - set(args))
         if missing:
-            return f"Чтобы выполнить «{CATALOGUE[name].title}», уточните: {', '.join(missing)}."
+            return answer_texts.ASK_ARGUMENTS.format(
+                tool=CATALOGUE[name].title, missing=", ".join(missing)
+            )
         return args
 
     # -- rendering ------------------------------------------------------------------------
 
     def _render(self, messages: list[BaseMessage]) -> str:
-        system = next((m for m in messages if isinstance(m, SystemMessage)), None)
-        context = context_from_prompt(str(system.content)) if system else None
+        context = handed_context(messages)
         calls = {
             call["id"]: call["args"]
             for message in messages
@@ -187,7 +135,7 @@ class OfflinePlanner:
             if not isinstance(message, ToolMessage):
                 break
             spec = CATALOGUE.get(message.name or "")  # a person reads the title, not the tool id
-            title = spec.title if spec else "результат"
+            title = spec.title if spec else answer_texts.RESULT
             answer = render_content(
                 message.name,
                 str(message.content),

@@ -1,4 +1,5 @@
-"""The router's text per tool (``tools.yaml``): descriptions in Russian and English, requests."""
+"""The router's text per tool (``tools.yaml``): descriptions in Russian and English, the words
+people use for it, requests."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class RoutingText(BaseModel):
 
     ru: str = Field(min_length=1)
     en: str = Field(min_length=1)
+    keywords: tuple[str, ...] = Field(min_length=1)  # the offline planner's lexicon
     examples: tuple[str, ...] = Field(min_length=1)
 
 
@@ -30,13 +32,18 @@ def routing_texts() -> dict[str, RoutingText]:
     return RoutingTexts.model_validate(yaml.safe_load(_FILE.read_text(encoding="utf-8"))).root
 
 
+def keywords(name: str) -> tuple[str, ...]:
+    """The words a person uses for the tool ``name``."""
+    return routing_texts()[name].keywords
+
+
 def lexical_document(tool: ToolSpec) -> str:
     """Everything BM25 matches for a tool: its name, title, keywords, descriptions, examples."""
     text = routing_texts()[tool.name]
     parts = [
         tool.name.replace("_", " "),
         tool.title,
-        " ".join(tool.keywords),
+        " ".join(text.keywords),
         tool.description,
         text.ru,
         text.en,

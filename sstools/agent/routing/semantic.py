@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 
@@ -53,16 +53,23 @@ _ENGINE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embedding")
 MAX_AHEAD = 4  # embeddings started ahead of their turns and not done yet
 
 
-def _embed(text: str) -> Vector:
+def embed_query(text: str) -> Vector:
+    """A message's vector, from its first words: the engine's one call per message."""
     return np.asarray(model().query(head(text)), dtype=np.float32)
+
+
+def drain() -> None:
+    """Until every embedding queued on the engine so far is done."""
+    _ENGINE.submit(lambda: None).result()
 
 
 class QueryEmbeddings:
     """Each message embedded once; a caller that asks while it is being embedded waits for the
     same result."""
 
-    def __init__(self, size: int = 256) -> None:
+    def __init__(self, size: int = 256, embed: Callable[[str], Vector] = embed_query) -> None:
         self._size = size
+        self.embed = embed  # run on the engine's thread; a test slows it down or breaks it here
         self._futures: OrderedDict[str, Future[Vector]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -70,7 +77,7 @@ class QueryEmbeddings:
         with self._lock:
             future = self._futures.get(text)
             if future is None:
-                future = self._futures[text] = _ENGINE.submit(_embed, text)
+                future = self._futures[text] = _ENGINE.submit(self.embed, text)
                 self._forget_the_oldest_done()
             else:
                 self._futures.move_to_end(text)
@@ -138,7 +145,8 @@ class SemanticIndex:
     def __init__(self, names: Sequence[str], vectors: Sequence[Vector]) -> None:
         self._position = {name: index for index, name in enumerate(names)}
         self._vectors = list(vectors)
-        _ENGINE.submit(_embed, "warm-up").result()  # the first call pays for buffers, not a request
+        # The first call pays for buffers, not a request.
+        _ENGINE.submit(embed_query, "warm-up").result()
 
     def scores(self, message: str, names: Sequence[str]) -> Vector:
         vector = QUERIES.vector(message)

@@ -16,9 +16,10 @@ import secrets
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sstools.agent import texts
-from sstools.agent.events import Done, ErrorEvent, EventLog
+from sstools.agent import explain
+from sstools.agent.events import Done, EventLog
 from sstools.agent.run.locks import RunLocks
+from sstools.errors import SstoolsError
 from sstools.storage import confirmations, runs
 from sstools.storage.runs import Claim
 
@@ -28,11 +29,11 @@ _log = structlog.get_logger("sstools.agent")
 DEAD_RUN_SWEEP_S = 5.0
 
 
-class Busy(Exception):
+class Busy(SstoolsError):
     """The conversation has a run in progress or a confirmation waiting (→ 409)."""
 
 
-class TooManyRuns(Exception):
+class TooManyRuns(SstoolsError):
     """The user already has as many runs going as allowed, across conversations (→ 429)."""
 
     def __init__(self, limit: int) -> None:
@@ -138,10 +139,7 @@ class RunClaims:
             return False  # another worker reaped it first
         _log.warning("run interrupted", conversation_id=conversation_id, run_id=run_id)
         if not paused:  # it died after asking: the confirmation is still there to decide
-            interrupted = ErrorEvent(
-                code="run_interrupted", message=texts.RUN_INTERRUPTED, run_id=run_id
-            )
-            await self._events.append(conversation_id, interrupted)
+            await self._events.append(conversation_id, explain.run_interrupted(run_id))
             await self._events.append(conversation_id, Done(run_id=run_id))
         return True
 

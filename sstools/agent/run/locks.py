@@ -44,9 +44,6 @@ class RunLocks:
     async def aclose(self) -> None:
         self._held.clear()
 
-    def held_here(self, conversation_id: str) -> bool:
-        return conversation_id in self._held
-
     async def acquire(self, conversation_id: str) -> bool:
         """Take the lock if nobody holds it; False when a turn of it runs here or elsewhere."""
         if conversation_id in self._held:

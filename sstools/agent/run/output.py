@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
+from langgraph.types import Interrupt
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sstools.agent.events import EVENT_ADAPTER, ConfirmRequired, EventLog
+from sstools.agent.events import ConfirmRequired, EncodedEvent, EventLog, encode
 from sstools.agent.guardrails import GuardrailDecision
+from sstools.agent.invocation import CardRequest
 from sstools.agent.tools import CATALOGUE
 from sstools.metrics import CONFIRMATIONS
 from sstools.storage import confirmations, runs
@@ -45,7 +46,9 @@ class RunOutput:
         self.conversation_id = conversation_id
         self.run_id = run_id
 
-    async def say(self, event: BaseModel, *, with_rows: Callable[[], list[Base]] = list) -> None:
+    async def say(
+        self, event: BaseModel | EncodedEvent, *, with_rows: Callable[[], list[Base]] = list
+    ) -> None:
         """Append ``event`` (and ``with_rows``) while the run holds the conversation."""
         await self._events.append(
             self.conversation_id, event, with_rows=with_rows, while_running=self.run_id
@@ -57,9 +60,9 @@ class RunOutput:
             if not await runs.holds_claim(session, self.conversation_id, self.run_id):
                 raise ClaimLost(self.run_id)
 
-    async def record(self, data: dict[str, Any]) -> None:
-        """An event a step emitted; a message also goes to the history, in the same commit."""
-        event = EVENT_ADAPTER.validate_python({**data, "run_id": data.get("run_id") or self.run_id})
+    async def record(self, data: EncodedEvent) -> None:
+        """An event a step emitted, stored as encoded; a message also goes to the history, in
+        the same commit."""
 
         def history() -> list[Base]:
             if data["type"] != "message":
@@ -73,15 +76,17 @@ class RunOutput:
                 )
             ]
 
-        await self.say(event, with_rows=history)
+        await self.say(data, with_rows=history)
 
-    async def ask(self, pending: Any, *, username: str, expires_at: datetime) -> ConfirmRequired:
+    async def ask(
+        self, pending: Interrupt, *, username: str, expires_at: datetime
+    ) -> ConfirmRequired:
         """Show the card of a paused run: the pending confirmation and its card in one commit.
 
         A reaper that finds the confirmation pending leaves the run's claim quietly (the card is
         there to decide), so the two must not exist apart.
         """
-        value = pending.value
+        value: CardRequest = pending.value
         call = value["call"]
         tool = CATALOGUE[call["name"]]
         decision = GuardrailDecision.model_validate(value["decision"])
@@ -95,6 +100,7 @@ class RunOutput:
             expires_at=expires_at,
             run_id=self.run_id,
         )
+        data = encode(card)  # once: the card in the log and in its confirmation row
 
         def confirmation() -> list[Base]:
             return [
@@ -107,11 +113,11 @@ class RunOutput:
                     args_hash=value["args_hash"],
                     env_id=decision.env_id,
                     username=username,
-                    event=card.model_dump(mode="json"),
+                    event=data,
                     expires_at=expires_at,
                 )
             ]
 
-        await self.say(card, with_rows=confirmation)
+        await self.say(data, with_rows=confirmation)
         CONFIRMATIONS.labels("asked").inc()
         return card

@@ -15,28 +15,25 @@ from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-import openai
 import structlog
 from langchain_core.messages import AIMessageChunk, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools import clock
-from sstools.agent import texts
+from sstools.agent import explain
 from sstools.agent.context import UIContext
 from sstools.agent.events import (
     ConfirmRequired,
     Done,
-    ErrorEvent,
     EventLog,
     RunStarted,
     TokenEvent,
 )
-from sstools.agent.graph import RECURSION_LIMIT, AgentGraph, ModelFailed
+from sstools.agent.graph import RECURSION_LIMIT, AgentGraph
 from sstools.agent.invocation import ConfirmationAnswer
 from sstools.agent.run.claims import Busy as Busy
 from sstools.agent.run.claims import RunClaims
@@ -47,6 +44,7 @@ from sstools.agent.run.output import ClaimLost, RunOutput
 from sstools.agent.run.stream_slots import StreamSlots
 from sstools.agent.run.wakeups import EventListener
 from sstools.auth.tokens import Principal
+from sstools.errors import SstoolsError
 from sstools.metrics import CONFIRMATIONS
 from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
@@ -61,37 +59,8 @@ _log = structlog.get_logger("sstools.agent")
 ANSWER_WAIT_S = 2.0
 
 
-class AlreadyDecided(Exception):
+class AlreadyDecided(SstoolsError):
     """The confirmation was decided, has expired, or no longer matches the paused run (→ 409)."""
-
-
-def _explain(exc: Exception, conversation_id: str, run_id: str) -> ErrorEvent:
-    """The one place a failed run becomes words: plain ones for the chat, the detail to the log.
-
-    The model's failures are ``llm_error``; anything else failed on our side (storage, a bug) and
-    is ``internal_error``. A model endpoint's error text may quote keys or prompts, so only its
-    status and codes are logged; our own failures are logged with their traceback.
-    """
-    ids = {"conversation_id": conversation_id, "run_id": run_id}
-    if isinstance(exc, GraphRecursionError):  # the model kept calling tools
-        _log.warning("run stopped at the step limit", limit=RECURSION_LIMIT, **ids)
-        return ErrorEvent(code="llm_error", message=texts.RUN_TOO_LONG, run_id=run_id)
-    if isinstance(exc, ModelFailed):
-        cause = exc.__cause__
-        if isinstance(cause, openai.APIError):
-            _log.error(
-                "model endpoint failed",
-                error=type(cause).__name__,
-                status=getattr(cause, "status_code", None),
-                code=cause.code,
-                error_type=cause.type,
-                **ids,
-            )
-        else:
-            _log.error("model call failed", error=str(exc), exc_info=cause, **ids)
-        return ErrorEvent(code="llm_error", message=texts.LLM_FAILED, run_id=run_id)
-    _log.exception("run failed", **ids)
-    return ErrorEvent(code="internal_error", message=texts.INTERNAL_ERROR, run_id=run_id)
 
 
 def _now() -> datetime:
@@ -355,7 +324,7 @@ class AgentRuntime:
             _log.warning("run lost its claim", conversation_id=conversation_id, run_id=run_id)
         except Exception as exc:  # say what failed, never hang the chat
             with contextlib.suppress(ClaimLost):
-                await out.say(_explain(exc, conversation_id, run_id))
+                await out.say(explain.run_failed(exc, conversation_id, run_id, RECURSION_LIMIT))
         finally:
             # Released before `done`: a message sent on seeing it must not find us busy. No
             # longer ours: a reaper released it, and said `done` itself.

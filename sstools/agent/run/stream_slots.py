@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from sstools.errors import SstoolsError
 from sstools.metrics import ACTIVE_STREAMS
 
 
-class TooManyStreams(Exception):
+class TooManyStreams(SstoolsError):
     """Opening one more stream would exceed a cap (→ 429 with ``Retry-After``)."""
 
     def __init__(self, scope: str, limit: int) -> None:

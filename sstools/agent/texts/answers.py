@@ -3,6 +3,39 @@
 from __future__ import annotations
 
 DONE = "Готово."
+YES = "да"
+NO = "нет"
+NONE = "нет"  # an empty list of names
+MORE_NAMES = "…и ещё {count}"
+OPEN = "Открыть: {links}"
+SHOWN_FIRST = "Показаны первые {shown} из {total}."
+KIB = "{size} КБ"
+MIB = "{size} МБ"
+# One, few, many: «1 дашборд», «3 дашборда», «5 дашбордов».
+NOUNS: dict[str, tuple[str, str, str]] = {
+    "dashboard": ("дашборд", "дашборда", "дашбордов"),
+    "chart": ("график", "графика", "графиков"),
+    "dataset": ("датасет", "датасета", "датасетов"),
+    "database": ("база данных", "базы данных", "баз данных"),
+    "file": ("файл", "файла", "файлов"),
+    "row": ("строка", "строки", "строк"),
+    "column": ("колонка", "колонки", "колонок"),
+    "table": ("таблица", "таблицы", "таблиц"),
+    "schema": ("схема", "схемы", "схем"),
+    "environment": ("окружение", "окружения", "окружений"),
+    "task": ("задача", "задачи", "задач"),
+    "backup": ("копия", "копии", "копий"),
+    "branch": ("ветка", "ветки", "веток"),
+    "role": ("роль", "роли", "ролей"),
+    "problem": ("проблема", "проблемы", "проблем"),
+    "finding": ("замечание", "замечания", "замечаний"),
+    "object": ("объект", "объекта", "объектов"),
+    "tool": ("инструмент", "инструмента", "инструментов"),
+    "byte": ("байт", "байта", "байт"),
+}
+
+RESULT = "результат"  # the heading of a result whose tool is not known
+ASK_ARGUMENTS = "Чтобы выполнить «{tool}», уточните: {missing}."
 FAILED = "Не получилось: {message}"
 OPEN_SSTOOLS = "в sstools"
 OPEN_SUPERSET = "в Superset"
@@ -138,6 +171,7 @@ VALIDATION_CLEAN = "Проверка не нашла проблем."
 VALIDATION_NOTES = "Заметок: {count}."
 VALIDATION_REVIEW = "Ревью модели: {review}"
 SEVERITIES = {"error": "ошибка", "warning": "предупреждение", "info": "заметка"}
+SEVERITY = "замечание"  # a severity not in SEVERITIES
 FINDING = "{severity}: {object} — {message}{fix}"
 FINDING_FIX = " (как исправить: {fix})"
 OBJECT_KINDS = {
@@ -177,6 +211,8 @@ PLAN_ACTIONS = {
     "delete": "будет удалён",
 }
 PLAN_LINE = "{kind} {name}: {action}{fields}"
+PLAN_KINDS = {"dashboard": "Дашборд", "chart": "График", "dataset": "Датасет", "database": "База"}
+PLAN_OBJECT = "Объект"  # an object of a kind not in PLAN_KINDS
 PLAN_DATABASE = "База {source} → {target} (сопоставлена по {by})"
 PLAN_MATCHED_BY = {"uuid": "UUID", "name": "имени", "sqlalchemy_uri": "адресу подключения"}
 PLAN_DIGEST = "Отпечаток плана: `{digest}…`"
@@ -208,13 +244,13 @@ COMMIT_NOTHING = "Нечего сохранять: в git уже то же са�
 COMMIT_DASHBOARDS = "Дашборды: {names}"
 COMMIT_PUSH_FAILED = "Отправить в удалённый репозиторий не удалось: {error}"
 FILE_CHANGES = {"added": "добавлен", "modified": "изменён", "deleted": "удалён"}
+FILE_CHANGED = "изменён"  # a change not in FILE_CHANGES
 
 # -- backups -------------------------------------------------------------------------------------
 BACKUPS_NONE = "Резервных копий этого окружения нет."
 BACKUPS_FOUND = "Резервных копий: {count}; последняя — {when}."
 BACKUPS_HEAD = "| Копия | Когда | Кто | Содержимое | Размер |"
 BACKUPS_UNREADABLE = "Не читаются (повреждены?): {names}"
-RESTORE_PLAN = "Восстановление копии {id} в «{target}»: {changes}."
 RESTORE_SUMMARY = "Подробно: {summary}"
 
 # -- environments --------------------------------------------------------------------------------
@@ -227,13 +263,13 @@ SQL_ROWS = "Запрос вернул {rows}{limited}."
 SQL_LIMITED = " (показаны не все: сработал предел)"
 SQL_NO_ROWS = "Запрос выполнен; строк нет."
 SQL_FORMATTED = "SQL отформатирован:"
-SQL_KIND = {"read": "только чтение", "write": "изменяет данные"}
 DATABASES_FOUND = "Баз данных: {count}."
 DATABASE_LINE = "{name} (#{id}, {backend}){sqllab}"
 DATABASE_SQLLAB = ", доступна в SQL Lab"
 SCHEMAS_FOUND = "Схем: {count}: {names}."
 TABLES_FOUND = "Таблиц: {count}: {names}."
 COLUMNS_FOUND = "Колонок: {count}."
+COLUMNS_HEAD = "| Колонка | Тип |"
 DATASET_CREATED = "Датасет {name} создан ({kind}, #{id})."
 DATASET_KINDS = {"physical": "физический", "virtual": "виртуальный"}
 
@@ -241,6 +277,7 @@ DATASET_KINDS = {"physical": "физический", "virtual": "виртуал�
 AUDIT_VERDICT = "{object} видят роли: {names}."
 AUDIT_NOBODY = "{object} не видит ни одна роль, кроме администраторов."
 AUDIT_OBJECTS = {"dataset": "Датасет", "dashboard": "Дашборд", "database": "Базу данных"}
+AUDIT_OBJECT = "Объект"  # an object type not in AUDIT_OBJECTS
 AUDIT_HEAD = "| Роль | Видит | Через что | Чего не хватает |"
 AUDIT_NOTES = {
     "Admin reaches everything in Superset regardless of grants.": (

@@ -1,4 +1,4 @@
-"""The tool catalogue: importing this package registers all 23 tools."""
+"""The tool catalogue: importing this package registers all 24 tools."""
 
 from sstools.agent.tools import dashboards, datasets, deploys, operations
 from sstools.agent.tools.spec import (

@@ -7,8 +7,9 @@ from typing import Any
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
+from sstools.agent.texts import tools as texts
 from sstools.agent.tools.paths import ObjectId, api_path
-from sstools.agent.tools.shaping import MORE_PAGE, commit, head, listed, pick, task_record
+from sstools.agent.tools.shaping import commit, head, listed, pick, task_record
 from sstools.agent.tools.spec import (
     CallScope,
     DetailArgs,
@@ -33,17 +34,15 @@ def _found(payload: Any, args: SearchDashboardsArgs) -> Any:
     """Each dashboard's id, title, published, last change and link; the total, the next page."""
     out: dict[str, Any] = {"total": payload["total"], "page": payload["page"]}
     if (payload["page"] + 1) * payload["page_size"] < payload["total"]:
-        out["note"] = MORE_PAGE.format(page=payload["page"] + 1)
+        out["note"] = texts.MORE_PAGE.format(page=payload["page"] + 1)
     keys = ("id", "title", "published", "changed_on", "url")  # the url: a link to give a person
     return head(out, "items", (pick(item, *keys) for item in payload["items"]))
 
 
 @assistant_tool(
-    title="Поиск дашбордов",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D, S, M),
-    keywords=("найти", "найди", "поиск", "список", "search", "find", "list"),
     shape=_found,
 )
 def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolRequest:
@@ -84,20 +83,9 @@ def _health(payload: Any, args: HealthArgs) -> Any:
 
 
 @assistant_tool(
-    title="Сводка состояния дашборда",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D,),
-    keywords=(
-        "статус",
-        "состояние",
-        "здоровье",
-        "расскажи",
-        "проблемы",
-        "health",
-        "status",
-        "about",
-    ),
     shape=_health,
 )
 def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
@@ -110,11 +98,9 @@ def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
 
 
 @assistant_tool(
-    title="LLM-проверка дашборда",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D,),
-    keywords=("проверь", "проверка", "валидация", "validate", "ошибки"),
     starts_task=True,
     shape=task_record,
 )
@@ -148,11 +134,9 @@ def _documentation_target(args: DocumentationArgs, scope: CallScope) -> str | No
 
 
 @assistant_tool(
-    title="LLM-документация дашборда",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D,),
-    keywords=("документация", "задокументируй", "описание", "document", "docs"),
     classify=_documentation_kind,
     target_env=_documentation_target,
     starts_task=True,

@@ -7,8 +7,9 @@ from typing import Any
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
+from sstools.agent.texts import tools as texts
 from sstools.agent.tools.paths import ObjectId, PathName, api_path
-from sstools.agent.tools.shaping import MORE_QUERY, head, listed, pick
+from sstools.agent.tools.shaping import head, listed, pick
 from sstools.agent.tools.spec import (
     CallScope,
     DetailArgs,
@@ -56,29 +57,9 @@ def _explored(payload: Any, args: ExploreArgs) -> Any:
 
 
 @assistant_tool(
-    title="Обзор базы данных и датасета",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(S,),
-    keywords=(
-        "база",
-        "схема",
-        "таблицы",
-        "колонки",
-        "столбцы",
-        "метрики",
-        "проблемы",
-        "маппинги",
-        "зависимости",
-        "ревью",
-        "расскажи",
-        "обзор",
-        "database",
-        "schema",
-        "tables",
-        "problems",
-        "overview",
-    ),
     shape=_explored,
 )
 def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolRequest:
@@ -111,10 +92,8 @@ class FormatSqlArgs(ToolArgs):
 
 
 @assistant_tool(
-    title="Форматирование SQL",
     kind=ToolKind.read,
     affinity=(S,),
-    keywords=("форматируй", "отформатируй", "format", "красиво"),
 )
 def superset_format_sql(args: FormatSqlArgs, scope: CallScope) -> ToolRequest:
     """Pretty-print SQL, in a database's dialect when database_id is given."""
@@ -134,18 +113,16 @@ class AuditArgs(ToolArgs):
 
 
 @assistant_tool(
-    title="Аудит прав доступа",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(S,),
-    keywords=("права", "доступ", "роли", "кто видит", "permissions", "access"),
 )
 def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest:
     """Which Superset roles can reach a dataset (or dashboard, database) and through which grant."""
     target = ObjectType(args.object_type) if args.object_type != "database" else None
     if target is None:
         if args.object_id is None:
-            raise ToolArgumentError("укажите object_id базы данных")
+            raise ToolArgumentError(texts.NO_DATABASE)
         identifier = args.object_id
     else:
         identifier = object_id(args.object_id, scope, target, "object_id")
@@ -171,7 +148,7 @@ def _rows(payload: Any, args: ExecuteSqlArgs) -> Any:
     ]
     out = {"columns": columns, "row_count": payload.get("row_count", len(rows))}
     out |= pick(payload, "limited")
-    return head(out, "rows", rows, shown=_ROWS_SHOWN, how=MORE_QUERY)
+    return head(out, "rows", rows, shown=_ROWS_SHOWN, how=texts.MORE_QUERY)
 
 
 def _sql_kind(args: ExecuteSqlArgs) -> ToolKind:
@@ -189,11 +166,9 @@ def _sql_kind(args: ExecuteSqlArgs) -> ToolKind:
 
 
 @assistant_tool(
-    title="Выполнение SQL",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(S,),
-    keywords=("выполни", "запрос", "sql", "select", "посчитай", "сколько", "query"),
     classify=_sql_kind,
     shape=_rows,
 )
@@ -224,12 +199,10 @@ class CreateDatasetArgs(ToolArgs):
 
 
 @assistant_tool(
-    title="Создание датасета",
     kind=ToolKind.write,
     min_role=Role.engineer,
     needs_env=True,
     affinity=(S,),
-    keywords=("создай", "создать", "новый", "create"),
 )
 def superset_create_dataset(args: CreateDatasetArgs, scope: CallScope) -> ToolRequest:
     """Create a dataset: physical (database_id, schema_name, table) or virtual (database_id,
@@ -241,6 +214,6 @@ def superset_create_dataset(args: CreateDatasetArgs, scope: CallScope) -> ToolRe
         body |= {"sql": args.sql, "name": args.name}
     else:
         if args.table is None:
-            raise ToolArgumentError("укажите table (таблицу) или sql и name (виртуальный датасет)")
+            raise ToolArgumentError(texts.NO_TABLE_OR_SQL)
         body["table"] = args.table
     return ToolRequest(method="POST", path="/api/datasets", json_body=body)

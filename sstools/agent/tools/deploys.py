@@ -12,8 +12,9 @@ from typing import Any
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
+from sstools.agent.texts import tools as texts
 from sstools.agent.tools.paths import ObjectId, TaskId, api_path
-from sstools.agent.tools.shaping import MORE_DETAIL, listed, pick, task_record
+from sstools.agent.tools.shaping import listed, pick, task_record
 from sstools.agent.tools.spec import (
     CallScope,
     DetailArgs,
@@ -37,7 +38,7 @@ def _plan_body(
     dashboard_ids: list[int], source_env: str | None, git_ref: str | None, target: str
 ) -> dict[str, object]:
     if source_env is None and git_ref is None:
-        raise ToolArgumentError("укажите source_env_id: окружение не выбрано")
+        raise ToolArgumentError(texts.NO_SOURCE)
     source: dict[str, str] = {}
     if source_env is not None:
         source["env_id"] = source_env
@@ -48,7 +49,7 @@ def _plan_body(
 
 def _applied(body: dict[str, object], scope: CallScope) -> dict[str, object]:
     # No digest: the card had no plan (its preview failed); the server refuses to guess one.
-    return {**body, "digest": scope.plan_digest}
+    return {**body, "digest": scope.approved_plan.digest if scope.approved_plan else None}
 
 
 class DeployArgs(ToolArgs):
@@ -76,12 +77,10 @@ def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
 
 
 @assistant_tool(
-    title="Выкатка дашборда",
     kind=ToolKind.write,
     min_role=Role.engineer,
     needs_env=True,
     affinity=(D,),
-    keywords=("выкати", "выкатить", "разверни", "деплой", "задеплой", "deploy", "опубликуй"),
     preview=_deploy_preview,
     target_env=_deploy_target,
     starts_task=True,
@@ -111,7 +110,7 @@ def _migration_body(args: MigrationArgs, scope: CallScope) -> dict[str, object]:
     if not ids and scope.object_type is D and scope.object_id is not None:
         ids = [scope.object_id]
     if not ids:
-        raise ToolArgumentError("укажите dashboard_ids")
+        raise ToolArgumentError(texts.NO_DASHBOARDS)
     return _plan_body(ids, args.source_env_id or scope.env_id, None, args.target_env_id)
 
 
@@ -124,12 +123,10 @@ def _preview(args: MigrationArgs, scope: CallScope) -> ToolRequest:
 
 
 @assistant_tool(
-    title="Миграция дашбордов",
     kind=ToolKind.write,
     min_role=Role.engineer,
     needs_env=True,
     affinity=(D, M),
-    keywords=("миграция", "мигрируй", "перенеси", "перенос", "migrate"),
     preview=_preview,
     target_env=_target,
     starts_task=True,
@@ -163,8 +160,9 @@ def _plan(payload: Any, args: PreviewArgs) -> Any:
     out["objects_total_count"] = len(objects)
     out["unchanged_count"] = len(objects) - len(changing)
     if len(changing) > _CHANGES_SHOWN:
-        more = f"показаны {_CHANGES_SHOWN} из {len(changing)} изменяемых; {MORE_DETAIL}"
-        out["note"] = f"objects: {more}"
+        out["note"] = texts.CHANGES_CUT.format(
+            shown=_CHANGES_SHOWN, total=len(changing), how=texts.MORE_DETAIL
+        )
     keys = ("source_name", "target_name", "target_id", "matched_by")
     out["databases"] = [pick(database, *keys) for database in listed(payload.get("databases"))]
     unresolved = listed(payload.get("unresolved_charts"))
@@ -174,11 +172,9 @@ def _plan(payload: Any, args: PreviewArgs) -> Any:
 
 
 @assistant_tool(
-    title="Предпросмотр миграции",
     kind=ToolKind.read,
     needs_env=True,
     affinity=(M,),
-    keywords=("предпросмотр", "что изменится", "diff", "разница", "сравни", "preview", "plan"),
     target_env=_target,
     shape=_plan,
 )
@@ -211,11 +207,9 @@ def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
 
 
 @assistant_tool(
-    title="Откат выкатки",
     kind=ToolKind.write,
     min_role=Role.engineer,
     affinity=(M,),
-    keywords=("откати выкатку", "откат", "верни", "rollback", "undo"),
     preview=_rollback_preview,
     target_env=_rollback_target,
     starts_task=True,

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
+from sstools.agent.texts import tools as texts
 from sstools.agent.tools.paths import ObjectId, TaskId, api_path
 from sstools.agent.tools.shaping import (
     commit,
@@ -37,10 +38,8 @@ class NoArgs(ToolArgs):
 
 
 @assistant_tool(
-    title="Список окружений",
     kind=ToolKind.read,
     affinity=(S, M),
-    keywords=("окружения", "окружение", "стенды", "environments", "prod", "staging"),
 )
 def list_environments(args: NoArgs, scope: CallScope) -> ToolRequest:
     """List the Superset environments with their stage and whether they answer."""
@@ -52,10 +51,8 @@ class TaskArgs(DetailArgs):
 
 
 @assistant_tool(
-    title="Статус задачи",
     kind=ToolKind.read,
     affinity=(S, M),
-    keywords=("задача", "статус задачи", "готово", "task"),
     shape=task_record,
 )
 def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
@@ -69,10 +66,8 @@ def _tasks(payload: Any, args: DetailArgs) -> Any:
 
 
 @assistant_tool(
-    title="Список задач",
     kind=ToolKind.read,
     affinity=(M,),
-    keywords=("задачи", "очередь", "tasks"),
     shape=_tasks,
 )
 def list_tasks(args: DetailArgs, scope: CallScope) -> ToolRequest:
@@ -81,11 +76,9 @@ def list_tasks(args: DetailArgs, scope: CallScope) -> ToolRequest:
 
 
 @assistant_tool(
-    title="Резервная копия окружения",
     kind=ToolKind.write,
     min_role=Role.admin,
     needs_env=True,
-    keywords=("бэкап", "резервная", "копия", "backup"),
     starts_task=True,
     shape=task_record,
 )
@@ -105,10 +98,8 @@ def _backups(payload: Any, args: NoArgs) -> Any:
 
 
 @assistant_tool(
-    title="Список резервных копий",
     kind=ToolKind.read,
     needs_env=True,
-    keywords=("бэкапы", "копии", "backups"),
     shape=_backups,
 )
 def list_backups(args: NoArgs, scope: CallScope) -> ToolRequest:
@@ -140,11 +131,9 @@ def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
 
 
 @assistant_tool(
-    title="Восстановление из резервной копии",
     kind=ToolKind.write,
     min_role=Role.admin,
     affinity=(M,),
-    keywords=("восстанови", "восстановление", "восстановить", "restore"),
     preview=_restore_preview,
     target_env=_restore_target,
     starts_task=True,
@@ -154,12 +143,12 @@ def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     """Restore a backup (from list_backups) into an environment: its dashboards, charts and
     datasets are imported over the environment's, databases are never changed; returns a task
     id to follow with get_task_status."""
-    if scope.plan_digest is None:  # the card showed no plan: never apply one nobody saw
-        raise ToolArgumentError("нет оценки восстановления: повторите, чтобы увидеть план")
+    if scope.approved_plan is None:  # the card showed no plan: never apply one nobody saw
+        raise ToolArgumentError(texts.NO_RESTORE_PLAN)
     return ToolRequest(
         method="POST",
         path=api_path("/api/backups", args.backup_id, "restore"),
-        json_body={"target_env_id": args.target_env_id, "digest": scope.plan_digest},
+        json_body={"target_env_id": args.target_env_id, "digest": scope.approved_plan.digest},
     )
 
 
@@ -173,11 +162,9 @@ def _branch(payload: Any, args: Any) -> Any:
 
 
 @assistant_tool(
-    title="Создание ветки",
     kind=ToolKind.write,
     min_role=Role.engineer,
     affinity=(D,),
-    keywords=("ветка", "ветку", "branch"),
     shape=_branch,
 )
 def create_branch(args: BranchArgs, scope: CallScope) -> ToolRequest:
@@ -201,11 +188,9 @@ def _committed(payload: Any, args: CommitArgs) -> Any:
 
 
 @assistant_tool(
-    title="Коммит изменений",
     kind=ToolKind.write,
     min_role=Role.engineer,
     affinity=(D,),
-    keywords=("коммит", "закоммить", "сохрани", "commit", "версия"),
     shape=_committed,
 )
 def commit_changes(args: CommitArgs, scope: CallScope) -> ToolRequest:
@@ -246,9 +231,7 @@ def _git_status(payload: Any, args: DetailArgs) -> Any:
 
 
 @assistant_tool(
-    title="Статус git",
     kind=ToolKind.read,
-    keywords=("git", "изменения", "незакоммиченные"),
     shape=_git_status,
 )
 def get_git_status(args: DetailArgs, scope: CallScope) -> ToolRequest:
@@ -269,9 +252,7 @@ def _branches(payload: Any, args: DetailArgs) -> Any:
 
 
 @assistant_tool(
-    title="Список веток",
     kind=ToolKind.read,
-    keywords=("ветки", "branches"),
     shape=_branches,
 )
 def list_branches(args: DetailArgs, scope: CallScope) -> ToolRequest:
@@ -280,11 +261,9 @@ def list_branches(args: DetailArgs, scope: CallScope) -> ToolRequest:
 
 
 @assistant_tool(
-    title="Мои возможности",
     kind=ToolKind.read,
     always=True,
     local=True,
-    keywords=("умеешь", "можешь", "помощь", "возможности", "help", "capabilities", "инструменты"),
 )
 def show_capabilities(args: NoArgs, scope: CallScope) -> ToolRequest:
     """List what the agent can do here and now, and why other tools are hidden."""

@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sstools.agent.texts import tools as texts
+
 # A list longer than this enters the model as its head, its total count and a note.
 SHOWN = 20
-MORE_DETAIL = "всё: detail=true"
-MORE_PAGE = "дальше: page={page}"
-MORE_QUERY = "уточните запрос (фильтр, агрегаты, LIMIT/OFFSET)"
-_NOTE = "{key}: показаны {shown} из {total}; {how}"
 
 Item = dict[str, Any]
 
@@ -33,14 +31,14 @@ def listed(value: Any) -> list[Any]:
 
 
 def head(
-    out: Item, key: str, items: Iterable[Any], *, shown: int = SHOWN, how: str = MORE_DETAIL
+    out: Item, key: str, items: Iterable[Any], *, shown: int = SHOWN, how: str = texts.MORE_DETAIL
 ) -> Item:
     """``out[key]`` = the first ``shown`` items; when cut, ``{key}_total_count`` and a note."""
     everything = list(items)
     out[key] = everything[:shown]
     if len(everything) > shown:
         out[f"{key}_total_count"] = len(everything)
-        note = _NOTE.format(key=key, shown=shown, total=len(everything), how=how)
+        note = texts.LIST_CUT.format(key=key, shown=shown, total=len(everything), how=how)
         out["note"] = f"{out['note']}; {note}" if "note" in out else note
     return out
 
@@ -91,7 +89,9 @@ def _documentation(result: Item) -> Item:
     if isinstance(markdown, str):
         out["markdown"] = markdown[:_MARKDOWN_SHOWN]
         if len(markdown) > _MARKDOWN_SHOWN:
-            out["note"] = f"markdown: первые {_MARKDOWN_SHOWN} из {len(markdown)}; {MORE_DETAIL}"
+            out["note"] = texts.MARKDOWN_CUT.format(
+                shown=_MARKDOWN_SHOWN, total=len(markdown), how=texts.MORE_DETAIL
+            )
     return out
 
 

@@ -15,8 +15,11 @@ from typing import Any, get_type_hints
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
+from sstools.agent import texts
 from sstools.agent.context import ObjectType
+from sstools.agent.texts import tools as tool_texts
 from sstools.auth.roles import Role
+from sstools.errors import SstoolsError
 
 _log = structlog.get_logger("sstools.agent")
 
@@ -40,14 +43,22 @@ class DetailArgs(ToolArgs):
     )
 
 
+class ApprovedPlan(BaseModel):
+    """The plan a person approved on a card, by digest: the apply is bound to exactly it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    digest: str
+
+
 class CallScope(BaseModel):
-    """What a call knows besides its arguments: the UIContext's environment and object, and,
-    once a person approved a card, the digest of the plan that card showed."""
+    """What a call knows besides its arguments: where the page is (the UIContext's environment
+    and object), and, for the run of an approved call whose card showed a plan, that plan."""
 
     env_id: str | None = None
     object_type: ObjectType | None = None
     object_id: int | None = None
-    plan_digest: str | None = None
+    approved_plan: ApprovedPlan | None = None
 
 
 class ToolRequest(BaseModel):
@@ -57,8 +68,12 @@ class ToolRequest(BaseModel):
     json_body: Any = None
 
 
-class ToolArgumentError(ValueError):
+class ToolArgumentError(SstoolsError, ValueError):
     """The arguments validate but do not say enough (e.g. no dashboard id and none in context)."""
+
+
+class ToolDeclarationError(SstoolsError, ValueError):
+    """A tool declared twice, or without its title: the catalogue is not built."""
 
 
 Builder = Callable[[Any, CallScope], ToolRequest]
@@ -69,7 +84,7 @@ Shaper = Callable[[Any, Any], Any]
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    title: str  # the tool in human words (Russian), for cards and logs
+    title: str  # the tool in human words (sstools.agent.texts.tools), for cards and logs
     description: str
     args_model: type[ToolArgs]
     kind: ToolKind
@@ -77,21 +92,19 @@ class ToolSpec:
     min_role: Role  # ToolPermission: the least role that may use the tool at all
     affinity: frozenset[ObjectType]
     always: bool
-    keywords: tuple[str, ...]  # words a person uses for it (the offline planner's lexicon)
     build: Builder | None  # None: answered locally, no HTTP
     preview: Builder | None = None  # read-only call that estimates a write's impact
     classify: Callable[[Any], ToolKind] | None = None  # per-call kind (e.g. SQL)
     target_env: Callable[[Any, CallScope], str | None] | None = None
     starts_task: bool = False  # answers 202 with the task record; get_task_status follows it
-    write_role: Role = Role.engineer
     shape: Shaper | None = None  # what of a successful answer the model reads (None: all)
 
     def kind_for(self, args: ToolArgs) -> ToolKind:
         return self.classify(args) if self.classify else self.kind
 
     def required_role(self, args: ToolArgs) -> Role:
-        if self.kind_for(args) is ToolKind.write:
-            return max(self.min_role, self.write_role, key=lambda role: role.rank)
+        if self.kind_for(args) is ToolKind.write:  # a write needs an engineer at least
+            return max(self.min_role, Role.engineer, key=lambda role: role.rank)
         return self.min_role
 
     def environment(self, args: ToolArgs, scope: CallScope) -> str | None:
@@ -128,13 +141,11 @@ CATALOGUE: dict[str, ToolSpec] = {}
 
 def assistant_tool(
     *,
-    title: str,
     kind: ToolKind,
     min_role: Role = Role.analyst,
     needs_env: bool = False,
     affinity: tuple[ObjectType, ...] = (),
     always: bool = False,
-    keywords: tuple[str, ...] = (),
     local: bool = False,
     preview: Builder | None = None,
     classify: Callable[[Any], ToolKind] | None = None,
@@ -142,17 +153,21 @@ def assistant_tool(
     starts_task: bool = False,
     shape: Shaper | None = None,
 ) -> Callable[[Builder], Builder]:
-    """Register the decorated builder as a tool; its docstring is the model-facing description."""
+    """Register the decorated builder as a tool; its docstring is the model-facing description,
+    its title is :data:`sstools.agent.texts.tools.TITLES` by its name, and the words people use for
+    it are in ``sstools/agent/routing/tools.yaml``."""
 
     def register(function: Builder) -> Builder:
         hints = get_type_hints(function)
         args_model = hints[next(iter(inspect.signature(function).parameters))]
         name = function.__name__
         if name in CATALOGUE:
-            raise ValueError(f"tool {name} declared twice")
+            raise ToolDeclarationError(f"tool {name} declared twice")
+        if name not in tool_texts.TITLES:
+            raise ToolDeclarationError(f"tool {name} has no title in sstools/agent/texts/tools.py")
         CATALOGUE[name] = ToolSpec(
             name=name,
-            title=title,
+            title=tool_texts.TITLES[name],
             description=inspect.cleandoc(function.__doc__ or ""),
             args_model=args_model,
             kind=kind,
@@ -160,7 +175,6 @@ def assistant_tool(
             min_role=min_role,
             affinity=frozenset(affinity),
             always=always,
-            keywords=keywords,
             build=None if local else function,
             preview=preview,
             classify=classify,
@@ -179,10 +193,10 @@ def object_id(explicit: int | None, scope: CallScope, object_type: ObjectType, w
         return explicit
     if scope.object_type is object_type and scope.object_id is not None:
         return scope.object_id
-    raise ToolArgumentError(f"укажите {what}: в контексте его нет")
+    raise ToolArgumentError(tool_texts.NOT_IN_CONTEXT.format(what=what))
 
 
 def env_param(scope: CallScope) -> dict[str, str | int]:
     if scope.env_id is None:
-        raise ToolArgumentError("нужно выбрать окружение")
+        raise ToolArgumentError(texts.NEEDS_ENVIRONMENT)
     return {"env_id": scope.env_id}

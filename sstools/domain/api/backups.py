@@ -11,22 +11,23 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import anyio.to_thread
-from fastapi import APIRouter, HTTPException, Path, Query, status
+from fastapi import APIRouter, Path, Query, status
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sstools.auth.tokens import Principal
-from sstools.domain.api.deploy_plan import stale_plan
-from sstools.domain.backups import archive, texts
-from sstools.domain.backups.errors import ArchiveCorrupt, BackupError, BackupNotFound
+from sstools.domain.backups import archive
+from sstools.domain.backups.errors import ArchiveCorrupt
 from sstools.domain.backups.plan import PlannedRestore, RestorePlan, plan_restore
 from sstools.domain.backups.workflows import run_backup, run_restore
+from sstools.domain.deploy import StalePlan
 from sstools.http.auth import AdminUser, CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep, find_environment
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
 from sstools.tasks import Task, TaskKind
+from sstools.texts import backups as texts
 
 router = APIRouter(prefix="/api/backups", tags=["backups"])
 
@@ -137,10 +138,6 @@ async def _verified(
     return await anyio.to_thread.run_sync(archive.read, path, backup_id)
 
 
-def _refusal(exc: BackupError) -> HTTPException:
-    return HTTPException(exc.status, str(exc))
-
-
 async def _plan(
     services: Services, backup_id: str, target_env_id: str
 ) -> tuple[archive.Manifest, PlannedRestore]:
@@ -161,10 +158,7 @@ async def restore_plan(
     backup_id: BackupId, body: RestorePlanRequest, services: ServicesDep, user: CurrentUser
 ) -> RestorePlan:
     """What restoring the archive into ``target_env_id`` would change (nothing is written)."""
-    try:
-        _, planned = await _plan(services, backup_id, body.target_env_id)
-    except BackupError as exc:
-        raise _refusal(exc) from exc
+    _, planned = await _plan(services, backup_id, body.target_env_id)
     return planned.plan
 
 
@@ -196,11 +190,9 @@ async def restore(
     """
     try:
         _, planned = await _plan(services, backup_id, body.target_env_id)
-    except ArchiveCorrupt as exc:
+    except ArchiveCorrupt:
         await _refused(session, user, body.target_env_id, "corrupt_archive", backup_id=backup_id)
-        raise _refusal(exc) from exc
-    except BackupNotFound as exc:
-        raise _refusal(exc) from exc
+        raise
     plan = planned.plan
     if not plan.applicable:
         missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
@@ -218,7 +210,7 @@ async def restore(
             approved_digest=body.digest,
             current_digest=plan.digest,
         )
-        raise stale_plan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
+        raise StalePlan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
     return await services.tasks.start(
         TaskKind.restore,
         env_id=plan.target_env_id,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from sstools.domain.datasets import (
     CreatedDataset,
+    DatasetInvalid,
     DatasetOverview,
-    DatasetRefused,
     DatasetWithReview,
     create_dataset,
     dataset_overview,
@@ -29,6 +29,7 @@ from sstools.http.deps import (
 from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
 from sstools.superset.models import DatasetSummary, Page
+from sstools.texts import datasets as texts
 
 router = APIRouter(prefix="/api/datasets", tags=["datasets"])
 
@@ -53,20 +54,16 @@ class CreateRequest(BaseModel):
     name: str | None = Name
 
 
-def _unprocessable(field: str, message: str) -> HTTPException:
-    return HTTPException(422, [{"loc": ["body", field], "msg": message, "type": "value_error"}])
-
-
 def _shape(body: CreateRequest) -> None:
     """Exactly one of the two kinds, with what that kind needs, each gap naming its field."""
     if body.sql is None and body.table is None:
-        raise _unprocessable("table", "give table (a physical dataset) or sql and name (virtual)")
+        raise DatasetInvalid(texts.TABLE_OR_SQL, field="table")
     if body.sql is not None and body.table is not None:
-        raise _unprocessable("table", "give table or sql, not both")
+        raise DatasetInvalid(texts.NOT_BOTH, field="table")
     if body.sql is not None and body.name is None:
-        raise _unprocessable("name", "a virtual dataset needs a name")
+        raise DatasetInvalid(texts.NAME_MISSING, field="name")
     if body.table is not None and body.schema_ is None:
-        raise _unprocessable("schema", "a physical dataset needs the table's schema")
+        raise DatasetInvalid(texts.SCHEMA_MISSING, field="schema")
 
 
 @router.get("")
@@ -108,19 +105,14 @@ async def post_dataset(
     _shape(body)
     env = find_environment(services, body.env_id)
     superset = services.superset.client(env.id)
-    try:
-        created = await create_dataset(
-            superset,
-            database_id=body.database_id,
-            schema=body.schema_,
-            table=body.table,
-            sql=body.sql,
-            name=body.name,
-        )
-    except DatasetRefused as exc:
-        if exc.status == 422 and exc.field:
-            raise _unprocessable(exc.field, exc.message) from exc
-        raise HTTPException(exc.status, exc.message) from exc
+    created = await create_dataset(
+        superset,
+        database_id=body.database_id,
+        schema=body.schema_,
+        table=body.table,
+        sql=body.sql,
+        name=body.name,
+    )
     await audit.record(
         session,
         action="dataset_create",

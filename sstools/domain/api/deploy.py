@@ -1,4 +1,5 @@
-"""Applying plans: ``/api/deploy`` and ``/api/migrations`` (rollback: ``rollback.py``).
+"""Applying plans: ``POST /api/deploy`` and ``POST /api/migrations`` (the plan itself:
+``deploy_plan.py``; rollback: ``rollback.py``).
 
 Each re-plans, refuses with 409 when the digest the person approved no longer matches (the target
 or the source moved since), and otherwise starts a durable task (202) that imports exactly that
@@ -11,16 +12,15 @@ from typing import Any
 
 import anyio.to_thread
 from fastapi import APIRouter, status
-from fastapi.exceptions import RequestValidationError
 from pydantic import Field, field_validator
 
-from sstools.domain.api.deploy_plan import refusal, stale_plan
-from sstools.domain.deploy import DeployError, PlanRequest, make_plan, texts
+from sstools.domain.deploy import InvalidPlanRequest, PlanRequest, StalePlan, make_plan
 from sstools.domain.deploy.apply import apply_plan, order_of
 from sstools.http.auth import EngineerUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.storage import audit
 from sstools.tasks import Task, TaskConflict, TaskKind
+from sstools.texts import deploy as texts
 
 router = APIRouter(tags=["deploy"])
 
@@ -38,10 +38,6 @@ class ApplyRequest(PlanRequest):
         return value
 
 
-def _invalid(field: str, message: str) -> RequestValidationError:
-    return RequestValidationError([{"type": "value_error", "loc": ("body", field), "msg": message}])
-
-
 def _objects(keys: list[str]) -> list[str]:
     return [f"dashboard:{uuid}" for uuid in keys]
 
@@ -55,14 +51,11 @@ async def _apply(
     user: EngineerUser,
 ) -> Task:
     request = PlanRequest.model_validate(body.model_dump(exclude={"digest"}))
-    try:
-        planned = await make_plan(request, services.superset, services.environments, git)
-    except DeployError as exc:
-        raise refusal(exc) from exc
+    planned = await make_plan(request, services.superset, services.environments, git)
     plan = planned.plan
     if not plan.applicable:
         missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
-        raise _invalid("database_mapping", texts.NOT_APPLICABLE.format(database=missing))
+        raise InvalidPlanRequest("database_mapping", texts.NOT_APPLICABLE.format(database=missing))
     stage = services.environments[plan.target_env_id].stage
     snapshot = stage.value in services.settings.snapshot_stages
     bundle_dir = services.settings.bundle_dir
@@ -84,7 +77,7 @@ async def _apply(
             approved_digest=body.digest,
             current_digest=plan.digest,
         )
-        raise stale_plan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
+        raise StalePlan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
     source = f"git:{body.source.git_ref}" if body.source.git_ref else body.source.env_id
     return await services.tasks.start(
         kind,
@@ -104,7 +97,7 @@ async def deploy(
 ) -> Task:
     """Deploy one dashboard (with its charts and datasets) by the plan's digest; a task."""
     if len(body.dashboard_ids) + len(body.dashboard_uuids) != 1:
-        raise _invalid("dashboard_ids", texts.ONE_DASHBOARD)
+        raise InvalidPlanRequest("dashboard_ids", texts.ONE_DASHBOARD)
     return await _apply(TaskKind.deploy, body, services, git, session, user)
 
 

@@ -1,34 +1,19 @@
-"""``/api/deploy``: the plan of a deploy — what importing dashboards would change in a target."""
+"""``POST /api/deploy/plan``: what importing dashboards would change in a target (nothing written).
+
+Applying a plan is ``deploy.py`` (``POST /api/deploy``, ``/api/migrations``); a refusal of the
+request (an unknown dashboard or environment, a field that does not fit) is an error of
+``sstools.domain.deploy``, answered at the edge (``sstools.app``).
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
-from fastapi.exceptions import RequestValidationError
+from fastapi import APIRouter
 
-from sstools.domain.deploy import (
-    DeployError,
-    InvalidPlanRequest,
-    Plan,
-    PlanRequest,
-    make_plan,
-)
+from sstools.domain.deploy import Plan, PlanRequest, make_plan
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep
 
 router = APIRouter(prefix="/api/deploy", tags=["deploy"])
-
-
-def stale_plan(message: str, current_digest: str) -> HTTPException:
-    """409 for an apply whose approved digest no longer matches: the target moved since."""
-    return HTTPException(409, {"message": message, "current_digest": current_digest})
-
-
-def refusal(exc: DeployError) -> Exception:
-    """The HTTP form of a refusal: a 422 list naming the field like every other 422, or a 404."""
-    if isinstance(exc, InvalidPlanRequest):
-        loc = ("body", *exc.field.split("."))
-        return RequestValidationError([{"type": "value_error", "loc": loc, "msg": exc.message}])
-    return HTTPException(exc.status, str(exc))
 
 
 @router.post("/plan")
@@ -36,8 +21,5 @@ async def plan_deploy(
     body: PlanRequest, services: ServicesDep, git: GitDep, user: CurrentUser
 ) -> Plan:
     """What would change in ``target_env_id``; any signed-in user may look (nothing is written)."""
-    try:
-        planned = await make_plan(body, services.superset, services.environments, git)
-    except DeployError as exc:
-        raise refusal(exc) from exc
+    planned = await make_plan(body, services.superset, services.environments, git)
     return planned.plan

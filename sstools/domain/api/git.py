@@ -28,6 +28,7 @@ from sstools.http.deps import (
 )
 from sstools.ids import ENV_ID_PATTERN, MAX_ID
 from sstools.storage import audit
+from sstools.texts import git as texts
 
 router = APIRouter(prefix="/api/git", tags=["git"])
 
@@ -66,8 +67,8 @@ class CommitResponse(BaseModel):
 
 def _summary(branch: str, commit: CommitInfo | None, files: list[FileChange]) -> str:
     if commit is None:
-        return f"изменений нет: экспорт совпадает с веткой {branch}, коммит не создан"
-    return f"коммит {commit.id[:7]} в ветке {branch}: изменено файлов — {len(files)}"
+        return texts.NOTHING_TO_COMMIT.format(branch=branch)
+    return texts.COMMITTED.format(commit=commit.id[:7], branch=branch, files=len(files))
 
 
 @router.get("/status")
@@ -88,7 +89,7 @@ async def git_status(
                     {
                         "type": "missing",
                         "loc": ("query", "env_id"),
-                        "msg": "dashboard_id needs env_id: the id is one environment's",
+                        "msg": texts.STATUS_NEEDS_ENV,
                     }
                 ]
             )

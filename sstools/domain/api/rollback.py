@@ -18,8 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal
-from sstools.domain.api.deploy_plan import refusal, stale_plan
-from sstools.domain.deploy import DeployError, texts
+from sstools.domain.deploy import StalePlan
 from sstools.domain.deploy.apply import rollback
 from sstools.domain.deploy.rollback import (
     PlannedRollback,
@@ -34,7 +33,8 @@ from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
-from sstools.tasks import Task, TaskConflict, TaskKind, TaskNotFound
+from sstools.tasks import Task, TaskConflict, TaskKind
+from sstools.texts import deploy as texts
 
 router = APIRouter(tags=["deploy"])
 
@@ -67,10 +67,7 @@ def _conflict(message: str) -> HTTPException:
 
 async def _undoable(services: Services, task_id: str, env_id: str) -> tuple[Task, SnapshotRecord]:
     """The finished deploy or migration ``task_id`` into ``env_id``, and its snapshot."""
-    try:
-        done = await services.tasks.get(task_id)
-    except TaskNotFound as exc:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
+    done = await services.tasks.get(task_id)
     if done.kind not in (TaskKind.deploy, TaskKind.migration):
         raise _conflict(texts.ROLLBACK_KIND.format(task=task_id, kind=done.kind))
     if env_id != done.env_id:
@@ -91,17 +88,14 @@ async def _undoable(services: Services, task_id: str, env_id: str) -> tuple[Task
 async def _plan(
     services: Services, git: GitStore, done: Task, snapshot: SnapshotRecord
 ) -> PlannedRollback:
-    try:
-        return await plan_rollback(
-            services.superset.client(done.env_id),
-            git,
-            deploy_task_id=done.id,
-            deployed_by=done.started_by,
-            snapshot=snapshot,
-            target_stage=services.environments[done.env_id].stage,
-        )
-    except DeployError as exc:
-        raise refusal(exc) from exc
+    return await plan_rollback(
+        services.superset.client(done.env_id),
+        git,
+        deploy_task_id=done.id,
+        deployed_by=done.started_by,
+        snapshot=snapshot,
+        target_stage=services.environments[done.env_id].stage,
+    )
 
 
 @router.post("/api/deploy/{task_id}/rollback/plan")
@@ -172,7 +166,7 @@ async def roll_back(
             approved_digest=body.digest,
             current_digest=plan.digest,
         )
-        raise stale_plan(texts.STALE_ROLLBACK.format(env=done.env_id), plan.digest)
+        raise StalePlan(texts.STALE_ROLLBACK.format(env=done.env_id), plan.digest)
     await audit.record(
         session,
         action="rollback_approved",

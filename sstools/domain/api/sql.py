@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from sstools.auth.roles import Role
 from sstools.http.auth import CurrentUser, RoleRequired
-from sstools.http.deps import ServicesDep, SessionDep, SettingsDep, SupersetDep
+from sstools.http.deps import ServicesDep, SessionDep, SettingsDep, SupersetDep, find_environment
 from sstools.sql import (
     SqlClassification,
     SqlKind,
@@ -23,6 +23,7 @@ from sstools.sql import (
 from sstools.storage import audit
 from sstools.superset.errors import SupersetError, SupersetUnavailable
 from sstools.superset.models import SqlResult
+from sstools.texts import sql as texts
 
 router = APIRouter(prefix="/api/sql", tags=["sql"])
 
@@ -62,9 +63,8 @@ async def format_endpoint(
     dialect = None
     if body.database_id is not None:
         if body.env_id is None:
-            raise _unprocessable("env_id", "env_id is required with database_id")
-        if body.env_id not in services.environments:
-            raise HTTPException(404, f"unknown environment {body.env_id!r}")
+            raise _unprocessable("env_id", texts.ENV_WITH_DATABASE)
+        find_environment(services, body.env_id)  # a 404 naming the known ones
         database = await services.superset.client(body.env_id).get_database(body.database_id)
         dialect = dialect_for(database.backend)
     try:
@@ -112,7 +112,8 @@ async def execute_endpoint(
             reason=classification.reason,
             sql=body.sql[:500],
         )
-        raise RoleRequired(Role.engineer, user.role, f"SQL that writes ({classification.reason})")
+        operation = texts.WRITES_OPERATION.format(reason=classification.reason)
+        raise RoleRequired(Role.engineer, user.role, operation)
     limit = min(body.limit or settings.sql_row_limit, settings.sql_row_limit)
     try:
         result = await superset.execute_sql(

@@ -16,10 +16,8 @@ from fastapi import APIRouter, Depends, HTTPException, Query, status
 
 from sstools.auth.roles import Role
 from sstools.domain.documentation import DashboardDocumentation
-from sstools.domain.documentation import texts as doc_texts
 from sstools.domain.documentation.workflow import document_dashboard
 from sstools.domain.validation import Finding, ValidationReport, counts_of, last_run_text
-from sstools.domain.validation import texts as validation_texts
 from sstools.domain.validation.workflow import validate_dashboard
 from sstools.http.auth import CurrentUser, RoleRequired
 from sstools.http.deps import EnvironmentDep, ServicesDep, SessionDep, SupersetDep, SupersetId
@@ -29,6 +27,9 @@ from sstools.storage.validation import latest_document, latest_validation
 from sstools.superset import SupersetClient, SupersetNotFound
 from sstools.tasks import Task, TaskKind, TaskLimited
 from sstools.text import plural_form
+from sstools.texts import dashboards as dashboard_texts
+from sstools.texts import documentation as doc_texts
+from sstools.texts import validation as validation_texts
 
 router = APIRouter(prefix="/api/dashboards", tags=["validation"])
 
@@ -42,15 +43,11 @@ async def _dashboard(superset: SupersetClient, dashboard_id: int) -> tuple[str, 
     """The dashboard's UUID and title, or a 404 naming it."""
     found = await superset.find_dashboard("id", dashboard_id)
     if found is None:
-        raise SupersetNotFound(superset.env.id, f"dashboard {dashboard_id} not found")
+        raise SupersetNotFound(
+            superset.env.id, dashboard_texts.NOT_FOUND.format(dashboard=dashboard_id)
+        )
     uuid, summary = found
     return uuid, summary.title
-
-
-def _window(seconds: int) -> str:
-    if seconds % 3600 == 0:
-        return f"{seconds // 3600} ч"
-    return f"{seconds // 60} мин" if seconds % 60 == 0 else f"{seconds} с"
 
 
 def _too_often(template: str, title: str, env_id: str, refused: TooOften) -> TaskLimited:
@@ -58,8 +55,8 @@ def _too_often(template: str, title: str, env_id: str, refused: TooOften) -> Tas
         title=title,
         env=env_id,
         amount=refused.amount,
-        times=plural_form(refused.amount, "раз", "раза", "раз"),
-        window=_window(refused.window_s),
+        times=plural_form(refused.amount, *validation_texts.TIMES),
+        window=validation_texts.window_text(refused.window_s),
         wait=refused.retry_after_s,
     )
     return TaskLimited(message, refused.retry_after_s)
@@ -149,7 +146,7 @@ async def document(
             env_id=env.id,
             dashboard_id=dashboard_id,
         )
-        raise RoleRequired(Role.engineer, user.role, "committing documentation to git (commit)")
+        raise RoleRequired(Role.engineer, user.role, doc_texts.COMMIT_OPERATION)
     uuid, title = await _dashboard(superset, dashboard_id)
     if refused := await throttle.refused(TaskKind.documentation, env.id, uuid):
         raise _too_often(doc_texts.TOO_OFTEN, title, env.id, refused)

@@ -23,9 +23,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from sstools import clock
-from sstools.domain.backups import texts
 from sstools.domain.backups.errors import ArchiveCorrupt, BackupNotFound
 from sstools.ids import BACKUP_ID_PATTERN, BACKUP_STAMP_PATTERN
+from sstools.texts import backups as texts
 
 FORMAT = 1
 KINDS = ("dashboards", "charts", "datasets", "databases")

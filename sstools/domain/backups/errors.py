@@ -1,22 +1,21 @@
-"""What backups and restores refuse::
+"""What backups and restores refuse (the HTTP edge, ``sstools.app``, picks statuses)::
 
 BackupError
-├── BackupNotFound     (→ 404)
-└── ArchiveCorrupt     (→ 422: the archive fails its manifest; nothing is imported)
+├── BackupNotFound
+└── ArchiveCorrupt     the archive fails its manifest; nothing is imported
 """
 
 from __future__ import annotations
 
-from sstools.domain.backups import texts
+from sstools.errors import SstoolsError
+from sstools.texts import backups as texts
 
 
-class BackupError(Exception):
-    status = 500
+class BackupError(SstoolsError):
+    pass
 
 
 class BackupNotFound(BackupError):
-    status = 404
-
     def __init__(self, backup_id: str) -> None:
         super().__init__(texts.NOT_FOUND.format(id=backup_id))
         self.backup_id = backup_id
@@ -26,8 +25,6 @@ class BackupNotFound(BackupError):
 
 
 class ArchiveCorrupt(BackupError):
-    status = 422
-
     def __init__(self, name: str, reason: str) -> None:
         super().__init__(texts.CORRUPT.format(name=name, reason=reason))
         self.name = name

@@ -14,15 +14,12 @@ from dataclasses import dataclass
 
 import anyio.to_thread
 
-from sstools.domain.backups import texts
 from sstools.domain.deploy import (
     DeploySource,
-    Inventory,
     MappedSources,
     Plan,
     PlannedDeploy,
     Sources,
-    build_plan,
     inventory,
     map_sources,
     plan_sources,
@@ -31,6 +28,7 @@ from sstools.domain.deploy import (
 from sstools.environments import Stage
 from sstools.git_store import normalise
 from sstools.superset import SupersetClient
+from sstools.texts import backups as texts
 
 
 class RestorePlan(Plan):
@@ -85,30 +83,6 @@ async def map_archive(
 def _restore(planned: PlannedDeploy, backup_id: str) -> PlannedRestore:
     plan = RestorePlan.model_validate({**planned.plan.model_dump(), "backup_id": backup_id})
     return PlannedRestore(plan, planned.files)
-
-
-def plan_offline(
-    *,
-    backup_id: str,
-    source_env_id: str,
-    target_env_id: str,
-    target_stage: Stage,
-    files: dict[str, bytes],
-    found: Inventory,
-    target: dict[str, bytes],
-) -> PlannedRestore:
-    """The plan from the archive's files and the target's inventory and files (no I/O)."""
-    mapped = map_sources(archive_sources(files, backup_id), found)
-    planned = build_plan(
-        mapped,
-        source=DeploySource(env_id=source_env_id),
-        target_env_id=target_env_id,
-        target_stage=target_stage,
-        found=found,
-        target_files=target,
-        origin=texts.ORIGIN.format(id=backup_id),
-    )
-    return _restore(planned, backup_id)
 
 
 async def plan_restore(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sstools import clock
-from sstools.domain.backups import archive, texts
+from sstools.domain.backups import archive
 from sstools.domain.backups.errors import ArchiveCorrupt
 from sstools.domain.backups.plan import export_environment, map_archive, superset_version
 from sstools.domain.deploy import import_bundle
@@ -28,6 +28,7 @@ from sstools.tasks import (
     task_workflow,
     with_superset,
 )
+from sstools.texts import backups as texts
 
 
 def _backup_dir() -> Path:

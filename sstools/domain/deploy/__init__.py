@@ -17,6 +17,7 @@ from sstools.domain.deploy._target import (
 from sstools.domain.deploy.errors import (
     DeployError,
     InvalidPlanRequest,
+    StalePlan,
     UnknownDashboard,
     UnknownEnvironment,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "PlannedDeploy",
     "Reader",
     "Sources",
+    "StalePlan",
     "TargetDatabase",
     "TargetObject",
     "UnknownDashboard",

@@ -21,6 +21,7 @@ import yaml
 from sstools.domain.deploy._portable import Document
 from sstools.domain.deploy.models import UnresolvedChart
 from sstools.git_store import clean_database, dump
+from sstools.texts import deploy as texts
 
 # paths -> the files among them that exist (a branch's or an export's)
 Reader = Callable[[list[str]], dict[str, bytes]]
@@ -151,11 +152,7 @@ def map_documents(
                 name=str(chart.get("slice_name", "")),
                 dataset_uuid=None if dataset_uuid is None else str(dataset_uuid),
                 reason="dataset_missing" if missing else "database_unmapped",
-                message=(
-                    "у графика нет набора данных в источнике: он не будет перенесён"
-                    if missing
-                    else "база данных набора не сопоставлена с базой цели (database_mapping)"
-                ),
+                message=(texts.CHART_WITHOUT_DATASET if missing else texts.DATABASE_UNMAPPED),
             )
         )
     return Mapped(mapped, sorted(unresolved, key=lambda chart: (chart.name, chart.uuid)))

@@ -26,6 +26,7 @@ from sstools.domain.deploy._portable import Document
 from sstools.domain.deploy._target import Inventory
 from sstools.domain.deploy.errors import InvalidPlanRequest, UnknownDashboard
 from sstools.domain.deploy.models import DatabaseMapping, UnresolvedChart
+from sstools.texts import deploy as texts
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,9 @@ def _resolve_databases(
             if target is None:
                 raise InvalidPlanRequest(
                     "database_mapping",
-                    f"database_mapping: в цели нет базы {wanted!r} (по UUID или имени); "
-                    f"базы цели: {', '.join(sorted(by_name)) or 'нет'}",
+                    texts.NO_TARGET_DATABASE.format(
+                        wanted=wanted, known=", ".join(sorted(by_name)) or texts.NO_DATABASES
+                    ),
                 )
             matched = "mapping"
         elif (target := by_uuid.get(uuid)) is not None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from sstools.domain.deploy import bundles, texts
+from sstools.domain.deploy import bundles
 from sstools.domain.deploy._target import import_bundle
 from sstools.domain.deploy.planner import PlannedDeploy
 from sstools.domain.deploy.snapshots import take_snapshot
@@ -37,6 +37,7 @@ from sstools.tasks import (
     task_workflow,
     with_superset,
 )
+from sstools.texts import deploy as texts
 
 
 class OrderedDashboard(BaseModel):
@@ -49,10 +50,9 @@ class OrderedDashboard(BaseModel):
 
 
 class ApplyOrder(BaseModel):
-    """What a deploy task applies: exactly the plan the person approved (by its digest)."""
+    """What a deploy task applies: exactly the plan the person approved (its digest was checked)."""
 
     target_env_id: str
-    digest: str
     snapshot: bool
     dashboards: list[OrderedDashboard]
     database_ids: list[int]  # the target's connections the datasets will use
@@ -103,7 +103,6 @@ def order_of(planned: PlannedDeploy, *, snapshot: bool, bundle_dir: Path) -> App
     created = [change for change in plan.objects if change.action == "create"]
     return ApplyOrder(
         target_env_id=plan.target_env_id,
-        digest=plan.digest,
         snapshot=snapshot,
         dashboards=ordered_dashboards(bundle_dir, planned.bundles, titles, changed_uuids(planned)),
         database_ids=sorted(

@@ -21,13 +21,14 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from sstools.domain.deploy import texts
+from sstools.errors import SstoolsError
+from sstools.texts import deploy as texts
 
 KEEP_S = 30 * 24 * 3600.0
 _SUFFIX = ".json"
 
 
-class BundleMissing(Exception):
+class BundleMissing(SstoolsError):
     """The bundle a task names is gone or does not match its digest."""
 
     def __init__(self, key: str) -> None:

@@ -1,38 +1,46 @@
-"""What a deploy plan refuses, as one small tree::
+"""What a deploy plan refuses, as one small tree (the HTTP edge, ``sstools.app``, picks statuses)::
 
 DeployError
-├── UnknownDashboard     (→ 404: not in the source environment or the git ref)
-├── UnknownEnvironment   (→ 404)
-└── InvalidPlanRequest   (→ 422, naming the request field)
+├── UnknownDashboard     not in the source environment or the git ref
+├── UnknownEnvironment
+├── InvalidPlanRequest   names the request field
+├── SnapshotUnusable     (rollback.py) the snapshot cannot be trusted or read
+└── StalePlan            the approved digest is not the plan's now: the target moved since
 """
 
 from __future__ import annotations
 
+from sstools.errors import SstoolsError
+from sstools.texts import deploy as texts
 
-class DeployError(Exception):
-    status = 500
+
+class DeployError(SstoolsError):
+    pass
 
 
 class UnknownDashboard(DeployError):
-    status = 404
-
     def __init__(self, dashboard: int | str, where: str) -> None:
-        super().__init__(f"дашборда {dashboard} нет в {where}")
+        super().__init__(texts.UNKNOWN_DASHBOARD.format(dashboard=dashboard, where=where))
         self.dashboard = dashboard
 
 
 class UnknownEnvironment(DeployError):
-    status = 404
-
     def __init__(self, env_id: str, known: list[str]) -> None:
-        super().__init__(f"unknown environment {env_id!r} (known: {', '.join(known)})")
+        super().__init__(texts.UNKNOWN_ENVIRONMENT.format(env=env_id, known=", ".join(known)))
         self.env_id = env_id
 
 
 class InvalidPlanRequest(DeployError):
-    status = 422
-
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
         self.field = field
         self.message = message
+
+
+class StalePlan(DeployError):
+    """An apply (deploy, rollback, restore) whose approved digest no longer matches the plan."""
+
+    def __init__(self, message: str, current_digest: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.current_digest = current_digest

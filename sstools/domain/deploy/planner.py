@@ -28,10 +28,10 @@ from sstools.domain.deploy.models import (
     Plan,
     PlanRequest,
 )
-from sstools.domain.deploy.texts import plan_summary
 from sstools.environments import EnvironmentRegistry, Stage
 from sstools.git_store import GitStore, normalise
 from sstools.superset import SupersetClient, SupersetPool
+from sstools.texts import deploy as texts
 
 _KINDS = {"dashboards": "dashboard", "charts": "chart", "datasets": "dataset"}
 _NAMES = {"dashboards": "dashboard_title", "charts": "slice_name", "datasets": "table_name"}
@@ -160,7 +160,7 @@ def build_plan(
         "dashboards_changed": len(changed_dashboards),
         "applicable": all(d.target_uuid is not None for d in databases),
     }
-    body["summary"] = plan_summary(
+    body["summary"] = texts.plan_summary(
         changed_dashboards, len(mapped.dashboards), target_env_id, unresolved, origin
     )
     plan = Plan.model_validate({**body, "digest": _digest(body, bundles, others, planned)})
@@ -203,18 +203,13 @@ def _check(request: PlanRequest, environments: EnvironmentRegistry) -> None:
         if env_id is not None and env_id not in environments:
             raise UnknownEnvironment(env_id, list(environments))
     if request.source.env_id is None and request.source.git_ref is None:
-        raise InvalidPlanRequest("source", "source: укажите env_id или git_ref")
+        raise InvalidPlanRequest("source", texts.SOURCE_MISSING)
     if bool(request.dashboard_ids) == bool(request.dashboard_uuids):
-        raise InvalidPlanRequest(
-            "dashboard_ids", "dashboard_ids: укажите дашборды — dashboard_ids или dashboard_uuids"
-        )
+        raise InvalidPlanRequest("dashboard_ids", texts.DASHBOARDS_MISSING)
     if request.dashboard_ids and request.source.env_id is None:
-        raise InvalidPlanRequest(
-            "source.env_id",
-            "source.env_id: dashboard_ids — это id окружения-источника; укажите его",
-        )
+        raise InvalidPlanRequest("source.env_id", texts.SOURCE_ENV_MISSING)
     if request.source.git_ref is None and request.source.env_id == request.target_env_id:
-        raise InvalidPlanRequest("target_env_id", "target_env_id: цель совпадает с источником")
+        raise InvalidPlanRequest("target_env_id", texts.TARGET_IS_SOURCE)
 
 
 async def _uuids(superset: SupersetClient, request: PlanRequest) -> dict[str, int | None]:
@@ -224,7 +219,7 @@ async def _uuids(superset: SupersetClient, request: PlanRequest) -> dict[str, in
     ids = {uuid: number for number, uuid in by_id.items()}
     for number in request.dashboard_ids:
         if number not in by_id:
-            raise UnknownDashboard(number, f"окружении {superset.env.id}")
+            raise UnknownDashboard(number, texts.IN_ENVIRONMENT.format(env=superset.env.id))
     uuids = [by_id[number] for number in request.dashboard_ids] or request.dashboard_uuids
     return {uuid: ids.get(uuid) for uuid in dict.fromkeys(uuids)}
 
@@ -244,9 +239,9 @@ async def _source_reader(
         def read(paths: list[str]) -> dict[str, bytes]:
             return git.repository.read(branch, paths)[1]
 
-        return read, list(uuids), f"ветке {branch}"
+        return read, list(uuids), texts.IN_BRANCH.format(branch=branch)
     assert client is not None
-    where = f"окружении {client.env.id}"
+    where = texts.IN_ENVIRONMENT.format(env=client.env.id)
     missing = [uuid for uuid, number in uuids.items() if number is None]
     if missing:
         raise UnknownDashboard(missing[0], where)

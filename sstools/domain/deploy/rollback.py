@@ -19,7 +19,7 @@ from pathlib import Path
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict
 
-from sstools.domain.deploy import _target, texts
+from sstools.domain.deploy import _target
 from sstools.domain.deploy._sources import Sources, map_sources, read_sources
 from sstools.domain.deploy.apply import RollbackOrder, ordered_dashboards
 from sstools.domain.deploy.errors import DeployError, UnknownDashboard
@@ -28,12 +28,11 @@ from sstools.domain.deploy.planner import build_plan
 from sstools.environments import Stage
 from sstools.git_store import CorruptCommit, GitStore, UnknownCommit
 from sstools.superset import SupersetClient
+from sstools.texts import deploy as texts
 
 
 class SnapshotUnusable(DeployError):
-    """The snapshot cannot be trusted or read: nothing is planned, nothing written (→ 409)."""
-
-    status = 409
+    """The snapshot cannot be trusted or read: nothing is planned, nothing written."""
 
     def __init__(self, task_id: str, reason: str) -> None:
         super().__init__(texts.ROLLBACK_SNAPSHOT_UNUSABLE.format(task=task_id, reason=reason))

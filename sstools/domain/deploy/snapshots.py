@@ -15,6 +15,7 @@ from typing import Any
 from sstools.domain.deploy._target import export_target
 from sstools.git_store import DEFAULT_BRANCH, SNAPSHOT_PREFIX, BranchExists, GitStore
 from sstools.superset import SupersetClient
+from sstools.texts import deploy as texts
 
 SNAPSHOT_AUTHOR = "sstools"
 
@@ -43,7 +44,7 @@ async def take_snapshot(
         made = await git.commit_files(
             branch,
             files,
-            message=f"Снимок {superset.env.id} перед задачей {task_id}",
+            message=texts.SNAPSHOT_MESSAGE.format(env=superset.env.id, task=task_id),
             username=SNAPSHOT_AUTHOR,
         )
     # Nothing new to commit (a rerun, or main already equal): the head holds the files.

@@ -5,6 +5,6 @@ See docs/validation.md.
 
 from sstools.domain.documentation.models import DashboardDocumentation, DocumentSource
 from sstools.domain.documentation.render import template_document
-from sstools.domain.documentation.texts import SECTIONS
+from sstools.texts.documentation import SECTIONS
 
 __all__ = ["SECTIONS", "DashboardDocumentation", "DocumentSource", "template_document"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from sstools.dates import human_datetime
-from sstools.domain.documentation import texts
 from sstools.domain.documentation.models import DocumentSource
 from sstools.domain.validation.facts import ChartFacts, DashboardFacts
+from sstools.texts import documentation as texts
 
 
 def _cell(text: str) -> str:

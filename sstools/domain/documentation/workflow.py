@@ -10,19 +10,20 @@ import asyncio
 from datetime import datetime
 from typing import Any
 
-from sstools.domain.documentation import texts
 from sstools.domain.documentation.models import Deployment, DocumentSource, GitFacts
 from sstools.domain.documentation.render import template_document
 from sstools.domain.documentation.writer import DocumentRejected, model_document
 from sstools.domain.health import git_status_text
 from sstools.domain.validation.facts import collect
-from sstools.domain.validation.texts import UNREACHABLE
 from sstools.git_store import DEFAULT_BRANCH, ConcurrentUpdate, GitStore, GitStoreError
 from sstools.llm.configured import configured_chat_model
 from sstools.storage.models import utcnow
 from sstools.storage.validation import store_document
 from sstools.superset import SupersetClient, SupersetError, SupersetPool
 from sstools.tasks import TaskFailed, context, task_step, task_workflow, with_superset
+from sstools.texts import dashboards as dashboard_texts
+from sstools.texts import documentation as texts
+from sstools.texts.validation import UNREACHABLE
 
 
 def document_path(uuid: str) -> str:
@@ -58,7 +59,7 @@ async def _git_facts(git: GitStore, client: SupersetClient, dashboard_id: int) -
     try:
         status = await git.dashboard_status(client, dashboard_id, DEFAULT_BRANCH)
     except (SupersetError, GitStoreError) as exc:
-        return GitFacts(status=f"git-статус недоступен ({exc})")
+        return GitFacts(status=dashboard_texts.GIT_STATUS_FAILED.format(error=exc))
     commit = status.last_commit
     last = (
         f"{commit.id[:7]} · {commit.message.splitlines()[0]} · {commit.author}" if commit else None

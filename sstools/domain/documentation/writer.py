@@ -12,10 +12,11 @@ import re
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from sstools.domain.documentation import texts
 from sstools.domain.documentation.models import DocumentSource
 from sstools.domain.documentation.render import sections
 from sstools.domain.validation.review import model_failure, structure
+from sstools.errors import SstoolsError
+from sstools.texts import documentation as texts
 
 MAX_DOCUMENT_CHARS = 50_000
 
@@ -28,7 +29,7 @@ the Markdown document only."""
 _FENCE = re.compile(r"^```(?:markdown|md)?\s*\n|\n```\s*$")
 
 
-class DocumentRejected(Exception):
+class DocumentRejected(SstoolsError):
     """The model did not answer, or its document lacks a section or a chart."""
 
 
@@ -37,12 +38,12 @@ def check_document(markdown: str, source: DocumentSource) -> None:
     headings = {line[3:].strip() for line in markdown.splitlines() if line.startswith("## ")}
     missing = [title for title in texts.SECTIONS if title not in headings]
     if missing:
-        raise DocumentRejected(f"нет разделов: {', '.join(missing)}")
+        raise DocumentRejected(texts.MISSING_SECTIONS.format(sections=", ".join(missing)))
     absent = [chart.name for chart in source.facts.charts if chart.name not in markdown]
     if absent:
-        raise DocumentRejected(f"не названы графики: {', '.join(absent)}")
+        raise DocumentRejected(texts.UNNAMED_CHARTS.format(charts=", ".join(absent)))
     if len(markdown) > MAX_DOCUMENT_CHARS:
-        raise DocumentRejected(f"документ длиннее {MAX_DOCUMENT_CHARS} символов")
+        raise DocumentRejected(texts.TOO_LONG.format(chars=MAX_DOCUMENT_CHARS))
 
 
 def model_document(model: BaseChatModel, source: DocumentSource) -> str:

@@ -5,7 +5,7 @@ See docs/validation.md.
 
 from sstools.domain.validation.facts import DashboardFacts, collect
 from sstools.domain.validation.models import Counts, Finding, ValidationReport, counts_of
-from sstools.domain.validation.texts import last_run_text
+from sstools.texts.validation import last_run_text
 
 __all__ = [
     "Counts",

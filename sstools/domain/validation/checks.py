@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sstools.domain.validation import texts
 from sstools.domain.validation.facts import ChartFacts, DashboardFacts
 from sstools.domain.validation.models import Finding, FindingKind, ObjectType, Severity
 from sstools.environments import Stage
@@ -16,6 +15,7 @@ from sstools.superset.errors import (
     SupersetNotFound,
     SupersetUnavailable,
 )
+from sstools.texts import validation as texts
 
 QUERY_ROW_LIMIT = 10  # enough to prove the query runs; the data itself is not looked at
 

@@ -62,4 +62,4 @@ class ValidationReport(BaseModel):
     review: str = Field(description="What the model's review did: done, not configured, failed")
     counts: Counts
     findings: list[Finding]
-    summary: str = Field(description="«последняя проверка: <когда>, N проблем»")
+    summary: str = Field(description="One Russian line: when it last ran, how many problems")

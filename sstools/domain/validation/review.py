@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sstools.domain.validation.facts import DashboardFacts
 from sstools.domain.validation.models import Finding
+from sstools.errors import SstoolsError
+from sstools.texts import validation as texts
 
 MAX_REVIEW_FINDINGS = 20
 
@@ -53,7 +55,7 @@ class ReviewAnswer(BaseModel):
     findings: list[ReviewItem] = Field(max_length=MAX_REVIEW_FINDINGS)
 
 
-class ReviewFailed(Exception):
+class ReviewFailed(SstoolsError):
     """The model did not answer, or its answer does not validate."""
 
 
@@ -108,7 +110,7 @@ def parse_review(text: str, facts: DashboardFacts) -> list[Finding]:
         answer = ReviewAnswer.model_validate_json(_FENCE.sub("", text.strip()))
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "ответ"
+        where = ".".join(str(part) for part in first["loc"]) or texts.REVIEW_ANSWER
         raise ReviewFailed(f"{where}: {first['msg']}") from exc
     ids = {("dashboard", facts.title): facts.dashboard_id}
     ids |= {("chart", chart.name): chart.id for chart in facts.charts}

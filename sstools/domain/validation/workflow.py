@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sstools.domain.validation import texts
 from sstools.domain.validation.checks import query_findings, structural_findings
 from sstools.domain.validation.facts import DashboardFacts, collect
 from sstools.domain.validation.models import (
@@ -25,6 +24,7 @@ from sstools.storage.models import utcnow
 from sstools.storage.validation import store_validation
 from sstools.superset import SupersetError, SupersetPool
 from sstools.tasks import TaskFailed, context, task_step, task_workflow, with_superset
+from sstools.texts import validation as texts
 
 
 def collect_facts(env_id: str, dashboard_id: int) -> dict[str, Any]:

@@ -14,18 +14,18 @@ from typing import Any
 
 from sstools.agent.offline.answers import (
     backups,
-    capabilities,
     dashboards,
     datasets,
     deploys,
     environments,
     generic,
     git,
+    offered,
     permissions,
     sql,
     tasks,
 )
-from sstools.agent.offline.answers.words import NO_HINT, Hint, humanise_dates
+from sstools.agent.offline.answers.words import NO_HINT, Hint, humanise_dates, yes_no
 from sstools.agent.tools import CATALOGUE
 
 Renderer = Callable[[Any, Hint], str | None]
@@ -57,7 +57,7 @@ RENDERERS: dict[str, tuple[Renderer, ...]] = {
     "commit_changes": (git.commit,),
     "get_git_status": (git.status,),
     "list_branches": (git.branches,),
-    "show_capabilities": (capabilities.capabilities,),
+    "show_capabilities": (offered.capabilities,),
 }
 
 _TOOL_IDS = re.compile(
@@ -79,7 +79,7 @@ def _paragraphs(text: str) -> str:
 def _scrub(text: str) -> str:
     """The last guard: tool ids become their titles, ISO timestamps dates, booleans words."""
     text = _TOOL_IDS.sub(lambda match: f"«{CATALOGUE[match.group(1)].title}»", text)
-    text = _BOOLEANS.sub(lambda match: "да" if match.group(1) == "True" else "нет", text)
+    text = _BOOLEANS.sub(lambda match: yes_no(match.group(1) == "True"), text)
     return _paragraphs(humanise_dates(text))
 
 

@@ -19,6 +19,7 @@ from sstools.agent.offline.answers.words import (
     yes_no,
 )
 from sstools.agent.texts import answers as texts
+from sstools.agent.texts.vocabulary import LAST_VALIDATION
 
 _SHOWN = 20
 
@@ -59,7 +60,7 @@ def search(payload: Any, hint: Hint = NO_HINT) -> str | None:
 
 def _validation(text: object) -> str:
     """«Последняя проверка: …, проблем нет», or «Проверка: не проверялся»."""
-    if not isinstance(text, str) or not text.startswith("последняя"):
+    if not isinstance(text, str) or not text.startswith(LAST_VALIDATION):
         return (
             texts.HEALTH_NOT_CHECKED
             if not text

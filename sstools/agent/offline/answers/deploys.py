@@ -19,7 +19,6 @@ from sstools.agent.texts import IMPACT_UNKNOWN, dashboards_changed
 from sstools.agent.texts import answers as texts
 
 _SHOWN = 20
-_KINDS = {"dashboard": "Дашборд", "chart": "График", "dataset": "Датасет", "database": "База"}
 
 
 def is_plan(payload: Any) -> bool:
@@ -70,9 +69,11 @@ def object_lines(payload: dict[str, Any]) -> list[str]:
         out.append(
             "- "
             + texts.PLAN_LINE.format(
-                kind=_KINDS.get(str(change.get("kind")), "Объект"),
+                kind=texts.PLAN_KINDS.get(str(change.get("kind")), texts.PLAN_OBJECT),
                 name=quoted(change.get("name") or "—"),
-                action=texts.PLAN_ACTIONS.get(str(change.get("action")), "будет изменён"),
+                action=texts.PLAN_ACTIONS.get(
+                    str(change.get("action")), texts.PLAN_ACTIONS["update"]
+                ),
                 fields=f" ({', '.join(md(field) for field in fields)})" if fields else "",
             )
         )
@@ -115,7 +116,9 @@ def plan(payload: Any, hint: Hint = NO_HINT) -> str | None:
                 + texts.PLAN_DATABASE.format(
                     source=quoted(database.get("source_name") or "—"),
                     target=quoted(database["target_name"]),
-                    by=texts.PLAN_MATCHED_BY.get(str(database.get("matched_by")), "имени"),
+                    by=texts.PLAN_MATCHED_BY.get(
+                        str(database.get("matched_by")), texts.PLAN_MATCHED_BY["name"]
+                    ),
                 )
             )
     if payload.get("applicable") is False:

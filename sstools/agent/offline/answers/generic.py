@@ -16,6 +16,7 @@ from sstools.agent.offline.answers.words import (
     md,
     more,
     when,
+    yes_no,
 )
 from sstools.agent.texts import answers as texts
 
@@ -28,7 +29,7 @@ _NAME_KEYS = ("title", "name", "object_name", "role", "path", "message")
 def scalar(value: Any) -> str | None:
     """A value as words; None for what a person would not read (None, an empty string)."""
     if isinstance(value, bool):
-        return "да" if value else "нет"
+        return yes_no(value)
     if value is None or value == "":
         return None
     if isinstance(value, int | float):

@@ -124,7 +124,7 @@ def commit(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if payload.get("dashboards"):
         out.append(f"- {texts.COMMIT_DASHBOARDS.format(names=names(payload['dashboards']))}")
     for item in files[:20]:
-        change = texts.FILE_CHANGES.get(str(item.get("change")), "изменён")
+        change = texts.FILE_CHANGES.get(str(item.get("change")), texts.FILE_CHANGED)
         out.append(f"- `{md(item.get('path'))}`: {change}")
     if payload.get("push_error"):
         out.append(texts.COMMIT_PUSH_FAILED.format(error=md(payload["push_error"])))

@@ -22,7 +22,7 @@ def grant(text: object) -> str:
 def audit(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if not isinstance(payload, dict) or not isinstance(payload.get("roles"), list):
         return None
-    kind = texts.AUDIT_OBJECTS.get(str(payload.get("object_type")), "Объект")
+    kind = texts.AUDIT_OBJECTS.get(str(payload.get("object_type")), texts.AUDIT_OBJECT)
     subject = f"{kind} «{md(payload.get('object_name') or '—')}»"
     roles = [role for role in payload["roles"] if isinstance(role, dict)]
     reach = [role.get("role") for role in roles if role.get("can_reach")]

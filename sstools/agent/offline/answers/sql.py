@@ -84,7 +84,7 @@ def explore(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if not items:
         return texts.NOTHING_FOUND
     if all(isinstance(item, dict) and "type" in item for item in items):
-        out = [texts.COLUMNS_FOUND.format(count=total), "", "| Колонка | Тип |", "|---|---|"]
+        out = [texts.COLUMNS_FOUND.format(count=total), "", texts.COLUMNS_HEAD, "|---|---|"]
         listed = items[:_NAMES_SHOWN]
         out += [f"| {md(c.get('name'))} | {md(c.get('type') or '—')} |" for c in listed]
         if (note := more(len(listed), total)) is not None:

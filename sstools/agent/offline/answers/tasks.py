@@ -66,7 +66,7 @@ def _validation(result: dict[str, Any]) -> list[str]:
         out.append(
             "- "
             + texts.FINDING.format(
-                severity=texts.SEVERITIES.get(str(finding.get("severity")), "замечание"),
+                severity=texts.SEVERITIES.get(str(finding.get("severity")), texts.SEVERITY),
                 object=f"{kind} {quoted(finding.get('object_name') or '—')}".strip(),
                 message=md(finding.get("message") or ""),
                 fix=texts.FINDING_FIX.format(fix=md(fix)) if fix else "",

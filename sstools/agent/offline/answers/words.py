@@ -11,31 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sstools.agent.texts import answers as texts
 from sstools.dates import human_datetime
 from sstools.text import plural_form
-
-# One, few, many: «1 дашборд», «3 дашборда», «5 дашбордов».
-NOUNS: dict[str, tuple[str, str, str]] = {
-    "dashboard": ("дашборд", "дашборда", "дашбордов"),
-    "chart": ("график", "графика", "графиков"),
-    "dataset": ("датасет", "датасета", "датасетов"),
-    "database": ("база данных", "базы данных", "баз данных"),
-    "file": ("файл", "файла", "файлов"),
-    "row": ("строка", "строки", "строк"),
-    "column": ("колонка", "колонки", "колонок"),
-    "table": ("таблица", "таблицы", "таблиц"),
-    "schema": ("схема", "схемы", "схем"),
-    "environment": ("окружение", "окружения", "окружений"),
-    "task": ("задача", "задачи", "задач"),
-    "backup": ("копия", "копии", "копий"),
-    "branch": ("ветка", "ветки", "веток"),
-    "role": ("роль", "роли", "ролей"),
-    "problem": ("проблема", "проблемы", "проблем"),
-    "finding": ("замечание", "замечания", "замечаний"),
-    "object": ("объект", "объекта", "объектов"),
-    "tool": ("инструмент", "инструмента", "инструментов"),
-    "byte": ("байт", "байта", "байт"),
-}
 
 ISO_DATETIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
@@ -47,7 +25,7 @@ _SHOWN = 12
 
 def plural(count: int, noun: str) -> str:
     """The noun's form for ``count``, without the number: plural(3, "dashboard") → «дашборда»."""
-    return plural_form(count, *NOUNS[noun])
+    return plural_form(count, *texts.NOUNS[noun])
 
 
 def count(number: int, noun: str) -> str:
@@ -56,7 +34,7 @@ def count(number: int, noun: str) -> str:
 
 
 def yes_no(value: object) -> str:
-    return "да" if value else "нет"
+    return texts.YES if value else texts.NO
 
 
 def when(value: object) -> str:
@@ -91,11 +69,11 @@ def names(
     are only the first of a longer list."""
     listed = list(items)
     if not listed:
-        return "нет"
+        return texts.NONE
     text = [quoted(item) if quote else md(item) for item in listed[:shown]]
     rest = max(total or 0, len(listed)) - len(text)
     if rest > 0:
-        text.append(f"…и ещё {rest}")
+        text.append(texts.MORE_NAMES.format(count=rest))
     return ", ".join(text)
 
 
@@ -109,7 +87,7 @@ def link(label: str, url: object) -> str | None:
 def links(*pairs: tuple[str, object]) -> str | None:
     """«Открыть: [в sstools](…) · [в Superset](…)», or None when there is no usable URL."""
     made = [made for label, url in pairs if (made := link(label, url))]
-    return "Открыть: " + " · ".join(made) if made else None
+    return texts.OPEN.format(links=" · ".join(made)) if made else None
 
 
 def items_of(payload: Any, key: str = "items") -> tuple[list[Any], int]:
@@ -133,7 +111,7 @@ def total_of(payload: dict[str, Any], key: str) -> int:
 
 def more(shown: int, total: int) -> str | None:
     """«Показаны первые 20 из 35.» when the list was shortened."""
-    return f"Показаны первые {shown} из {total}." if total > shown else None
+    return texts.SHOWN_FIRST.format(shown=shown, total=total) if total > shown else None
 
 
 def size(number_of_bytes: object) -> str:
@@ -143,8 +121,8 @@ def size(number_of_bytes: object) -> str:
         return count(number_of_bytes, "byte")
     kib = number_of_bytes / 1024
     if kib < 1024:
-        return f"{kib:.1f} КБ".replace(".", ",")
-    return f"{kib / 1024:.1f} МБ".replace(".", ",")
+        return texts.KIB.format(size=f"{kib:.1f}".replace(".", ","))
+    return texts.MIB.format(size=f"{kib / 1024:.1f}".replace(".", ","))
 
 
 @dataclass(frozen=True)

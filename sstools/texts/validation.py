@@ -37,6 +37,8 @@ STEP_STORE = "сохранение результатов"
 
 UNREACHABLE = "не удалось прочитать дашборд {dashboard} в {env}: {error}"
 
+REVIEW_ANSWER = "ответ"  # where a review answer fails to validate, when it names no field
+
 NEVER_RUN = "не проверялся"
 LAST_RUN = "последняя проверка: {when}, {problems}"
 NOT_FOUND = "дашборд {dashboard} в {env} ещё не проверялся: запустите проверку"
@@ -59,3 +61,12 @@ TOO_OFTEN = (
     "дашборд «{title}» в окружении {env} уже проверяли {amount} {times} за {window} — это "
     "предел; следующую проверку можно начать через {wait} с"
 )
+
+TIMES = ("раз", "раза", "раз")  # «{amount} {times}» of TOO_OFTEN, here and in documentation's
+
+
+def window_text(seconds: int) -> str:
+    """A throttle's window: «1 ч», «10 мин», «45 с»."""
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600} ч"
+    return f"{seconds // 60} мин" if seconds % 60 == 0 else f"{seconds} с"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sstools.domain.deploy.models import UnresolvedChart
+from collections.abc import Sized
+
 from sstools.text import plural_form
 
 _SHOWN_TITLES = 5
@@ -12,7 +13,7 @@ def plan_summary(
     changed: list[str],
     planned: int,
     target_env_id: str,
-    unresolved: list[UnresolvedChart],
+    unresolved: Sized,
     origin: str = "",
 ) -> str:
     """«3 дашборда будут изменены в prod: A, B, C» or «Изменений нет: …», plus what will not
@@ -42,6 +43,24 @@ def plan_summary(
         text += f"; {len(unresolved)} {charts}: их набор данных не найдётся в цели"
     return text
 
+
+# -- planning (sstools/domain/deploy/planner.py, _sources.py, _bundle.py, errors.py) ---------
+
+UNKNOWN_DASHBOARD = "дашборда {dashboard} нет в {where}"
+UNKNOWN_ENVIRONMENT = "окружения {env!r} нет (известны: {known})"
+IN_ENVIRONMENT = "окружении {env}"  # «дашборда 5 нет в окружении dev»
+IN_BRANCH = "ветке {branch}"
+SOURCE_MISSING = "source: укажите env_id или git_ref"
+DASHBOARDS_MISSING = "dashboard_ids: укажите дашборды — dashboard_ids или dashboard_uuids"
+SOURCE_ENV_MISSING = "source.env_id: dashboard_ids — это id окружения-источника; укажите его"
+TARGET_IS_SOURCE = "target_env_id: цель совпадает с источником"
+NO_TARGET_DATABASE = (
+    "database_mapping: в цели нет базы {wanted!r} (по UUID или имени); базы цели: {known}"
+)
+NO_DATABASES = "нет"
+CHART_WITHOUT_DATASET = "у графика нет набора данных в источнике: он не будет перенесён"
+DATABASE_UNMAPPED = "база данных набора не сопоставлена с базой цели (database_mapping)"
+SNAPSHOT_MESSAGE = "Снимок {env} перед задачей {task}"
 
 # -- applying a plan (sstools/domain/deploy/apply.py and its routes) ------------------------------
 

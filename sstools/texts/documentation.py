@@ -30,6 +30,11 @@ PRESENT_NO = "нет"
 PRESENT_UNKNOWN = "не ответило"
 LAST_COMMIT = "Последний коммит: {commit}."
 
+MISSING_SECTIONS = "нет разделов: {sections}"
+UNNAMED_CHARTS = "не названы графики: {charts}"
+TOO_LONG = "документ длиннее {chars} символов"
+COMMIT_OPERATION = "коммит документации в git (commit)"
+
 STEP_COLLECT = "чтение дашборда"
 STEP_WRITE = "написание документа"
 STEP_COMMIT = "коммит в git"

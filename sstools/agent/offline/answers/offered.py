@@ -1,4 +1,5 @@
-"""show_capabilities: the titles of what is offered, and what is hidden grouped by the reason."""
+"""show_capabilities, as a person reads it: the titles of what is offered, and what is hidden
+grouped by the reason (:mod:`sstools.agent.capabilities` makes the answer itself)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Russian text of backups and restores: errors people read, task step names, the plan's origin.
 
-The plan's summary is deploy's (``sstools.domain.deploy.texts.plan_summary``) with ``ORIGIN``.
+The plan's summary is deploy's (``sstools.texts.deploy.plan_summary``) with ``ORIGIN``.
 """
 
 from __future__ import annotations

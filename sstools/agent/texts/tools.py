@@ -1,0 +1,51 @@
+"""The tools in people's words (Russian): each tool's title, and what a tool says back.
+
+A title names the tool on cards, in logs and in the offline answers; every tool has one here,
+by its name (a tool declared without one is refused when the catalogue is built). The notes tell
+the model how to get more of a shortened answer; the argument messages say what a call lacks.
+"""
+
+from __future__ import annotations
+
+TITLES = {
+    "search_dashboards": "Поиск дашбордов",
+    "get_health_summary": "Сводка состояния дашборда",
+    "run_llm_validation": "LLM-проверка дашборда",
+    "run_llm_documentation": "LLM-документация дашборда",
+    "superset_explore_database": "Обзор базы данных и датасета",
+    "superset_format_sql": "Форматирование SQL",
+    "superset_audit_permissions": "Аудит прав доступа",
+    "superset_execute_sql": "Выполнение SQL",
+    "superset_create_dataset": "Создание датасета",
+    "deploy_dashboard": "Выкатка дашборда",
+    "execute_migration": "Миграция дашбордов",
+    "preview_migration": "Предпросмотр миграции",
+    "rollback_deploy": "Откат выкатки",
+    "list_environments": "Список окружений",
+    "get_task_status": "Статус задачи",
+    "list_tasks": "Список задач",
+    "run_backup": "Резервная копия окружения",
+    "list_backups": "Список резервных копий",
+    "restore_backup": "Восстановление из резервной копии",
+    "create_branch": "Создание ветки",
+    "commit_changes": "Коммит изменений",
+    "get_git_status": "Статус git",
+    "list_branches": "Список веток",
+    "show_capabilities": "Мои возможности",
+}
+
+# -- notes on a shortened answer (the model reads them) ------------------------------------------
+MORE_DETAIL = "всё: detail=true"
+MORE_PAGE = "дальше: page={page}"
+MORE_QUERY = "уточните запрос (фильтр, агрегаты, LIMIT/OFFSET)"
+LIST_CUT = "{key}: показаны {shown} из {total}; {how}"
+MARKDOWN_CUT = "markdown: первые {shown} из {total}; {how}"
+CHANGES_CUT = "objects: показаны {shown} из {total} изменяемых; {how}"
+
+# -- what a call lacks ---------------------------------------------------------------------------
+NOT_IN_CONTEXT = "укажите {what}: в контексте его нет"
+NO_SOURCE = "укажите source_env_id: окружение не выбрано"
+NO_DASHBOARDS = "укажите dashboard_ids"
+NO_DATABASE = "укажите object_id базы данных"
+NO_TABLE_OR_SQL = "укажите table (таблицу) или sql и name (виртуальный датасет)"
+NO_RESTORE_PLAN = "нет оценки восстановления: повторите, чтобы увидеть план"

@@ -1,0 +1,7 @@
+"""The API face's catalogue: every word a person reads from ``/api/...``, one module per feature.
+
+It sits with the core so that every layer producing API words (``tasks``, ``git_store``,
+``domain``, ``http``) can import it; it imports nothing of sstools beyond the core. The agent's
+words live in ``sstools.agent.texts``, the web pages' in ``sstools.web.strings``;
+``tests/unit/test_catalogues.py`` fails on Russian text anywhere else.
+"""

@@ -1,0 +1,32 @@
+"""Russian text every router shares: signing in, roles, environments, Superset, the last resort."""
+
+from __future__ import annotations
+
+UNKNOWN_ENVIRONMENT = "окружения {env!r} нет (известны: {known})"
+
+NOT_AUTHENTICATED = "вы не вошли: передайте заголовок Authorization: Bearer <token>"
+CSRF_MISSING = "нет заголовка {header} или он неверен"
+ACCOUNT_GONE = "этой учётной записи больше нет: войдите снова"
+SESSION_REVOKED = "токен отозван (вы вышли или сменили пароль): войдите снова"
+SESSION_EXPIRED = "срок действия токена истёк"
+CREDENTIAL_INVALID = "токен недействителен: {reason}"
+CLAIMS_INVALID = "токен недействителен: неизвестная роль или испорченные данные"
+LOGIN_REFUSED = "неверное имя пользователя или пароль"
+LOGIN_THROTTLED = "слишком много попыток входа; повторите через {seconds} с"
+
+ROLE_REQUIRED = "{operation}: нужна роль {required} (ваша роль — {actual})"
+THIS_OPERATION = "эта операция"
+
+SUPERSET_UNAVAILABLE = "окружение Superset {env!r} недоступно: {message}"
+SUPERSET_REFUSED_ACCOUNT = (
+    "окружение Superset {env!r} отказало сервисной учётной записи sstools: {message}"
+)
+SUPERSET_SAYS = "окружение Superset {env!r}: {message}"
+
+INTERNAL_ERROR = "внутренняя ошибка сервера; она записана в журнал"
+DATABASE_BUSY = (
+    "сервис перегружен: ни одно соединение с базой не освободилось вовремя; повторите попытку"
+)
+DATABASE_BUSY_WRITE = " (то, что запрос успел сделать, могло сохраниться: сначала проверьте)"
+BODY_TOO_LARGE = "тело запроса больше предела в {limit} байт"
+METRICS_UNAUTHORIZED = "передайте Authorization: Bearer <SSTOOLS_METRICS_TOKEN>"
