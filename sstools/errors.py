@@ -4,7 +4,7 @@ Every exception sstools raises on purpose derives from :class:`SstoolsError` (be
 base such as ``ValueError`` where a library needs one), so a handler can tell ours from a bug.
 An error carries data and words (from a catalogue: ``sstools.texts`` for the API face); which
 HTTP status and body it gets is one table, ``sstools.app.ERROR_ANSWERS``.
-``tests/unit/test_errors.py`` fails on an exception class of sstools outside this tree.
+``tests/test_errors.py`` fails on an exception class of sstools outside this tree.
 The tree, by area:
 
     SstoolsError

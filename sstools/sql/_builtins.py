@@ -7,7 +7,7 @@ JSON1 and PRAGMA functions). A name is read-only when calling it only computes a
 arguments, the rows, or the session's and catalogue's current state: it changes no table, no
 sequence, no lock, no setting and reaches no file, server or program outside the database.
 Anything a reference lists with such an effect is in :data:`EFFECT_NAMES` instead, and
-tests/unit/test_sql_functions.py calls each list's entries.
+tests/sql/test_sql_functions.py calls each list's entries.
 """
 
 from __future__ import annotations

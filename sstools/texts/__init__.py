@@ -3,5 +3,5 @@
 It sits with the core so that every layer producing API words (``tasks``, ``git_store``,
 ``domain``, ``http``) can import it; it imports nothing of sstools beyond the core. The agent's
 words live in ``sstools.agent.texts``, the web pages' in ``sstools.web.strings``;
-``tests/unit/test_catalogues.py`` fails on Russian text anywhere else.
+``tests/test_catalogues.py`` fails on Russian text anywhere else.
 """

@@ -8,7 +8,7 @@ import pytest
 from sstools.auth.roles import Role
 from sstools.storage.models import AuditEntry
 from tests.conftest import AuthHeaders
-from tests.unit.data.sql_verdicts import DEMO_READS, HIDDEN_WRITES, WRITES
+from tests.sql.data.sql_verdicts import DEMO_READS, HIDDEN_WRITES, WRITES
 
 COUNT_SQL = "select count(*) as n, sum(population_thousands) as total from regions"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sstools.sql import SqlKind, SqlSyntaxError, classify, dialect_for, format_sql
-from tests.unit.data.sql_verdicts import WRITES
+from tests.sql.data.sql_verdicts import WRITES
 
 READS = [
     "select 1",

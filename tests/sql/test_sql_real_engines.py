@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from sstools.agent.tools.spec import ToolKind
 from sstools.sql import SqlKind
-from tests.unit.data.sql_verdicts import (
+from tests.sql.data.sql_verdicts import (
     FRAGMENTS,
     HEADS,
     PAYLOADS,

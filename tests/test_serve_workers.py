@@ -112,7 +112,7 @@ def test_workers_starting_together_on_an_empty_database_all_migrate_it(
         subprocess.Popen(
             [sys.executable, "-c", f"from sstools.storage.db import migrate; migrate({pg_url!r})"],
             cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
             stderr=subprocess.PIPE,
             text=True,
         )

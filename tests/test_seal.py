@@ -30,7 +30,7 @@ def test_shell_settings_are_dropped_and_test_ones_kept(monkeypatch: pytest.Monke
     assert os.environ["SSTOOLS_SCREENSHOTS"] == "docs/screenshots"
 
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[1]
 SHELL_LEFT = "import os, tests.conftest; print([n for n in os.environ if n.startswith('SSTOOLS_')])"
 
 

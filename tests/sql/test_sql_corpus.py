@@ -1,6 +1,6 @@
 """The SQL verdicts against a corpus: Superset's own cases, attacks, and analysts' reads.
 
-The corpus is data (tests/unit/data/sql_corpus.py). The API judges SQL for a database by its
+The corpus is data (tests/sql/data/sql_corpus.py). The API judges SQL for a database by its
 Superset backend (``classify_for_backend``), the agent without knowing it (``classify(sql,
 None)``); neither may read a write, and every listed legitimate read is a read for both, so an
 analyst can run it and the agent shows no card for it.
@@ -20,7 +20,7 @@ from sstools.sql import (
     format_sql,
 )
 from sstools.sql._statements import explained_statement
-from tests.unit.data.sql_corpus import (
+from tests.sql.data.sql_corpus import (
     ATTACKS,
     LEGITIMATE_READS,
     SESSION_STATEMENTS,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[1]
 
 
 async def test_every_api_route_is_documented(client: httpx.AsyncClient) -> None:

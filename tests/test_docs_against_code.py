@@ -33,7 +33,7 @@ from sstools.evaluation.scenarios import load_scenarios
 from sstools.sandbox import SandboxSettings
 from sstools.tasks import TaskKind
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 PACKAGE = ROOT / "sstools"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from sstools.agent.tools.spec import ToolKind
 from sstools.sql import SqlKind, SqlSyntaxError, classify
-from tests.unit.data.sql_verdicts import (
+from tests.sql.data.sql_verdicts import (
     DEMO_READS,
     FRAGMENTS,
     HEADS,
