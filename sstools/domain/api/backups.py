@@ -13,9 +13,10 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, Path, Query, status
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from sstools.auth.tokens import Principal
+from sstools.domain.api.approval import required_digest
 from sstools.domain.backups import archive
 from sstools.domain.backups.errors import ArchiveCorrupt
 from sstools.domain.backups.plan import PlannedRestore, RestorePlan, plan_restore
@@ -51,20 +52,13 @@ class RestorePlanRequest(BaseModel):
 
 
 class RestoreRequest(RestorePlanRequest):
-    digest: str = Field(
+    digest: Annotated[str, required_digest(texts.DIGEST_MISSING)] = Field(
         max_length=128,
         description=(
             "The digest of the restore plan the person approved (POST …/restore/plan); the "
             "target changed since → 409"
         ),
     )
-
-    @field_validator("digest", mode="before")
-    @classmethod
-    def _digest(cls, value: Any) -> Any:
-        if not isinstance(value, str) or not value:
-            raise ValueError(texts.DIGEST_MISSING)
-        return value
 
 
 class BackupList(BaseModel):

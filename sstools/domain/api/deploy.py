@@ -8,12 +8,13 @@ plan. Engineers only; the task start, its end and every refusal are in the audit
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 import anyio.to_thread
 from fastapi import APIRouter, status
-from pydantic import Field, field_validator
+from pydantic import Field
 
+from sstools.domain.api.approval import required_digest
 from sstools.domain.deploy import InvalidPlanRequest, PlanRequest, StalePlan, make_plan
 from sstools.domain.deploy.apply import apply_plan, order_of
 from sstools.http.auth import EngineerUser
@@ -28,14 +29,9 @@ router = APIRouter(tags=["deploy"])
 class ApplyRequest(PlanRequest):
     """The plan request again, with the digest of the plan the person approved."""
 
-    digest: str = Field(description="The `digest` of the plan (POST /api/deploy/plan)")
-
-    @field_validator("digest", mode="before")
-    @classmethod
-    def _digest(cls, value: Any) -> Any:
-        if not isinstance(value, str) or not value:
-            raise ValueError(texts.DIGEST_MISSING)
-        return value
+    digest: Annotated[str, required_digest(texts.DIGEST_MISSING)] = Field(
+        description="The `digest` of the plan (POST /api/deploy/plan)"
+    )
 
 
 def _objects(keys: list[str]) -> list[str]:

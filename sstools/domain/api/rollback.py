@@ -14,10 +14,11 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Path, status
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal
+from sstools.domain.api.approval import required_digest
 from sstools.domain.deploy import StalePlan
 from sstools.domain.deploy.apply import rollback
 from sstools.domain.deploy.rollback import (
@@ -48,17 +49,10 @@ class RollbackPlanRequest(BaseModel):
 
 
 class RollbackRequest(RollbackPlanRequest):
-    digest: str = Field(
+    digest: Annotated[str, required_digest(texts.ROLLBACK_DIGEST_MISSING)] = Field(
         max_length=128,
         description="The `digest` of the rollback plan (POST /api/deploy/{task_id}/rollback/plan)",
     )
-
-    @field_validator("digest", mode="before")
-    @classmethod
-    def _digest(cls, value: Any) -> Any:
-        if not isinstance(value, str) or not value:
-            raise ValueError(texts.ROLLBACK_DIGEST_MISSING)
-        return value
 
 
 def _conflict(message: str) -> HTTPException:
