@@ -18,7 +18,7 @@ from sstools.agent.run.wiring import build_agent
 from sstools.config import Settings
 from sstools.domain.api import router as domain_router
 from sstools.domain.backups.errors import ArchiveCorrupt, BackupError, BackupNotFound
-from sstools.domain.datasets import DatabaseSilent, DatasetExists, DatasetInvalid
+from sstools.domain.datasets import DatabaseSilent, DatasetExists, DatasetInvalid, DatasetRefused
 from sstools.domain.deploy import (
     DeployError,
     InvalidPlanRequest,
@@ -118,6 +118,7 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     BackupNotFound: Answer(404),
     ArchiveCorrupt: Answer(422),
     # Creating datasets.
+    DatasetRefused: Answer(422),
     DatasetInvalid: Answer(422, field_refusal),
     DatasetExists: Answer(409),
     DatabaseSilent: Answer(503),

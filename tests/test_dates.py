@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from sstools import clock
-from sstools.dates import human_datetime
 from sstools.domain.backups import archive
 from sstools.git_store._repo import Repository
 from sstools.operations_report import operations_report
+from sstools.russian import human_datetime
 from sstools.storage import audit
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.web.pages import templates

@@ -320,9 +320,8 @@ async def decide(
     try:
         run_id = await runtime.decide(confirmation, body.decision, user, token)
     except AlreadyDecided as exc:
-        expired = str(exc) == ConfirmationStatus.expired
         detail = (
-            texts.CONFIRMATION_DECIDED["expired"] if expired else texts.CONFIRMATION_UNDECIDABLE
+            texts.CONFIRMATION_DECIDED["expired"] if exc.expired else texts.CONFIRMATION_UNDECIDABLE
         )
         raise HTTPException(409, detail) from exc
     except Busy as exc:

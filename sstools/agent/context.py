@@ -62,7 +62,7 @@ class UIContext(BaseModel):
     def _an_integer(cls, value: object) -> object:
         # The docs say 1: True (== 1 in Python), 1.0 and "1" are not versions.
         if type(value) is not int:
-            raise ValueError(f"must be the integer {CONTEXT_VERSION}")
+            raise ValueError(texts.CONTEXT_VERSION_WRONG.format(version=CONTEXT_VERSION))
         return value
 
     @field_validator("env_id")
@@ -70,18 +70,18 @@ class UIContext(BaseModel):
     def _known_environment(cls, value: str | None, info: ValidationInfo) -> str | None:
         known = (info.context or {}).get("environments")
         if value is not None and known is not None and value not in known:
-            raise ValueError(f"unknown environment {value!r}")
+            raise ValueError(texts.UNKNOWN_ENVIRONMENT.format(env=value))
         return value
 
     @field_validator("route")
     @classmethod
     def _path_only(cls, value: str) -> str:
         if not value.startswith("/") or value.startswith("//") or "\\" in value:
-            raise ValueError("must be a path starting with a single '/'")
+            raise ValueError(texts.CONTEXT_ROUTE_NOT_A_PATH)
         # Rejected, not cleaned: our page builds the route from its URL, which is ASCII; a raw
         # invisible or control character means the payload was forged.
         if _categories(value) & _UNPRINTABLE:
-            raise ValueError("must not contain control or invisible (bidi, zero-width) characters")
+            raise ValueError(texts.CONTEXT_INVISIBLE_CHARACTERS)
         return value
 
     @field_validator("object_name")
@@ -90,7 +90,7 @@ class UIContext(BaseModel):
         if value is None:
             return None
         if _CONTROL.search(value) or _categories(value) & _BREAKING:
-            raise ValueError("must not contain control characters or line breaks")
+            raise ValueError(texts.CONTEXT_CONTROL_CHARACTERS)
         # Stripped, not rejected: titles copied into Superset carry bidi and zero-width marks
         # innocently, and the person cannot fix a title from the chat; unseen, they could hide
         # text from the person while the model reads it.
@@ -115,11 +115,13 @@ def parse_uicontext(raw: Any, environments: set[str]) -> UIContext:
     try:
         size = len(json.dumps(raw, ensure_ascii=False).encode())
     except UnicodeEncodeError as exc:  # a lone surrogate from "\\ud800" in the JSON
-        raise ContextRejected("uicontext", "contains a lone surrogate (invalid Unicode)") from exc
+        raise ContextRejected("uicontext", texts.CONTEXT_LONE_SURROGATE) from exc
     if size > MAX_CONTEXT_BYTES:
-        raise ContextRejected("uicontext", f"{size} bytes, more than {MAX_CONTEXT_BYTES}")
+        raise ContextRejected(
+            "uicontext", texts.CONTEXT_TOO_LARGE.format(size=size, limit=MAX_CONTEXT_BYTES)
+        )
     if not isinstance(raw, dict):
-        raise ContextRejected("uicontext", "must be an object")
+        raise ContextRejected("uicontext", texts.CONTEXT_NOT_AN_OBJECT)
     try:
         return UIContext.model_validate(raw, context={"environments": environments})
     except ValidationError as exc:

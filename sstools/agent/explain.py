@@ -1,8 +1,10 @@
 """The one place the agent turns an error or an outcome into the words a person reads.
 
 Every sentence comes from :mod:`sstools.agent.texts`; the steps that meet a failure (the
-invocation check, the executor, the graph, the run) say what happened and take the words from
-here, so no other module formats an error text of the catalogue.
+invocation check, the executor, the graph, the run, the agent API) say what happened and take
+the words from here. Two kinds of words are made where their facts are, from the catalogue too:
+a tool's builder refusing arguments that do not say enough (``ToolArgumentError``, passed
+through as it is) and the reasons a tool is hidden (``selection``).
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def _hidden_reason(
         detail = texts.HIDDEN_BY_ROLE.format(role=tool.min_role.value)
         return HiddenTool(reason=HiddenBecause.role, detail=detail)
     if tool.needs_env and (context is None or context.env_id is None):
-        return HiddenTool(reason=HiddenBecause.no_environment, detail=texts.HIDDEN_NO_ENVIRONMENT)
+        return HiddenTool(reason=HiddenBecause.no_environment, detail=texts.NEEDS_ENVIRONMENT)
     return None
 
 

@@ -8,9 +8,9 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sstools.dates import human_datetime
 from sstools.domain.validation.models import Finding, counts_of
 from sstools.git_store import DashboardStatus
+from sstools.russian import human_datetime
 from sstools.storage.validation import latest_validation
 from sstools.superset.models import DashboardDetail, Owner
 from sstools.texts import dashboards as texts

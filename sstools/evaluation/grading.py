@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sstools.evaluation.scenarios import CardExpectation, Expectation, Fact, OfferedExpectation
-from sstools.text import normalize
+from sstools.russian import normalize
 
 # Events whose text a person reads in the chat.
 _READ_BY_PERSON = {"message": "text", "permission_denied": "message", "cancelled": "message"}

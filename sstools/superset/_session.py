@@ -124,7 +124,9 @@ class SupersetSession:
         if status >= 500 and _is_query_error(response):
             raise SupersetBadRequest(self.env.id, message)
         if status >= 500:  # Superset's own failure: its words are internals, kept in the log
-            raise SupersetUnavailable(self.env.id, texts.SUPERSET_FAILED.format(status=status))
+            raise SupersetUnavailable(
+                self.env.id, texts.SUPERSET_FAILED.format(status=status), status=status
+            )
         raise SupersetError(self.env.id, texts.HTTP_STATUS.format(status=status, message=message))
 
     async def _login(self) -> None:

@@ -45,7 +45,11 @@ class SupersetError(SstoolsError):
 
 
 class SupersetUnavailable(SupersetError):
-    pass
+    """No usable answer: no connection or a timeout (``status`` None), or a 5xx (its status)."""
+
+    def __init__(self, env_id: str, message: str, *, status: int | None = None) -> None:
+        super().__init__(env_id, message)
+        self.status = status
 
 
 class SupersetAuthError(SupersetError):

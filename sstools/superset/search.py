@@ -6,7 +6,7 @@ only, so «Энерг» never finds «энергопотребление». We f
 
 from __future__ import annotations
 
-from sstools.text import normalize
+from sstools.russian import normalize
 
 
 def matches(query: str | None, *fields: str | None) -> bool:

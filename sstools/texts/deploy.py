@@ -1,10 +1,10 @@
-"""The plan's Russian summary line (the guardrail card shows it as the impact)."""
+"""The words of deploys, migrations and rollbacks: summaries, refusals, task steps (Russian)."""
 
 from __future__ import annotations
 
 from collections.abc import Sized
 
-from sstools.text import plural_form
+from sstools.russian import plural_form
 
 _SHOWN_TITLES = 5
 
@@ -47,7 +47,6 @@ def plan_summary(
 # -- planning (sstools/domain/deploy/planner.py, _sources.py, _bundle.py, errors.py) ---------
 
 UNKNOWN_DASHBOARD = "дашборда {dashboard} нет в {where}"
-UNKNOWN_ENVIRONMENT = "окружения {env!r} нет (известны: {known})"
 IN_ENVIRONMENT = "окружении {env}"  # «дашборда 5 нет в окружении dev»
 IN_BRANCH = "ветке {branch}"
 SOURCE_MISSING = "source: укажите env_id или git_ref"

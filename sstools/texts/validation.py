@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sstools.dates import human_datetime
-from sstools.text import plural_form
+from sstools.russian import human_datetime, plural_form
 
 MISSING_DATASET = "датасет графика удалён или недоступен (id: {dataset})"
 MISSING_DATASET_FIX = (

@@ -12,7 +12,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from sstools.auth.tokens import InvalidToken, Principal
-from sstools.dates import human_datetime
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.datasets import dataset_with_review
 from sstools.domain.placement import DashboardPlacements, dashboard_placements
@@ -21,6 +20,7 @@ from sstools.errors import SstoolsError
 from sstools.http.auth import SESSION_COOKIE, resolve_principal
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
 from sstools.http.services import Services
+from sstools.russian import human_datetime
 from sstools.superset import SupersetError
 from sstools.web.strings import UI
 

@@ -100,11 +100,11 @@ def test_every_bidi_and_zero_width_character_is_rejected_in_the_route(char: str)
     with pytest.raises(ContextRejected) as caught:
         parse_uicontext({**VALID, "route": f"/dashboards/{char}10"}, ENVS)
     assert caught.value.field == "uicontext.route"
-    assert "invisible" in caught.value.reason
+    assert "невидимых" in caught.value.reason
 
 
 def test_agctx_fr_004_oversized_payload_is_rejected() -> None:
-    with pytest.raises(ContextRejected, match="more than 4096"):
+    with pytest.raises(ContextRejected, match="больше предела 4096"):
         parse_uicontext({**VALID, "objectName": "x" * 200, "route": "/" + "a" * 5000}, ENVS)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from playwright.async_api import expect
 
-from sstools.dates import MONTHS_GENITIVE
+from sstools.russian import MONTHS_GENITIVE
 from sstools.testing import answer
 from tests.browser.conftest import screenshot, staging_twin
 from tests.integration.deploy_support import Superset

@@ -9,6 +9,7 @@ import pytest
 from pydantic import SecretStr
 
 from sstools.environments import Environment, Stage
+from sstools.russian import normalize
 from sstools.superset import (
     SupersetAuthError,
     SupersetBadRequest,
@@ -18,7 +19,6 @@ from sstools.superset import (
 )
 from sstools.superset.search import matches
 from sstools.testing.fake_superset import FakeSuperset
-from sstools.text import normalize
 
 TITLES = ["Отчёт по энергопотреблению", "ОТЧЁТ ПО ПРОДАЖАМ", "Energy KPIs", "Погода и нагрузка"]
 

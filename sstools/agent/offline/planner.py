@@ -23,7 +23,7 @@ from sstools.agent.routing.catalogue import keywords
 from sstools.agent.routing.tokens import WORD, stem, words
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts.vocabulary import DATABASE_MENTION
-from sstools.agent.tools import CATALOGUE, ToolKind
+from sstools.agent.tools import CATALOGUE
 from sstools.llm.function_model import FunctionChatModel
 
 # The tool a person most likely means when nothing in the message points elsewhere.
@@ -63,18 +63,9 @@ class OfflinePlanner:
         context = handed_context(messages)
         text = str(next((m.content for m in reversed(messages) if isinstance(m, HumanMessage)), ""))
         stems = {stem(word) for word in words(text)}
-        # A tie goes to a read: a message that fits a question and a change equally is a question.
-        scored = [
-            (
-                len(stems & _lexicon(name)),
-                CATALOGUE[name].kind is ToolKind.read,
-                -offered.index(name),
-                name,
-            )
-            for name in offered
-        ]
-        best = max(scored, default=(0, True, 0, "show_capabilities"))
-        name = best[3]
+        scored = [(len(stems & _lexicon(name)), -offered.index(name), name) for name in offered]
+        best = max(scored, default=(0, 0, "show_capabilities"))
+        name = best[2]
         if best[0] == 0:
             object_type = context.object_type.value if context and context.object_type else None
             fallback = _DEFAULT_FOR_OBJECT.get(object_type or "", "show_capabilities")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from sstools.agent.texts.vocabulary import OBJECT_WORDS, STOP_WORDS, TRANSLIT
-from sstools.text import normalize
+from sstools.russian import normalize
 
 STEM_LENGTH = 5
 

@@ -62,6 +62,10 @@ ANSWER_WAIT_S = 2.0
 class AlreadyDecided(SstoolsError):
     """The confirmation was decided, has expired, or no longer matches the paused run (→ 409)."""
 
+    def __init__(self, confirmation_id: str, *, expired: bool = False) -> None:
+        super().__init__(confirmation_id)
+        self.expired = expired
+
 
 def _now() -> datetime:
     return clock.now()
@@ -193,14 +197,14 @@ class AgentRuntime:
         """Record the decision (once: a second one is :class:`AlreadyDecided`), then resume."""
         if _aware(confirmation.expires_at) <= self.clock():
             await self.expire_stale(confirmation.conversation_id)
-            raise AlreadyDecided(ConfirmationStatus.expired)
+            raise AlreadyDecided(confirmation.id, expired=True)
         status = ConfirmationStatus.approved if decision == "approve" else ConfirmationStatus.denied
         # The turn first, then the decision: a reaper that finds the card still pending under our
         # lock releases a dead worker's claim quietly, and never interrupts the run we resume.
         run_id = await self._claim_to_answer(confirmation)
         try:
             if not await self._still_waiting(confirmation):
-                raise AlreadyDecided("the run is no longer waiting for this confirmation")
+                raise AlreadyDecided(confirmation.id)  # the run no longer waits for it
             async with self._sessions() as session:
                 won = await confirmations.decide_once(
                     session, confirmation.id, status, self.clock()

@@ -8,7 +8,7 @@ import httpx
 from fastapi import FastAPI
 from langchain_core.language_models import BaseChatModel
 
-from sstools.agent.chat_model import chat_model as configured_model
+from sstools.agent import chat_model as model_choice
 from sstools.agent.events import EventLog
 from sstools.agent.executor import ToolExecutor
 from sstools.agent.graph import AgentGraph
@@ -40,7 +40,7 @@ def build_agent(
     )
     router = tool_router(settings.router, settings.router_k)
     graph = AgentGraph(
-        model=chat_model or configured_model(settings, list(services.environments)),
+        model=chat_model or model_choice.chat_model(settings, list(services.environments)),
         executor=executor,
         environments=services.environments,
         confirm_reads=settings.hitl == "all",

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from sstools.text import plural_form
+from sstools.russian import plural_form
 
+# Why a UIContext is refused (a 422's msg beside the field it names).
+CONTEXT_VERSION_WRONG = "должно быть целое число {version}"
+CONTEXT_ROUTE_NOT_A_PATH = "должен быть путём, начинающимся с одного «/»"
+CONTEXT_INVISIBLE_CHARACTERS = "не должен содержать управляющих или невидимых символов"
+CONTEXT_CONTROL_CHARACTERS = "не должно содержать управляющих символов и переводов строки"
+CONTEXT_LONE_SURROGATE = "содержит одиночный суррогат (недопустимый Unicode)"
+CONTEXT_TOO_LARGE = "{size} байт — больше предела {limit}"
+CONTEXT_NOT_AN_OBJECT = "должен быть объектом"
 CONTEXT_UNAVAILABLE = "контекст недоступен"
 SESSION_EXPIRED = "сессия истекла, обновите страницу"
 OPERATION_CANCELLED = "Операция отменена: {reason}"
@@ -45,7 +53,7 @@ MODEL_REPLY_UNUSABLE = (
 RUN_TOO_LONG = (
     "агент сделал слишком много шагов и остановился; уточните запрос или разбейте его на части"
 )
-CONVERSATION_NOT_FOUND = "разговор не найден"
+CONVERSATION_NOT_FOUND = "беседа не найдена"
 CONFIRMATION_NOT_FOUND = "подтверждение не найдено"
 CONFIRMATION_DECIDED = {
     "approved": "это подтверждение уже принято",
@@ -84,7 +92,6 @@ NO = "нет"
 
 HIDDEN_BY_ROLE = "требует роль {role}"
 HIDDEN_BY_CONTEXT = "не относится к объекту «{object_type}»"
-HIDDEN_NO_ENVIRONMENT = "нужно выбрать окружение"
 # The tool router left it out for this message (the model was not offered it).
 NOT_ROUTED = "не предложен для этого запроса: используйте предложенные инструменты"
 

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 
 import anyio.to_thread
 from fastapi import APIRouter, Path, Query, status
-from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field
 
 from sstools.auth.tokens import Principal
@@ -24,6 +23,7 @@ from sstools.domain.backups.workflows import run_backup, run_restore
 from sstools.domain.deploy import StalePlan
 from sstools.http.auth import AdminUser, CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep, find_environment
+from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
@@ -66,14 +66,10 @@ class BackupList(BaseModel):
     unreadable: list[str] = Field(description="Archives whose manifest cannot be read")
 
 
-def _invalid(field: str, message: str) -> RequestValidationError:
-    return RequestValidationError([{"type": "value_error", "loc": ("body", field), "msg": message}])
-
-
 def _target(services: Services, env_id: str) -> str:
     if env_id not in services.environments:
         known = ", ".join(services.environments)
-        raise _invalid(
+        raise field_error(
             "target_env_id",
             texts.UNKNOWN_ENV.format(field="target_env_id", env=env_id, known=known),
         )
@@ -190,7 +186,7 @@ async def restore(
     plan = planned.plan
     if not plan.applicable:
         missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
-        raise _invalid(
+        raise field_error(
             "target_env_id",
             texts.UNMAPPED_DATABASE.format(env=plan.target_env_id, database=missing),
         )

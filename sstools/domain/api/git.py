@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, status
-from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field
 
 from sstools.git_store import (
@@ -26,6 +25,7 @@ from sstools.http.deps import (
     SettingsDep,
     find_environment,
 )
+from sstools.http.errors import field_error
 from sstools.ids import ENV_ID_PATTERN, MAX_ID
 from sstools.storage import audit
 from sstools.texts import git as texts
@@ -83,16 +83,7 @@ async def git_status(
 ) -> RepositoryStatus:
     if env is None:
         if dashboard_id is not None:
-            # The shape of every other 422: a list naming the field.
-            raise RequestValidationError(
-                [
-                    {
-                        "type": "missing",
-                        "loc": ("query", "env_id"),
-                        "msg": texts.STATUS_NEEDS_ENV,
-                    }
-                ]
-            )
+            raise field_error("env_id", texts.STATUS_NEEDS_ENV, where="query", kind="missing")
         return await git.status(None, [], branch)
     superset = services.superset.client(env.id)
     if dashboard_id is not None:

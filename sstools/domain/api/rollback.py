@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Path, status
-from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sstools.auth.roles import Role
@@ -31,6 +30,7 @@ from sstools.domain.deploy.rollback import (
 from sstools.git_store import GitStore
 from sstools.http.auth import CurrentUser, EngineerUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
+from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
@@ -66,9 +66,7 @@ async def _undoable(services: Services, task_id: str, env_id: str) -> tuple[Task
         raise _conflict(texts.ROLLBACK_KIND.format(task=task_id, kind=done.kind))
     if env_id != done.env_id:
         message = texts.ROLLBACK_ENV.format(task=task_id, env=done.env_id, asked=env_id)
-        raise RequestValidationError(
-            [{"type": "value_error", "loc": ("body", "env_id"), "msg": message}]
-        )
+        raise field_error("env_id", message)
     if not done.status.finished:
         raise _conflict(texts.ROLLBACK_UNFINISHED.format(task=task_id))
     try:

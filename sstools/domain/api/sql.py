@@ -6,12 +6,13 @@ from typing import Annotated
 
 import anyio
 import anyio.to_thread
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from sstools.auth.roles import Role
 from sstools.http.auth import CurrentUser, RoleRequired
 from sstools.http.deps import ServicesDep, SessionDep, SettingsDep, SupersetDep, find_environment
+from sstools.http.errors import field_error
 from sstools.sql import (
     SqlClassification,
     SqlKind,
@@ -52,10 +53,6 @@ class ExecuteResponse(SqlResult):
     classification: SqlClassification
 
 
-def _unprocessable(field: str, message: str) -> HTTPException:
-    return HTTPException(422, [{"loc": ["body", field], "msg": message, "type": "value_error"}])
-
-
 @router.post("/format")
 async def format_endpoint(
     body: FormatRequest, services: ServicesDep, user: CurrentUser
@@ -63,14 +60,14 @@ async def format_endpoint(
     dialect = None
     if body.database_id is not None:
         if body.env_id is None:
-            raise _unprocessable("env_id", texts.ENV_WITH_DATABASE)
+            raise field_error("env_id", texts.ENV_WITH_DATABASE)
         find_environment(services, body.env_id)  # a 404 naming the known ones
         database = await services.superset.client(body.env_id).get_database(body.database_id)
         dialect = dialect_for(database.backend)
     try:
         return FormatResponse(sql=format_sql(body.sql, dialect), dialect=dialect)
     except SqlSyntaxError as exc:
-        raise _unprocessable("sql", str(exc)) from exc
+        raise field_error("sql", str(exc)) from exc
 
 
 def _failed_write_outcome(exc: BaseException) -> str:
@@ -100,7 +97,7 @@ async def execute_endpoint(
             classify_for_backend, body.sql, database.backend
         )
     except SqlSyntaxError as exc:
-        raise _unprocessable("sql", str(exc)) from exc
+        raise field_error("sql", str(exc)) from exc
     writes = classification.kind is SqlKind.write
     if writes and not user.role.allows(Role.engineer):
         await audit.record(

@@ -22,11 +22,11 @@ from sstools.domain.validation.workflow import validate_dashboard
 from sstools.http.auth import CurrentUser, RoleRequired
 from sstools.http.deps import EnvironmentDep, ServicesDep, SessionDep, SupersetDep, SupersetId
 from sstools.http.task_throttle import StartThrottle, TooOften, start_throttle
+from sstools.russian import plural_form
 from sstools.storage import audit
 from sstools.storage.validation import latest_document, latest_validation
 from sstools.superset import SupersetClient, SupersetNotFound
 from sstools.tasks import Task, TaskKind, TaskLimited
-from sstools.text import plural_form
 from sstools.texts import dashboards as dashboard_texts
 from sstools.texts import documentation as doc_texts
 from sstools.texts import validation as validation_texts

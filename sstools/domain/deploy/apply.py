@@ -67,7 +67,6 @@ class RollbackOrder(BaseModel):
     deploy_task_id: str
     snapshot_branch: str
     snapshot_commit: str | None  # the pinned commit the files were read from (verified)
-    digest: str
     restore: list[OrderedDashboard]  # the snapshot's files; unchanged ones are not imported
     delete_dashboards: list[str]
     delete_charts: list[str]

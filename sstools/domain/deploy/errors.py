@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sstools.errors import SstoolsError
 from sstools.texts import deploy as texts
+from sstools.texts import http as http_texts
 
 
 class DeployError(SstoolsError):
@@ -26,7 +27,7 @@ class UnknownDashboard(DeployError):
 
 class UnknownEnvironment(DeployError):
     def __init__(self, env_id: str, known: list[str]) -> None:
-        super().__init__(texts.UNKNOWN_ENVIRONMENT.format(env=env_id, known=", ".join(known)))
+        super().__init__(http_texts.UNKNOWN_ENVIRONMENT.format(env=env_id, known=", ".join(known)))
         self.env_id = env_id
 
 

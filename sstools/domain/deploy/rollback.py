@@ -191,7 +191,6 @@ def rollback_order(planned: PlannedRollback, bundle_dir: Path) -> RollbackOrder:
         deploy_task_id=plan.deploy_task_id,
         snapshot_branch=plan.snapshot_branch,
         snapshot_commit=plan.snapshot_commit,
-        digest=plan.digest,
         restore=ordered_dashboards(bundle_dir, planned.bundles, titles, changed),
         delete_dashboards=planned.delete_dashboards,
         delete_charts=planned.delete_charts,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sstools.dates import human_datetime
 from sstools.domain.documentation.models import DocumentSource
 from sstools.domain.validation.facts import ChartFacts, DashboardFacts
+from sstools.russian import human_datetime
 from sstools.texts import documentation as texts
 
 

@@ -188,7 +188,7 @@ async def chart_query_error(client: SupersetClient, chart: ChartFacts) -> str | 
     except (SupersetBadRequest, SupersetNotFound, SupersetForbidden) as exc:
         return exc.message
     except SupersetUnavailable as exc:
-        if "HTTP" not in exc.message:  # Superset itself did not answer: not the chart's fault
+        if exc.status is None:  # Superset itself did not answer: not the chart's fault
             raise
         return exc.message
     except SupersetError as exc:

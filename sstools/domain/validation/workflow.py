@@ -62,7 +62,8 @@ def _review(raw_facts: dict[str, Any], raw_found: list[dict[str, Any]]) -> dict[
     facts = DashboardFacts.model_validate(raw_facts)
     found = [Finding.model_validate(one) for one in raw_found]
     model = configured_chat_model(context().settings)
-    assert model is not None  # this step runs only with a model configured
+    if model is None:  # unconfigured since the task started: recovered after a restart
+        return {"findings": [], "status": texts.REVIEW_NOT_CONFIGURED}
     try:
         reviewed = review(model, facts, found)
     except ReviewFailed as exc:

@@ -9,7 +9,7 @@ from typing import Any
 
 from sstools.agent import texts
 from sstools.agent.offline.answers.words import NO_HINT, Hint, total_of
-from sstools.dates import human_datetime
+from sstools.russian import human_datetime
 
 _SHOWN = 12  # names listed per line; the rest are counted
 

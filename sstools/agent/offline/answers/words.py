@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sstools.agent.texts import answers as texts
-from sstools.dates import human_datetime
-from sstools.text import plural_form
+from sstools.russian import human_datetime, plural_form
 
 ISO_DATETIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"

@@ -1,7 +1,9 @@
-"""Dates as people write them in Russian: «30 ноября 2026, 00:19», not ISO 8601."""
+"""Russian as people read and type it: plural forms, dates («30 ноября 2026, 00:19», not ISO
+8601), and the folding a search needs («ё» typed as «е»). Language data, not a catalogue."""
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime, tzinfo
 
 # Genitive: the month follows the day («30 ноября»), so it is never the nominative «ноябрь».
@@ -19,6 +21,19 @@ MONTHS_GENITIVE = (
     "ноября",
     "декабря",
 )
+
+
+def normalize(text: str) -> str:
+    """Fold case and compatibility forms; treat «ё» as «е», as people type it either way."""
+    return unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
+
+
+def plural_form(count: int, one: str, few: str, many: str) -> str:
+    """The Russian form for ``count``: one (1, 21), few (2–4, 22–24) or many (5–20, 0, 11–14)."""
+    tail, tens = abs(count) % 10, abs(count) % 100
+    if tail == 1 and tens != 11:
+        return one
+    return few if 2 <= tail <= 4 and not 12 <= tens <= 14 else many
 
 
 def human_datetime(value: datetime | str | None, zone: tzinfo = UTC) -> str:
