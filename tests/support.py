@@ -12,6 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from pydantic import TypeAdapter
+
+from sstools.agent.events import AgentEvent
+
+# Every event a test reads must be one of the schema's, with no field the schema lacks.
+WIRE_EVENT: TypeAdapter[AgentEvent] = TypeAdapter(AgentEvent)
 
 
 async def read_events(
@@ -40,6 +46,8 @@ async def read_events(
                     event_id = int(line[3:].strip())
                 elif line.startswith("data:"):
                     event = json.loads(line[5:].strip())
+                    known = WIRE_EVENT.validate_python(event).model_dump()
+                    assert set(event) <= set(known), (event, "has fields the schema lacks")
                     event["_id"] = event_id
                     events.append(event)
                     if until(event):
