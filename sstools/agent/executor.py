@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -52,6 +53,15 @@ class ToolResult(BaseModel):
     latency_ms: int = 0
     raw_size: int = 0
     task_id: str | None = None  # the task a task-starting tool started (followed by the page)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A write's read-only plan, or why there is none: the server's words, or None when no
+    answer came at all (the environment or the service did not answer)."""
+
+    answer: dict[str, Any] | None = None
+    problem: str | None = None
 
 
 class _RouteChanged(SstoolsError):
@@ -152,13 +162,21 @@ class ToolExecutor:
             raise _Transient(response)
         return response
 
-    async def preview(self, request: ToolRequest, token: str) -> Any | None:
-        """A read-only estimate before a confirmation card; None when it cannot be had."""
+    async def preview(self, request: ToolRequest, token: str) -> Preview:
+        """A read-only estimate before a confirmation card, or the server's reason it has none."""
         try:
             response = await self._send(request, token)
-        except (_Transient, _RouteChanged, httpx.HTTPError):
-            return None
-        return response.json() if response.status_code == 200 else None
+        except _Transient as exc:
+            return Preview(problem=_detail(exc.response) if exc.response is not None else None)
+        except (_RouteChanged, httpx.HTTPError):
+            return Preview()
+        if response.status_code != 200:
+            return Preview(problem=_detail(response))
+        try:
+            answer = response.json()
+        except ValueError:
+            return Preview()
+        return Preview(answer=answer) if isinstance(answer, dict) else Preview()
 
     async def execute(
         self,
@@ -194,19 +212,19 @@ class ToolExecutor:
             result = self._interpret(tool, args, response)
         except _RouteChanged:
             attempts = 0  # nothing was sent
-            result = _error(Outcome.refused, explain.route_refused(tool.name))
+            result = _error(Outcome.refused, explain.route_refused(tool.title))
         except httpx.TimeoutException:
-            message = explain.no_answer(tool.name, self._timeout_s, write=write)
+            message = explain.no_answer(tool.title, self._timeout_s, write=write)
             result = _error(Outcome.unknown if write else Outcome.timeout, message)
         except _Transient as exc:
             status = exc.response.status_code if exc.response is not None else None
             detail = _detail(exc.response) if exc.response is not None else str(exc)
-            result = _error(Outcome.error, explain.failed(tool.name, detail), status=status)
+            result = _error(Outcome.error, explain.failed(tool.title, detail), status=status)
         except httpx.HTTPError as exc:  # cut off mid-way: a write may have happened
             message = (
-                explain.no_answer(tool.name, self._timeout_s, write=True)
+                explain.no_answer(tool.title, self._timeout_s, write=True)
                 if write
-                else explain.failed(tool.name, str(exc))
+                else explain.failed(tool.title, str(exc))
             )
             result = _error(Outcome.unknown if write else Outcome.error, message)
         elapsed = time.monotonic() - started
@@ -257,10 +275,10 @@ class ToolExecutor:
                 if isinstance(body, dict) and body.get("required_role")
                 else []
             )
-            message = explain.permission_denied(tool.name, roles)
+            message = explain.permission_denied(tool.title, roles)
             return _error(Outcome.permission_denied, message, status=status, required_roles=roles)
         detail = _detail(response)
         if status == 429:  # a cap on starts or streams: nothing ran; the reason says when to retry
-            message = explain.rate_limited(tool.name, detail)
+            message = explain.rate_limited(tool.title, detail)
             return _error(Outcome.error, message, status=status)
-        return _error(Outcome.error, explain.failed(tool.name, detail), status=status)
+        return _error(Outcome.error, explain.failed(tool.title, detail), status=status)

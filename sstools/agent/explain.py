@@ -17,6 +17,7 @@ from langgraph.errors import GraphRecursionError
 
 from sstools.agent import texts
 from sstools.agent.events import ErrorEvent
+from sstools.agent.texts import answers as answer_texts
 from sstools.errors import SstoolsError
 
 _log = structlog.get_logger("sstools.agent")
@@ -49,8 +50,13 @@ def unknown_environment(env_id: str) -> str:
     return texts.UNKNOWN_ENVIRONMENT.format(env=env_id)
 
 
-def permission_denied(tool: str, roles: list[str]) -> str:
-    return texts.PERMISSION_DENIED.format(tool=tool, roles=", ".join(roles) or "?")
+def permission_denied(tool: str, roles: list[str], actual: str | None = None) -> str:
+    """«Недостаточно прав: «Выкатка дашборда» доступна роли «инженер»; у вас — «аналитик»»."""
+    named = ", ".join(f"«{answer_texts.ROLE_NAMES.get(role, role)}»" for role in roles)
+    text = texts.PERMISSION_DENIED.format(tool=tool, roles=named or "?")
+    if actual is not None:
+        text += texts.PERMISSION_YOURS.format(role=answer_texts.ROLE_NAMES.get(actual, actual))
+    return text
 
 
 # -- the executor: how a call that was sent ended --------------------------------------------
@@ -98,6 +104,19 @@ def cancelled(title: str, why: Declined) -> str:
 
 def operation_cancelled(reason: str) -> str:
     return texts.OPERATION_CANCELLED.format(reason=reason)
+
+
+def plan_unavailable(tool: str, problem: str | None) -> str:
+    """No plan, so no card: the server's reason (or that nothing answered), nothing changed."""
+    return texts.PLAN_UNAVAILABLE.format(tool=tool, problem=problem or texts.PLAN_NO_ANSWER)
+
+
+def plan_not_applicable(tool: str, summary: str) -> str:
+    return texts.PLAN_NOT_APPLICABLE.format(tool=tool, summary=summary)
+
+
+def plan_changes_nothing(tool: str, summary: str) -> str:
+    return texts.PLAN_CHANGES_NOTHING.format(tool=tool, summary=summary)
 
 
 def model_reply_unusable() -> str:

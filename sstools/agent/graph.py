@@ -34,7 +34,7 @@ from sstools.agent import explain, step_messages, texts
 from sstools.agent.capabilities import capabilities
 from sstools.agent.context import UIContext, prompt_block, system_message
 from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
-from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
+from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
 from sstools.agent.explain import Declined, ModelFailed
 from sstools.agent.guardrails import GuardrailDecision, card_arguments, plan_impact
 from sstools.agent.invocation import (
@@ -253,9 +253,13 @@ class AgentGraph:
                 preview = await self._executor.preview(
                     preview_of(verdict.args, page.scope), runtime.context.token
                 )
-            except ToolArgumentError:
-                preview = None
-            decision = decision.model_copy(update=plan_impact(preview))
+            except ToolArgumentError as exc:  # e.g. which dashboard: the builder says what
+                preview = Preview(problem=str(exc))
+            instead = step_messages.instead_of_a_card(call, verdict.tool, preview, run_id)
+            if instead is not None:
+                said, message = instead
+                return {"messages": [message], "queue": rest, "current": None, "emit": emit + said}
+            decision = decision.model_copy(update=plan_impact(preview.answer))
         current: PendingCall = {
             "call": call,
             "decision": decision.model_dump(mode="json"),

@@ -14,6 +14,7 @@ a denied call never gets one (AGGRD-FR-003).
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -140,16 +141,47 @@ def plan_impact(preview: object) -> dict[str, object]:
     }
 
 
+def _dashboards(preview: dict[str, Any], action: str) -> int:
+    objects = preview.get("objects")
+    if not isinstance(objects, list):
+        return 0
+    return sum(
+        1
+        for one in objects
+        if isinstance(one, dict) and one.get("kind") == "dashboard" and one.get("action") == action
+    )
+
+
 def impact_text(preview: object) -> str:
-    """«3 дашборда будут изменены» from a preview answer; honest when it cannot tell."""
+    """«1 дашборд будет создан» or «3 дашборда будут изменены» from a preview answer; honest
+    when it cannot tell."""
     if isinstance(preview, dict):
-        # Every plan counts its changed dashboards; its `dashboards` list holds unchanged ones too.
-        changed = preview.get("dashboards_changed")
-        if isinstance(changed, int):
-            return texts.dashboards_changed(changed)
-        if isinstance(preview.get("impact"), str):
-            return str(preview["impact"])[:300]
+        # Every plan counts its changed dashboards (created and, in a rollback, deleted ones
+        # included); its `dashboards` list holds unchanged ones too.
+        counted = preview.get("dashboards_changed")
+        if isinstance(counted, int):
+            created, deleted = _dashboards(preview, "create"), _dashboards(preview, "delete")
+            changed = max(counted - created - deleted, 0)
+            return texts.dashboards_impact(created=created, changed=changed, deleted=deleted)
     return texts.IMPACT_UNKNOWN
+
+
+NoCard = Literal["no_plan", "not_applicable", "changes_nothing"]
+
+
+def no_card_because(preview: dict[str, Any] | None) -> NoCard | None:
+    """Why a write's plan rules out a card (None: show it): a card only for what can succeed."""
+    if preview is None or not isinstance(preview.get("digest"), str):
+        return "no_plan"  # without its digest no plan can be applied: the server refuses it
+    if preview.get("applicable") is False:
+        return "not_applicable"
+    objects = preview.get("objects")
+    changing = isinstance(objects, list) and any(
+        isinstance(one, dict) and one.get("action") in texts.PLAN_ACTIONS for one in objects
+    )
+    if not changing and preview.get("dashboards_changed") == 0:
+        return "changes_nothing"
+    return None
 
 
 _CARD_VALUE_MAX = 300

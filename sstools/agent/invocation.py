@@ -101,18 +101,18 @@ def check_call(
         return Refused(explain.unknown_tool(call["name"], selection.offered))
     # The role first: a tool the role may never use is denied whatever its arguments.
     if not role.allows(tool.min_role):
-        return _denied(tool, tool.min_role)
+        return _denied(tool, tool.min_role, role)
     try:
         args = tool.args_model.model_validate(call["args"])
     except ValidationError as exc:
         problems = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
-        return Refused(explain.bad_arguments(tool.name, problems))
+        return Refused(explain.bad_arguments(tool.title, problems))
     required = tool.required_role(args)  # per call: DML needs more than a SELECT
     if not role.allows(required):
-        return _denied(tool, required)
+        return _denied(tool, required, role)
     hidden = selection.hidden.get(tool.name)
     if hidden is not None and hidden.reason is not HiddenBecause.role:
-        return Refused(explain.not_offered(tool.name, hidden.detail))
+        return Refused(explain.not_offered(tool.title, hidden.detail))
     env_id = tool.environment(args, scope)
     if env_id is not None and env_id not in environments:
         return Refused(explain.unknown_environment(env_id))
@@ -122,8 +122,9 @@ def check_call(
     return Cleared(tool, args, decision)
 
 
-def _denied(tool: ToolSpec, required: Role) -> Refused:
-    return Refused(explain.permission_denied(tool.name, [required.value]), required_role=required)
+def _denied(tool: ToolSpec, required: Role, actual: Role) -> Refused:
+    words = explain.permission_denied(tool.title, [required.value], actual.value)
+    return Refused(words, required_role=required)
 
 
 def args_hash(args: dict[str, Any]) -> str:

@@ -19,10 +19,11 @@ from sstools.agent.events import (
     ToolResultEvent,
     encode,
 )
-from sstools.agent.executor import Outcome, ToolResult
+from sstools.agent.executor import Outcome, Preview, ToolResult
+from sstools.agent.guardrails import no_card_because
 from sstools.agent.invocation import Refused, ToolCall
 from sstools.agent.routing.history import NOT_RUN
-from sstools.agent.tools import ToolSpec
+from sstools.agent.tools import CATALOGUE, ToolSpec
 
 
 def _not_run(call: ToolCall, key: str, text: str) -> ToolMessage:
@@ -50,8 +51,10 @@ def refusal(
             run_id=run_id,
         )
         emit.append(encode(denied))
+    known = CATALOGUE.get(call["name"])  # the model may have named no tool of ours
     result = ToolResultEvent(
         tool=call["name"],
+        title=known.title if known else None,
         call_id=call["id"],
         outcome="refused",
         message=refused.message,
@@ -59,6 +62,34 @@ def refusal(
     )
     emit.append(encode(result))
     return emit, _not_run(call, "error", refused.message)
+
+
+def instead_of_a_card(
+    call: ToolCall, tool: ToolSpec, preview: Preview, run_id: str
+) -> tuple[list[EncodedEvent], ToolMessage] | None:
+    """A write whose plan rules out a card (none could be made, it cannot apply, it changes
+    nothing): the call does not run and the run answers in words. None: show the card."""
+    why = no_card_because(preview.answer)
+    if why is None:
+        return None
+    summary = str((preview.answer or {}).get("summary") or "")[:300]
+    if why == "no_plan":
+        text = explain.plan_unavailable(tool.title, preview.problem)
+    elif why == "not_applicable":
+        text = explain.plan_not_applicable(tool.title, summary)
+    else:
+        text = explain.plan_changes_nothing(tool.title, summary)
+    result = ToolResultEvent(
+        tool=call["name"],
+        title=tool.title,
+        call_id=call["id"],
+        outcome="refused",
+        message=text,
+        run_id=run_id,
+    )
+    return [encode(result)], ToolMessage(
+        content=text, tool_call_id=call["id"], name=call["name"], status="error", artifact=NOT_RUN
+    )
 
 
 def cancellation(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -273,3 +273,31 @@ class FaultServer:
         if status == 403:
             return JSONResponse({"detail": "no", "required_role": "engineer"}, status_code=403)
         return JSONResponse({"status": status, "path": path}, status_code=status)
+
+
+# A deploy plan as POST /api/deploy/plan answers it: one dashboard changed, applicable.
+DEPLOY_PLAN = {
+    "source": {"env_id": "ss-dev"},
+    "target_env_id": "prod",
+    "target_stage": "prod",
+    "dashboards": [{"kind": "dashboard", "uuid": "u1", "name": "Отчёт", "action": "update"}],
+    "objects": [
+        {"kind": "dashboard", "uuid": "u1", "name": "Отчёт", "action": "update", "fields": ["css"]}
+    ],
+    "dashboards_changed": 1,
+    "applicable": True,
+    "summary": "1 из 1 дашборда изменится в prod",
+    "digest": "d" * 64,
+}
+
+
+@pytest.fixture
+def plan_server() -> Iterator[str]:
+    """Where the agent's tools go when a test needs a plan the fake Superset cannot make."""
+
+    async def plan(request: Request) -> Response:
+        return JSONResponse(DEPLOY_PLAN)
+
+    app = Starlette(routes=[Route("/api/deploy/plan", plan, methods=["POST"])])
+    with LiveServer(app) as live:
+        yield live.url

@@ -179,9 +179,9 @@ def test_the_fallback_never_prints_json_words() -> None:
 
 
 def test_an_error_result_reads_as_a_sentence() -> None:
-    content = json.dumps({"error": "«Выполнение SQL» завершился ошибкой: нет таблицы t"})
+    content = json.dumps({"error": "«Выполнение SQL»: ошибка — нет таблицы t"})
     answer = render_content("superset_execute_sql", content)
-    assert answer == "Не получилось: «Выполнение SQL» завершился ошибкой: нет таблицы t"
+    assert answer == "Не получилось: «Выполнение SQL»: ошибка — нет таблицы t"
 
 
 def test_a_superset_name_cannot_become_a_link_or_break_a_table() -> None:
@@ -268,10 +268,12 @@ def test_a_card_shows_another_dashboard_by_number_and_sql_in_full() -> None:
     ]
 
 
-async def test_the_confirmation_event_carries_the_labelled_arguments(make_agent: Any) -> None:
+async def test_the_confirmation_event_carries_the_labelled_arguments(
+    make_agent: Any, plan_server: str
+) -> None:
     """The graph puts them on the decision the page renders; the model's args stay as they were."""
     deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"})
-    async with make_agent(deploy) as agent:
+    async with make_agent(deploy, tools_base_url=plan_server) as agent:
         cid = await agent.conversation(Role.engineer)
         await agent.send(cid, "выкати на прод", dashboard_context(), Role.engineer)
         events = await read_events(agent.client, cid, agent.auth(Role.engineer))

@@ -122,11 +122,11 @@ async def test_a_capped_start_reads_as_the_servers_reason_not_as_a_failure(
     result = await _run(executor, "run_llm_validation", {})
     assert (result.outcome, result.status, result.attempts) == (Outcome.error, 429, 1)
     assert result.message == (
-        "«run_llm_validation» не запущен, сработал предел: у вас уже выполняется столько задач, "
-        "сколько можно одному пользователю (предел: 5); дождитесь, пока одна из них "
+        "«LLM-проверка дашборда»: не запущено, сработал предел — у вас уже выполняется "
+        "столько задач, сколько можно одному пользователю (предел: 5); дождитесь, пока одна из них "
         "закончится, и повторите"
     )
-    assert "завершился ошибкой" not in result.content
+    assert "ошибка —" not in result.content
     assert waits == []
 
 
@@ -138,7 +138,7 @@ async def test_agtl_fr_004_a_hanging_read_times_out_clearly(
     result = await _run(executor, "get_health_summary", {})
     assert time.monotonic() - started < 1.5
     assert result.outcome is Outcome.timeout
-    assert "не ответил за 0.5 с" in (result.message or "")
+    assert "нет ответа за 0.5 с" in (result.message or "")
     assert fault[0].calls["/api/dashboards/10/health"] == 1  # timeouts are not retried
 
 
@@ -149,7 +149,7 @@ async def test_agtl_fr_004_a_hanging_write_has_unknown_status(
     result = await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
     assert result.outcome is Outcome.unknown
     assert "статус операции неизвестен — проверьте статус" in (result.message or "")
-    assert "get_task_status" in json.loads(result.content)["error"]
+    assert "проверьте статус задачи" in json.loads(result.content)["error"]
     assert fault[0].calls["/api/deploy"] == 1
 
 
@@ -171,7 +171,7 @@ async def test_a_refused_request_names_each_field_and_its_problem(
     assert result.outcome is Outcome.error
     assert result.status == 422
     assert result.message == (
-        "«superset_execute_sql» завершился ошибкой: sql: String is too long; "
+        "«Выполнение SQL»: ошибка — sql: String is too long; "
         "database_id: Field required; rows.2.id: Not an integer; JSON decode error"
     )
     assert json.loads(result.content)["error"] == result.message

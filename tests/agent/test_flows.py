@@ -430,3 +430,26 @@ async def test_a_run_cut_off_by_a_restart_ends_with_an_explicit_error(make_agent
         "(список задач, состояние окружения), прежде чем повторять запрос"
     )
     assert again.status_code == 202  # the conversation is usable again
+
+
+async def test_a_write_whose_plan_cannot_be_made_gets_no_card_but_the_reason(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    """Superset does not answer, so no plan: no card, the reason in words, nothing run."""
+    fake_superset.fail_with = 503
+    deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"}, text="Не вышло.")
+    async with make_agent(deploy) as agent:
+        cid = await agent.conversation()
+        await agent.send(cid, "разверни этот дашборд в prod", dashboard_context())
+        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+        tasks = await agent.client.get("/api/tasks", headers=agent.auth(Role.engineer))
+    assert "confirm_required" not in types(events)
+    assert tasks.json() == [], "no task may start without an approved plan"
+    result = next(event for event in events if event["type"] == "tool_result")
+    assert result["outcome"] == "refused"
+    assert result["message"].startswith("«Выкатка дашборда»: оценить нельзя — "), result
+    assert "Ничего не изменено" in result["message"]
+    # What the model read: the same words, and that the call never ran.
+    tool_message = agent.model.prompts[-1][-1]
+    assert isinstance(tool_message, ToolMessage)
+    assert "оценить нельзя" in str(tool_message.content)

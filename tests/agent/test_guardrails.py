@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sstools.agent.guardrails import RiskLevel, Tone, decide, impact_text
-from sstools.agent.texts import dashboards_changed
+from sstools.agent.guardrails import RiskLevel, Tone, decide, impact_text, no_card_because
 from sstools.agent.tools import CATALOGUE
 from sstools.environments import Stage
 from tests.agent.conftest import ENVS
@@ -75,8 +74,33 @@ def test_story2_acceptance3_reads_get_a_green_card_only_when_hitl_confirms_reads
     ],
 )
 def test_impact_scope_in_russian(count: int, text: str) -> None:
-    assert dashboards_changed(count) == text
     assert impact_text({"dashboards_changed": count}) == text
+
+
+def _plan(changed: int, *actions: str) -> dict[str, object]:
+    objects = [{"kind": "dashboard", "name": f"d{n}", "action": a} for n, a in enumerate(actions)]
+    return {"dashboards_changed": changed, "objects": objects, "digest": "d" * 64}
+
+
+def test_a_dashboard_the_plan_creates_reads_created_not_changed() -> None:
+    assert impact_text(_plan(1, "create")) == "1 дашборд будет создан"
+    assert impact_text(_plan(3, "create", "update", "unchanged")) == (
+        "1 дашборд будет создан, 2 дашборда будут изменены"  # one changed through its charts
+    )
+    # A rollback counts the dashboards it deletes among the changed ones.
+    assert impact_text(_plan(3, "update", "delete", "delete")) == (
+        "1 дашборд будет изменён, 2 дашборда будут удалены"
+    )
+
+
+def test_only_a_plan_that_can_succeed_and_changes_something_gets_a_card() -> None:
+    assert no_card_because(None) == "no_plan"
+    assert no_card_because({**_plan(1, "update"), "applicable": False}) == "not_applicable"
+    assert no_card_because(_plan(0, "unchanged", "unchanged")) == "changes_nothing"
+    assert no_card_because({"status": 200}) == "no_plan"  # an answer that is not a plan
+    chart_only = {**_plan(0), "objects": [{"kind": "chart", "action": "update"}]}
+    assert no_card_because(chart_only) is None  # a chart changes: something to approve
+    assert no_card_because(_plan(1, "create")) is None
 
 
 def test_impact_is_honest_when_preview_is_unavailable() -> None:

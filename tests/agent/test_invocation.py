@@ -32,10 +32,18 @@ REFUSALS = [
         DASHBOARD,
         "deploy_dashboard",
         {},
-        "Недостаточно",
+        "Недостаточно прав: «Выкатка дашборда» доступно роли «инженер»; у вас — «аналитик»",
         "engineer",
     ),
-    ("admin-only tool", Role.engineer, DASHBOARD, "run_backup", {}, "Недостаточно", "admin"),
+    (
+        "admin-only tool",
+        Role.engineer,
+        DASHBOARD,
+        "run_backup",
+        {},
+        "доступно роли «администратор»; у вас — «инженер»",
+        "admin",
+    ),
     (
         "id that is a bool",
         Role.analyst,
@@ -60,7 +68,7 @@ REFUSALS = [
         DATASET_DEV,
         "superset_execute_sql",
         {"sql": "delete from t", "database_id": 1},
-        "engineer",
+        "доступно роли «инженер»",
         "engineer",
     ),
     (
@@ -69,7 +77,7 @@ REFUSALS = [
         DASHBOARD,
         "superset_execute_sql",
         {"sql": "select 1", "database_id": 1},
-        "недоступен здесь",
+        "здесь недоступно",
         None,
     ),
     (

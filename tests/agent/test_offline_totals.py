@@ -142,9 +142,11 @@ async def test_a_refused_task_start_does_not_offer_following_a_task(make_agent: 
     assert "get_task_status" in after_start
 
 
-async def test_a_cancelled_task_start_does_not_offer_following_a_task(make_agent: Any) -> None:
+async def test_a_cancelled_task_start_does_not_offer_following_a_task(
+    make_agent: Any, plan_server: str
+) -> None:
     deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"})
-    async with make_agent(deploy) as agent:
+    async with make_agent(deploy, tools_base_url=plan_server) as agent:
         cid = await agent.conversation(Role.engineer)
         await agent.send(cid, "выкати на прод", dashboard_context(), Role.engineer)
         card = (await read_events(agent.client, cid, agent.auth(Role.engineer)))[-1]

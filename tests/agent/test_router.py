@@ -159,7 +159,7 @@ def test_a_dropped_tool_the_role_allows_is_refused_with_the_reason() -> None:
     scope = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
     verdict = check_call(call, Role.engineer, selection, scope, ENVS, confirm_reads=False)
     assert verdict == Refused(
-        texts.NOT_OFFERED.format(tool="create_branch", reason=texts.NOT_ROUTED)
+        texts.NOT_OFFERED.format(tool="Создание ветки", reason=texts.NOT_ROUTED)
     )
     # The same call with routing off is not refused: only the router left it out.
     unrouted = select_tools(Role.engineer, context)
@@ -180,7 +180,7 @@ async def test_a_model_calling_a_dropped_tool_gets_the_refusal_and_nothing_runs(
     result = next(event for event in events if event["type"] == "tool_result")
     assert result["outcome"] == "refused"
     assert result["message"] == texts.NOT_OFFERED.format(
-        tool="create_branch", reason=texts.NOT_ROUTED
+        tool="Создание ветки", reason=texts.NOT_ROUTED
     )
     assert not any(event["type"] == "confirmation_required" for event in events)
 
@@ -207,7 +207,7 @@ def _call(name: str) -> ToolCall:
 
 
 def test_recently_used_counts_calls_that_ran_in_this_run_and_the_one_before() -> None:
-    _, refused = step_messages.refusal(_call("create_branch"), Refused("недоступен здесь"), "run")
+    _, refused = step_messages.refusal(_call("create_branch"), Refused("здесь недоступно"), "run")
     commit = CATALOGUE["commit_changes"]
     _, cancelled = step_messages.cancellation(
         commit, "card", "отклонено", [_call(commit.name)], "run"

@@ -313,7 +313,7 @@ async def test_the_executor_refuses_a_route_its_builder_let_change(rig: Rig, tas
     )
     assert rig.server.hits == []
     assert result.outcome.value == "refused"
-    assert "get_task_status" in (result.message or "")
+    assert "«Статус задачи»" in (result.message or "")  # the title, never the tool id
     [entry] = await rig.audit()
     assert (entry.action, entry.outcome, entry.env_id) == ("tool_call", "refused", ENV)
     assert entry.detail["attempts"] == 0

@@ -129,10 +129,20 @@ async def screenshot(page: Page, name: str) -> None:
         await page.screenshot(path=f"{folder}/{name}.png")
 
 
-async def staging_twin(clients: Superset) -> tuple[str, int]:
-    """ss-dev's dashboard 10 in staging (matched by UUID): its UUID and its id there."""
+async def twin(clients: Superset, env_id: str) -> tuple[str, int]:
+    """ss-dev's dashboard 10 in ``env_id`` (matched by UUID): its UUID and its id there."""
     source = await clients("ss-dev").find_dashboard("id", 10)
     assert source is not None
-    found = await clients("staging").find_dashboard("uuid", source[0])
-    assert found is not None, "staging lacks ss-dev's dashboard 10: is the sandbox seeded?"
+    found = await clients(env_id).find_dashboard("uuid", source[0])
+    assert found is not None, f"{env_id} lacks ss-dev's dashboard 10: is the sandbox seeded?"
     return source[0], found[1].id
+
+
+async def drift(clients: Superset, env_id: str) -> str:
+    """A hotfix in ``env_id`` on ss-dev's dashboard 10, so a deploy from ss-dev has something
+    to change (the seeded copies are equal: a deploy of them changes nothing and asks nothing).
+    Call ``restore(env_id)`` first. Returns the CSS written."""
+    _, target_id = await twin(clients, env_id)
+    css = f"/* a hotfix made in {env_id} */"
+    await clients(env_id).put_json(f"/api/v1/dashboard/{target_id}", {"css": css})
+    return css

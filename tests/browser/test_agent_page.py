@@ -16,7 +16,8 @@ from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
 from sstools.testing import ScriptedChatModel, answer, call_tool
 from tests.agent.conftest import DASHBOARD_SET
-from tests.browser.conftest import ask, screenshot
+from tests.browser.conftest import ask, drift, screenshot
+from tests.integration.deploy_support import Restore, Superset
 
 XSS = '<img src=x onerror="alert(\'xss\')"><script>alert("xss")</script>'
 
@@ -68,8 +69,11 @@ async def test_agctx_fr_001_story1_from_the_dashboard_page_to_an_answer_about_it
 
 
 async def test_aggrd_fr_002_story2_prod_card_is_destructive_and_staging_card_is_calm(
-    site: Any,
+    site: Any, superset: Superset, restore: Restore
 ) -> None:
+    for env_id in ("prod", "staging"):  # a deploy that changes nothing asks nothing
+        await restore(env_id)
+        await drift(superset, env_id)
     deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"})
     async with site(deploy) as s:
         page = await s.page(
@@ -106,14 +110,21 @@ async def test_aggrd_fr_002_story2_prod_card_is_destructive_and_staging_card_is_
 
 
 async def test_permission_denied_card_offers_only_dismiss(site: Any) -> None:
-    async with site(call_tool("deploy_dashboard", {"target_env_id": "prod"})) as s:
+    deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"}, text="Понял.")
+    async with site(deploy) as s:
         page = await s.page(
             "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x", role=Role.analyst
         )
         await ask(page, "выкати на прод")
         card = page.locator(".card.denied")
         await expect(card).to_contain_text("Недостаточно прав")
-        await expect(card).to_contain_text("engineer")
+        await expect(card).to_contain_text("доступно роли «инженер»; у вас — «аналитик»")
+        await expect(card).not_to_contain_text("engineer")
+        await expect(page.locator(".msg.assistant")).to_have_text("Понял.")
+        # Said once, by the card: no tool line repeats it, and no tool id shows anywhere.
+        said = await page.locator("#transcript").inner_text()
+        assert said.count("Недостаточно прав") == 2, said  # the card's heading and its sentence
+        assert "deploy_dashboard" not in said
         await expect(card.locator("button")).to_have_count(1)
         await expect(card.locator("button")).to_have_text("Закрыть")
         await expect(page.locator(".card:not(.denied)")).to_have_count(0)
@@ -122,15 +133,22 @@ async def test_permission_denied_card_offers_only_dismiss(site: Any) -> None:
         await expect(card).to_have_count(0)
 
 
-async def test_deny_shows_the_cancellation(site: Any) -> None:
+async def test_deny_shows_the_cancellation(site: Any, superset: Superset, restore: Restore) -> None:
+    await restore("staging")
+    await drift(superset, "staging")
     async with site(call_tool("deploy_dashboard", {"target_env_id": "staging"})) as s:
         page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x")
         await ask(page, "выкати")
+        line = page.locator(".tool")
+        await expect(line).to_have_text("⚙ Выкатка дашборда — ждёт подтверждения")
         await page.locator(".card button", has_text="Отклонить").click()
+        await expect(line).to_have_text("⚙ Выкатка дашборда — не выполнено: отменено")
         await expect(page.locator(".status.cancelled")).to_contain_text(
             "Операция отменена: вы отклонили «Выкатка дашборда»"
         )
         await expect(page.locator(".card")).to_have_attribute("data-decided", "deny")
+        said = await page.locator("#transcript").inner_text()
+        assert said.count("Операция отменена") == 1, said  # the status line, not a bubble too
 
 
 async def test_xss_in_object_name_and_model_output_stays_text(site: Any) -> None:
@@ -200,10 +218,12 @@ async def test_agctx_fr_003_history_is_restored_on_reload_and_a_new_object_start
 
 
 async def test_reconnect_after_the_server_drops_the_stream_shows_the_card_once(
-    site: Any,
+    site: Any, superset: Superset, restore: Restore
 ) -> None:
     from sstools.testing import free_port
 
+    await restore("staging")
+    await drift(superset, "staging")
     port = free_port()
     model = ScriptedChatModel(script=call_tool("deploy_dashboard", {"target_env_id": "staging"}))
     async with site(model.script, port=port, model=model) as s:

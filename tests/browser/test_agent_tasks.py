@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from sstools.http.auth import CurrentUser
 from sstools.tasks import TaskFailed, TaskKind, task_step, task_workflow
 from sstools.testing import answer
-from tests.browser.conftest import ask, screenshot, staging_twin
+from tests.browser.conftest import ask, screenshot, twin
 from tests.integration.deploy_support import Restore, Superset
 
 AGENT = "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/dashboards/10"
@@ -204,7 +204,7 @@ async def test_a_real_deploy_card_shows_the_plan_and_its_task_line_ends_done(
 ) -> None:
     """ss-dev → staging on the sandbox, after a hotfix in staging makes the two differ."""
     await restore("staging")
-    staging_uuid, staging_id = await staging_twin(superset)
+    staging_uuid, staging_id = await twin(superset, "staging")
     await superset("staging").put_json(f"/api/v1/dashboard/{staging_id}", {"css": STAGING_EDIT})
     async with site(deploy_then_report) as s:
         page = await s.page(AGENT)

@@ -9,7 +9,7 @@ from playwright.async_api import expect
 
 from sstools.russian import MONTHS_GENITIVE
 from sstools.testing import answer
-from tests.browser.conftest import screenshot, staging_twin
+from tests.browser.conftest import screenshot, twin
 from tests.integration.deploy_support import Superset
 
 HOTFIX = "/* a hotfix made in staging */"
@@ -51,7 +51,7 @@ async def test_differs_column_says_which_environments_a_deploy_would_change(
 ) -> None:
     """A hotfix in staging: staging differs from ss-dev («да»), prod does not («нет»)."""
     staging = superset("staging")
-    _, staging_id = await staging_twin(superset)
+    _, staging_id = await twin(superset, "staging")
     path = f"/api/v1/dashboard/{staging_id}"
     before = str((await staging.get_json(path))["result"]["css"] or "")
     await staging.put_json(path, {"css": HOTFIX})

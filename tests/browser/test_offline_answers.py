@@ -25,7 +25,8 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
 from sstools.testing import LiveServer, ScriptedChatModel, answer
-from tests.browser.conftest import Site, ask, screenshot
+from tests.browser.conftest import Site, ask, drift, screenshot
+from tests.integration.deploy_support import Restore, Superset
 
 ENV = "ss-dev"
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
@@ -73,10 +74,11 @@ class Runner:
         plan (the same JSON the confirmation card is built from)."""
         spec = CATALOGUE[tool]
         assert spec.preview is not None
-        plan = await self.executor.preview(
+        planned = await self.executor.preview(
             spec.preview(spec.args_model.model_validate(args), scope), self.token
         )
-        assert plan is not None, tool
+        plan = planned.answer
+        assert plan is not None, (tool, planned.problem)
         self.answers.setdefault(tool, []).append(render(tool, plan, Hint(env_id=scope.env_id)))
         return plan
 
@@ -228,10 +230,12 @@ async def test_every_tool_reads_in_russian_from_a_real_result(
 
 
 async def test_offline_health_answer_and_a_card_with_labelled_arguments(
-    settings: Settings, browser: Browser, tmp_path: Path
+    settings: Settings, browser: Browser, tmp_path: Path, superset: Superset, restore: Restore
 ) -> None:
     """No model configured: the offline planner answers on the page, and a deploy to prod asks
     with «Дашборд: … (#10)» and «Куда: prod (Superset prod)», not JSON; denied, nothing runs."""
+    await restore("prod")
+    await drift(superset, "prod")  # else the plan changes nothing and there is nothing to ask
     with LiveServer(create_app(settings)) as server:
         site = Site(server, ScriptedChatModel(script=answer("—")), settings, browser)
         page = await site.page(AGENT.format(name="Отчёт по энергопотреблению"))

@@ -254,7 +254,13 @@ async def test_restore_through_the_agent_shows_the_plan_and_applies_it_on_approv
             decision = card["decision"]
             assert (decision["stage"], decision["tone"]) == ("staging", "info")
             assert decision["digest"] == plan["digest"]
-            assert decision["impact"].startswith(f"{plan['dashboards_changed']} дашборд")
+            created = [
+                o for o in plan["objects"] if (o["kind"], o["action"]) == ("dashboard", "create")
+            ]
+            assert created, "dev's draft lives only in dev: restoring dev's backup creates it"
+            # A dashboard the restore creates reads «создан», never «изменён».
+            assert decision["impact"].startswith(f"{len(created)} дашборд"), decision["impact"]
+            assert "будет создан" in decision["impact"] or "будут созданы" in decision["impact"]
             approved = await live.post(
                 f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
                 json={"decision": "approve"},

@@ -20,7 +20,7 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders
-from tests.integration.deploy_support import Restore, Superset
+from tests.integration.deploy_support import Restore, Superset, wait_for_task
 from tests.support import read_events
 
 PROD_EDIT = "/* a hotfix made in prod */"
@@ -165,3 +165,46 @@ async def test_story2_a_denied_deploy_leaves_prod_unchanged(
     assert events[1]["message"].startswith("Операция отменена: вы отклонили «Выкатка дашборда»")
     assert after == before  # no task was started
     assert await _prod_css(superset, uuid) == PROD_EDIT
+
+
+def deploy_then_say(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    """Deploy to prod, then say what the tool answered (a model relaying it)."""
+    last = messages[-1]
+    if isinstance(last, ToolMessage):
+        return AIMessage(content=str(last.content))
+    call = {"name": "deploy_dashboard", "args": {"target_env_id": "prod"}, "id": "call_deploy"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+async def test_a_deploy_that_would_change_nothing_gets_no_card(
+    client: httpx.AsyncClient, auth: AuthHeaders, settings: Settings, restore: Restore
+) -> None:
+    """Prod already has dev's version: «изменений нет», and nothing to approve or start."""
+    await restore("prod")
+    headers = auth(Role.engineer)
+    body = {"dashboard_ids": [10], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
+    first = (await client.post("/api/deploy/plan", json=body, headers=headers)).json()
+    if first["dashboards_changed"]:  # whatever an earlier test left: make prod dev's copy first
+        started = await client.post(
+            "/api/deploy", json={**body, "digest": first["digest"]}, headers=headers
+        )
+        assert (await wait_for_task(client, auth, started.json()["id"]))["status"] == "succeeded"
+    plan = (await client.post("/api/deploy/plan", json=body, headers=headers)).json()
+    assert plan["dashboards_changed"] == 0, plan["summary"]
+    before = (await client.get("/api/tasks?env_id=prod", headers=headers)).json()
+    app = create_app(settings, chat_model=ScriptedChatModel(script=deploy_then_say))
+    with LiveServer(app) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
+            cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
+            await live.post(
+                f"/api/agent/conversations/{cid}/messages",
+                headers=headers,
+                json={"text": "что изменится, если выкатить в prod?", "uicontext": CONTEXT},
+            )
+            events = await read_events(live, cid, headers)
+    assert "confirm_required" not in [event["type"] for event in events]
+    said = [event["text"] for event in events if event["type"] == "message"]
+    assert said, events
+    assert said[-1].startswith("«Выкатка дашборда»: изменений нет — "), said
+    assert plan["summary"] in said[-1]
+    assert (await client.get("/api/tasks?env_id=prod", headers=headers)).json() == before

@@ -19,26 +19,27 @@ CANCELLED_BY_USER = "вы отклонили «{tool}»"
 CANCELLED_EXPIRED = "подтверждение «{tool}» истекло"
 CANCELLED_MISMATCH = "подтверждение не совпадает с операцией «{tool}»"
 TIMEOUT_READ = (
-    "«{tool}» не ответил за {seconds:g} с; попробуйте уточнить запрос или повторить позже"
+    "«{tool}»: нет ответа за {seconds:g} с; попробуйте уточнить запрос или повторить позже"
 )
 TIMEOUT_WRITE = (
-    "статус операции неизвестен — проверьте статус: «{tool}» не ответил за {seconds:g} с, "
-    "но изменение могло выполниться; проверьте через get_task_status, прежде чем повторять"
+    "статус операции неизвестен — проверьте статус: «{tool}» — нет ответа за {seconds:g} с, "
+    "но изменение могло выполниться; проверьте статус задачи, прежде чем повторять"
 )
-PERMISSION_DENIED = "Недостаточно прав: «{tool}» требует роль {roles}"
+PERMISSION_DENIED = "Недостаточно прав: «{tool}» доступно роли {roles}"
+PERMISSION_YOURS = "; у вас — «{role}»"
 UNKNOWN_TOOL = "инструмента «{tool}» нет; доступны: {available}"
-NOT_OFFERED = "«{tool}» недоступен здесь: {reason}"
+NOT_OFFERED = "«{tool}»: здесь недоступно — {reason}"
 UNKNOWN_ENVIRONMENT = "неизвестное окружение «{env}»"
 BAD_ARGUMENTS = "неверные аргументы для «{tool}»: {problems}"
 ROUTE_REFUSED = (
-    "«{tool}» не выполнен: аргументы изменили бы адрес запроса (например, «..» или «/» в имени)"
+    "«{tool}»: не выполнено — аргументы изменили бы адрес запроса (например, «..» или «/» в имени)"
 )
-TOOL_FAILED = "«{tool}» завершился ошибкой: {detail}"
+TOOL_FAILED = "«{tool}»: ошибка — {detail}"
 # A list cut to fit what the model reads (per key of the answer).
 SUMMARY_CUT = "показаны первые {shown} из {total}; уточните запрос или запросите следующую страницу"
-RATE_LIMITED = "«{tool}» не запущен, сработал предел: {detail}"
+RATE_LIMITED = "«{tool}»: не запущено, сработал предел — {detail}"
 TOOL_CRASHED = (
-    "«{tool}» не выполнен из-за внутренней ошибки сервера; если это было изменение, "
+    "«{tool}»: не выполнено из-за внутренней ошибки сервера; если это было изменение, "
     "проверьте его результат, прежде чем повторять, и сообщите администратору"
 )
 INTERNAL_ERROR = (
@@ -111,14 +112,29 @@ OFFLINE_PREFIX = "(офлайн-режим, без языковой модели
 CAPABILITIES_TITLE = "Что я могу сейчас"
 
 
-def dashboards_changed(count: int) -> str:
-    """«1 дашборд будет изменён», «3 дашборда будут изменены», «5 дашбордов будут изменены»."""
-    if count == 0:
-        return NOTHING_CHANGES
-    form = plural_form(
-        count, "дашборд будет изменён", "дашборда будут изменены", "дашбордов будут изменены"
-    )
-    return f"{count} {form}"
+# A write whose plan rules out a card: the run answers in words instead.
+PLAN_UNAVAILABLE = "«{tool}»: оценить нельзя — {problem}. Ничего не изменено, подтверждать нечего"
+PLAN_NO_ANSWER = "сервис или окружение не ответили"
+PLAN_NOT_APPLICABLE = "«{tool}»: применить этот план нельзя — {summary}. Ничего не изменено"
+PLAN_CHANGES_NOTHING = "«{tool}»: изменений нет — {summary}. Подтверждать нечего"
+
+
+_DASHBOARDS_WILL_BE = {
+    "created": ("дашборд будет создан", "дашборда будут созданы", "дашбордов будут созданы"),
+    "changed": ("дашборд будет изменён", "дашборда будут изменены", "дашбордов будут изменены"),
+    "deleted": ("дашборд будет удалён", "дашборда будут удалены", "дашбордов будут удалены"),
+}
+
+
+def dashboards_impact(*, created: int, changed: int, deleted: int) -> str:
+    """«1 дашборд будет создан, 2 дашборда будут изменены» — each kind of change, by count."""
+    counts = {"created": created, "changed": changed, "deleted": deleted}
+    parts = [
+        f"{count} {plural_form(count, *_DASHBOARDS_WILL_BE[kind])}"
+        for kind, count in counts.items()
+        if count
+    ]
+    return ", ".join(parts) or NOTHING_CHANGES
 
 
 def plan_object(*, kind: str, name: str, action: str, fields: list[str]) -> str:

@@ -57,6 +57,10 @@
   const bubbles = new Map(); // run_id → {element, text}
   const cards = new Set(); // confirmation ids already shown
   const toolLines = new Map(); // call_id → element
+  const titles = new Map(); // call_id → the tool's title, from its tool_call
+  const deniedCalls = new Set(); // call ids a «Недостаточно прав» card answered
+  const saidAlready = new Set(); // texts a status line showed: the same message is not repeated
+  const awaiting = new Map(); // confirmation_id → the call_id its card asks about
 
   // A page's action («Развернуть…») may suggest a request: it lands in the box as plain text
   // (.value, never HTML) and waits for the person to read it and press send.
@@ -223,6 +227,8 @@
         { method: "POST", body: { decision: choice } },
       );
       element.dataset.decided = response.ok ? choice : "late";
+      const line = toolLines.get(event.call_id);
+      if (response.ok && choice === "approve" && line) line.textContent = `⚙ ${event.title} — ${ui.tool_running}`;
     };
     confirm.addEventListener("click", () => decide("approve"));
     deny.addEventListener("click", () => decide("deny"));
@@ -320,8 +326,9 @@
     element.setAttribute("role", "alert");
     const title = document.createElement("strong");
     title.textContent = ui.access_denied;
+    // The server's sentence names the tool by its title and the roles in Russian; never ids.
     const detail = document.createElement("p");
-    detail.textContent = `${event.tool} — ${ui.required_role}: ${event.required_roles.join(", ")}`;
+    detail.textContent = event.message;
     const dismiss = document.createElement("button");
     dismiss.type = "button";
     dismiss.textContent = ui.dismiss;
@@ -346,24 +353,45 @@
         break;
       }
       case "message": {
+        if (saidAlready.has(event.text)) break; // a cancellation's status line said it
         const b = bubble(event.run_id);
         b.text = event.text;
         b.element.innerHTML = markdown(event.text);
         break;
       }
       case "tool_call":
-        toolLines.set(event.call_id, add("tool", `⚙ ${event.title || event.tool} — ${ui.tool_running}`));
+        titles.set(event.call_id, event.title || ui.tool_generic);
+        toolLines.set(event.call_id, add("tool", `⚙ ${titles.get(event.call_id)} — ${ui.tool_running}`));
         break;
       case "tool_result": {
+        if (deniedCalls.has(event.call_id)) break; // its «Недостаточно прав» card says it all
         const line = toolLines.get(event.call_id) || add("tool");
-        line.textContent = `⚙ ${event.title || event.tool}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}`;
+        const title = event.title || titles.get(event.call_id) || ui.tool_generic; // never a tool id
+        line.textContent = `⚙ ${title}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}`;
         line.dataset.outcome = event.outcome;
         if (event.task_id) followTask(event.task_id);
         break;
       }
-      case "confirm_required": card(event); break;
-      case "permission_denied": deniedCard(event); break;
-      case "cancelled": add("status cancelled", event.message); break;
+      case "confirm_required": {
+        // Nothing runs until the person decides: the tool line says it waits, not «выполняется».
+        const line = toolLines.get(event.call_id);
+        if (line) line.textContent = `⚙ ${event.title} — ${ui.tool_waiting}`;
+        awaiting.set(event.confirmation_id, event.call_id);
+        card(event);
+        break;
+      }
+      case "permission_denied":
+        deniedCalls.add(event.call_id);
+        toolLines.get(event.call_id)?.remove();
+        deniedCard(event);
+        break;
+      case "cancelled": {
+        const line = toolLines.get(awaiting.get(event.confirmation_id));
+        if (line) line.textContent = `⚙ ${titles.get(awaiting.get(event.confirmation_id))} — ${ui.tool_declined}`;
+        saidAlready.add(event.message);
+        add("status cancelled", event.message);
+        break;
+      }
       case "error": add(`status error error-${event.code}`, event.message); break;
       case "done": {
         busy(false);

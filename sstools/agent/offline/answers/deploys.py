@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sstools.agent.guardrails import impact_text
 from sstools.agent.offline.answers.words import (
     NO_HINT,
     Hint,
@@ -15,7 +16,7 @@ from sstools.agent.offline.answers.words import (
     names,
     quoted,
 )
-from sstools.agent.texts import IMPACT_UNKNOWN, dashboards_changed
+from sstools.agent.texts import IMPACT_UNKNOWN
 from sstools.agent.texts import answers as texts
 
 _SHOWN = 20
@@ -98,7 +99,8 @@ def plan(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if changes == 0:
         out = [texts.PLAN_NOTHING.format(target=target, source=source)]
     else:
-        verdict = dashboards_changed(changes) if changes is not None else IMPACT_UNKNOWN
+        known = {**payload, "dashboards_changed": changes}
+        verdict = impact_text(known) if changes is not None else IMPACT_UNKNOWN
         verdict = verdict[:1].upper() + verdict[1:]
         out = [texts.PLAN_VERDICT.format(changes=verdict, target=target, source=source)]
     if changes != 0 and isinstance(payload.get("summary"), str) and payload["summary"]:
