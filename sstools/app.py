@@ -62,6 +62,7 @@ from sstools.tasks import (
 from sstools.texts import http as texts
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
+from sstools.web.error_pages import HumanErrorPages
 from sstools.web.metrics import router as metrics_router
 from sstools.web.pages import STATIC_DIR, LoginRequired, login_redirect
 from sstools.web.pages import router as pages_router
@@ -166,6 +167,7 @@ def create_app(
     app.mount("/static/swagger-ui", StaticFiles(directory=SWAGGER_UI_DIR), name="swagger-ui")
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_middleware(RequestBodyGuard, max_bytes=settings.max_body_bytes)
+    app.add_middleware(HumanErrorPages)  # a page a person opened fails as a page, not JSON
     app.add_middleware(SecurityHeaders)  # outermost: the guard's 413 and 422 get the headers too
 
     @app.get("/healthz", include_in_schema=False)

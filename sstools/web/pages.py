@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode, urlsplit
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from sstools.auth.roles import Role
 from sstools.auth.tokens import InvalidToken, Principal
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.datasets import dataset_with_review
@@ -21,7 +22,8 @@ from sstools.http.auth import SESSION_COOKIE, resolve_principal
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
 from sstools.http.services import Services
 from sstools.russian import human_datetime
-from sstools.superset import SupersetError
+from sstools.superset import SupersetError, SupersetNotFound
+from sstools.texts import http as http_texts
 from sstools.web.strings import UI
 
 templates = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
@@ -73,9 +75,14 @@ def agent_link(
 
 
 def _environment(services: Services, env_id: str | None) -> Environment:
-    if env_id is not None and env_id in services.environments:
-        return services.environments[env_id]
-    return next(iter(services.environments.values()))
+    """The page's environment: the one asked for, or the first without one. An unknown one is a
+    404 saying so: never another environment's object under the asked-for name."""
+    if env_id is None:
+        return next(iter(services.environments.values()))
+    if env_id not in services.environments:
+        known = ", ".join(services.environments)
+        raise HTTPException(404, http_texts.UNKNOWN_ENVIRONMENT.format(env=env_id, known=known))
+    return services.environments[env_id]
 
 
 def _render(
@@ -186,9 +193,13 @@ async def dashboard_page(
     env_id: str | None = None,
 ) -> HTMLResponse:
     env = _environment(services, env_id)
-    overview = await dashboard_overview(
-        services.superset.client(env.id), services.git, dashboard_id, services.sessions
-    )
+    try:
+        overview = await dashboard_overview(
+            services.superset.client(env.id), services.git, dashboard_id, services.sessions
+        )
+    except SupersetNotFound as exc:
+        absent = UI["dashboard_absent"].format(id=dashboard_id, env=env.name)
+        raise HTTPException(404, absent) from exc
     dashboard = overview.dashboard
     route = f"/dashboards/{dashboard_id}"
     # The health above already exported this dashboard for its git status: not a second time.
@@ -199,9 +210,10 @@ async def dashboard_page(
     def ask(prompt: str | None = None) -> str:
         return agent_link("dashboard", dashboard_id, dashboard.title, env.id, route, prompt)
 
+    may_deploy = user.role.allows(Role.engineer)  # no «Развернуть…» for a role it would refuse
     actions = {
         row.env_id: {
-            "deploy": ask(UI["prompt_deploy"].format(target=row.name)),
+            "deploy": ask(UI["prompt_deploy"].format(target=row.name)) if may_deploy else None,
             "compare": ask(UI["prompt_compare"].format(source=env.name, target=row.name)),
         }
         for row in (placements.environments if placements else [])
@@ -259,7 +271,11 @@ async def dataset_page(
     env_id: str | None = None,
 ) -> HTMLResponse:
     env = _environment(services, env_id)
-    dataset = await dataset_with_review(services.superset.client(env.id), session, dataset_id)
+    try:
+        dataset = await dataset_with_review(services.superset.client(env.id), session, dataset_id)
+    except SupersetNotFound as exc:
+        absent = UI["dataset_absent"].format(id=dataset_id, env=env.name)
+        raise HTTPException(404, absent) from exc
     route = f"/datasets/{dataset_id}"
     return _render(
         request,

@@ -152,12 +152,18 @@ async def test_the_dashboard_page_shows_where_it_lives_with_actions_for_the_agen
         "/dashboards/3",
         "Разверни этот дашборд в окружение «Prod»",
     )
-    assert html.escape(deploy) in page.text
     assert "prompt=" in deploy
-    assert "Развернуть…" in page.text
-    # Health and the table share one export of the dashboard for its git status.
+    # An analyst may not deploy: no «Развернуть…» to click into a refusal.
+    assert html.escape(deploy) not in page.text
+    assert 'class="action-deploy"' not in page.text
+    assert 'class="action-compare"' not in page.text  # prod is unreachable here: not present
+    client.cookies.set("sstools_session", token_for(Role.engineer))  # type: ignore[operator]
+    page = await client.get("/dashboards/3?env_id=ss-dev")
+    assert html.escape(deploy) in page.text
+    assert 'class="action-deploy"' in page.text
+    # Health and the table share one export of the dashboard for its git status (per view).
     exports = [call for call in fake_superset.calls if call[1] == "/api/v1/dashboard/export/"]
-    assert len(exports) == 1
+    assert len(exports) == 2
 
 
 def test_agent_link_carries_the_prompt_only_when_given() -> None:
@@ -166,3 +172,43 @@ def test_agent_link_carries_the_prompt_only_when_given() -> None:
     assert link.endswith(
         "&prompt=%D0%A1%D1%80%D0%B0%D0%B2%D0%BD%D0%B8%20%3Cb%3E%D1%8D%D1%82%D0%BE%3C/b%3E%20%26%20%D1%82%D0%BE"
     )
+
+
+PAGE = {"Accept": "text/html,application/xhtml+xml"}  # what a browser's navigation sends
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "title", "reason"),
+    [
+        ("/dashboards/77?env_id=ss-dev", 404, "Не найдено", "Дашборда #77 нет в окружении"),
+        (
+            "/dashboards/3?env_id=nowhere",
+            404,
+            "Не найдено",
+            "nowhere&#39; нет (известны: ss-dev, prod)",
+        ),
+        ("/dashboards/99999999999999999999?env_id=ss-dev", 422, "В адресе ошибка", "less than"),
+        ("/datasets/77?env_id=ss-dev", 404, "Не найдено", "Датасета #77 нет в окружении"),
+    ],
+)
+async def test_a_page_that_fails_is_a_page_a_person_reads(
+    client: httpx.AsyncClient,
+    token_for: Callable[[Role], str],
+    path: str,
+    status: int,
+    title: str,
+    reason: str,
+) -> None:
+    client.cookies.set("sstools_session", token_for(Role.analyst))
+    page = await client.get(path, headers=PAGE)
+    assert page.status_code == status
+    assert page.headers["content-type"].startswith("text/html")
+    assert f"<h1>{title}</h1>" in page.text
+    assert reason in page.text
+    assert '{"detail"' not in page.text
+    assert 'href="/dashboards"' in page.text
+    assert "Content-Security-Policy" in page.headers
+    # The API answers the same failure as JSON, whoever asks.
+    api = await client.get(path, headers={"Accept": "application/json"})
+    assert api.status_code == status
+    assert "detail" in api.json()
