@@ -61,14 +61,21 @@ async def agent(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
             yield client
 
 
-async def _ask(client: httpx.AsyncClient, headers: dict[str, str]) -> tuple[str, dict[str, Any]]:
+async def _say(
+    client: httpx.AsyncClient, headers: dict[str, str], text: str
+) -> tuple[str, list[dict[str, Any]]]:
+    """A new conversation on the dashboard page, ``text`` sent: its id and the events."""
     cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
     await client.post(
         f"/api/agent/conversations/{cid}/messages",
         headers=headers,
-        json={"text": "разверни этот дашборд в prod", "uicontext": CONTEXT},
+        json={"text": text, "uicontext": CONTEXT},
     )
-    events = await read_events(client, cid, headers)
+    return cid, await read_events(client, cid, headers)
+
+
+async def _ask(client: httpx.AsyncClient, headers: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    cid, events = await _say(client, headers, "разверни этот дашборд в prod")
     card = events[-1]
     assert card["type"] == "confirm_required", events
     return cid, card
@@ -195,13 +202,7 @@ async def test_a_deploy_that_would_change_nothing_gets_no_card(
     app = create_app(settings, chat_model=ScriptedChatModel(script=deploy_then_say))
     with LiveServer(app) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
-            cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
-            await live.post(
-                f"/api/agent/conversations/{cid}/messages",
-                headers=headers,
-                json={"text": "что изменится, если выкатить в prod?", "uicontext": CONTEXT},
-            )
-            events = await read_events(live, cid, headers)
+            _, events = await _say(live, headers, "что изменится, если выкатить в prod?")
     assert "confirm_required" not in [event["type"] for event in events]
     said = [event["text"] for event in events if event["type"] == "message"]
     assert said, events
