@@ -8,20 +8,15 @@ every error path (the error table, a 422, an unknown route) is covered the same 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sstools.web.pages import templates
 from sstools.web.strings import UI
 
 _NOT_PAGES = ("/api/", "/static/", "/openapi.json", "/docs", "/metrics", "/healthz")
 _TITLES = {403: "error_forbidden", 404: "error_not_found", 422: "error_bad_address"}
-_pages = Environment(
-    loader=FileSystemLoader(str(Path(__file__).with_name("templates"))),
-    autoescape=select_autoescape(("html",)),
-)
 
 
 def _is_page(scope: Scope) -> bool:
@@ -51,7 +46,7 @@ def words_of(body: bytes) -> str:
 def error_page(status: int, message: str) -> bytes:
     title = UI[_TITLES.get(status, "error_server" if status >= 500 else "error_other")]
     sentence = message[:1].upper() + message[1:]  # the API's words start lower-case
-    page = _pages.get_template("error.html").render(t=UI, title=title, message=sentence)
+    page = templates.env.get_template("error.html").render(t=UI, title=title, message=sentence)
     return page.encode()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sstools.agent.texts import PLAN_KINDS as CARD_KINDS
+
 DONE = "Готово."
 YES = "да"
 NO = "нет"
@@ -174,12 +176,7 @@ SEVERITIES = {"error": "ошибка", "warning": "предупреждение"
 SEVERITY = "замечание"  # a severity not in SEVERITIES
 FINDING = "{severity}: {object} — {message}{fix}"
 FINDING_FIX = " (как исправить: {fix})"
-OBJECT_KINDS = {
-    "dashboard": "дашборд",
-    "chart": "график",
-    "dataset": "датасет",
-    "database": "база данных",
-}
+OBJECT_KINDS = {**CARD_KINDS, "database": "база данных"}  # a finding names it in full
 
 DOCUMENTATION_DONE = "Документация написана ({author}) и сохранена в git: `{path}`."
 DOCUMENTATION_STORED = (
@@ -211,7 +208,7 @@ PLAN_ACTIONS = {
     "delete": "будет удалён",
 }
 PLAN_LINE = "{kind} {name}: {action}{fields}"
-PLAN_KINDS = {"dashboard": "Дашборд", "chart": "График", "dataset": "Датасет", "database": "База"}
+PLAN_KINDS = {kind: word.capitalize() for kind, word in CARD_KINDS.items()}
 PLAN_OBJECT = "Объект"  # an object of a kind not in PLAN_KINDS
 PLAN_DATABASE = "База {source} → {target} (сопоставлена по {by})"
 PLAN_MATCHED_BY = {"uuid": "UUID", "name": "имени", "sqlalchemy_uri": "адресу подключения"}
