@@ -48,6 +48,16 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_api_key: SecretStr | None = None
+    # A slow or local model needs its own: how long one reply may take, how many times a failed
+    # request is sent again, how long the stream may stay silent, and what the reply may be.
+    llm_timeout_s: float = Field(default=120.0, gt=0)
+    llm_retries: int = Field(default=1, ge=0, le=10)
+    llm_stream_chunk_timeout_s: float = Field(default=60.0, gt=0)
+    llm_max_tokens: int | None = Field(default=1024, gt=0)
+    llm_temperature: float | None = Field(default=0.0, ge=0, le=2)
+    # Background model work (validation review, documentation) at once, so chat turns get the
+    # endpoint too.
+    llm_background_concurrency: int = Field(default=1, ge=1, le=100)
     hitl: Literal["writes", "all"] = "writes"
     tool_timeout_s: float = Field(default=30.0, gt=0)
     tools_base_url: str | None = None
@@ -59,6 +69,10 @@ class Settings(BaseSettings):
     agent_streams_per_conversation: int = Field(default=3, gt=0)
     agent_conversations_per_user: int = Field(default=200, gt=0)
     agent_runs_per_user: int = Field(default=3, gt=0)
+    # Caps on what one model may do: tool calls taken from one reply, tasks started in one turn;
+    # the rest are refused with a reason the model reads.
+    agent_calls_per_reply: int = Field(default=5, ge=1, le=100)
+    agent_task_starts_per_turn: int = Field(default=2, ge=0, le=100)
     # The tool router (sstools.agent.routing): hybrid = BM25 + embedding, bm25 = lexical only.
     router: Literal["hybrid", "bm25", "off"] = "hybrid"
     router_k: int = Field(default=5, ge=1, le=50)

@@ -16,12 +16,20 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
 from sstools.agent import explain, texts
-from sstools.agent.context import ContextRejected, ObjectType, UIContext, parse_uicontext
+from sstools.agent.context import (
+    ContextRejected,
+    ObjectType,
+    UIContext,
+    parse_uicontext,
+    visible_name,
+)
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy, TooManyRuns
 from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
 from sstools.agent.selection import HiddenTool, select_tools
 from sstools.http.auth import CurrentUser, request_token
 from sstools.http.deps import ServicesDep, SessionDep
+from sstools.http.objects import ObjectKind, name_in
+from sstools.http.services import Services
 from sstools.storage import audit
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation, Conversation, ConversationMessage
@@ -216,6 +224,7 @@ async def post_message(
                     }
                 ],
             ) from exc
+    context = await with_the_real_name(context, services)
     try:
         run_id = await runtime.post_message(conversation.id, user, token, body.text, context)
     except Busy as exc:
@@ -227,6 +236,19 @@ async def post_message(
             headers={"Retry-After": str(RUN_RETRY_AFTER_S)},
         ) from exc
     return RunAccepted(run_id=run_id)
+
+
+async def with_the_real_name(context: UIContext | None, services: Services) -> UIContext | None:
+    """The context with the object's name as Superset has it: the URL's ``objectName`` is a hint
+    a crafted link could fill with another dashboard's title, so it never reaches a prompt or a
+    card. No answer (or no such object): no name, and the card shows the id."""
+    if context is None or context.object_id is None or context.env_id is None:
+        return context
+    if context.object_type not in (ObjectType.dashboard, ObjectType.dataset):
+        return context
+    kind = ObjectKind(context.object_type.value)
+    name = await name_in(services.superset, context.env_id, kind, int(context.object_id))
+    return context.model_copy(update={"object_name": visible_name(name)})
 
 
 def _sse_data(event: dict[str, Any]) -> str:

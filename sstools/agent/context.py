@@ -20,6 +20,7 @@ from sstools.agent import texts
 from sstools.errors import SstoolsError
 
 MAX_CONTEXT_BYTES = 4096
+MAX_NAME_CHARS = 256
 CONTEXT_VERSION = 1
 BLOCK_START = "<<<UI_CONTEXT"
 BLOCK_END = "UI_CONTEXT>>>"
@@ -53,7 +54,7 @@ class UIContext(BaseModel):
     object_type: ObjectType | None = Field(default=None, alias="objectType")
     # [0-9], not \d: \d also matches non-ASCII digits such as «٣».
     object_id: str | None = Field(default=None, alias="objectId", pattern=r"^[0-9]{1,18}$")
-    object_name: str | None = Field(default=None, alias="objectName", max_length=256)
+    object_name: str | None = Field(default=None, alias="objectName", max_length=MAX_NAME_CHARS)
     env_id: str | None = Field(default=None, alias="envId", max_length=64)
     route: str = Field(default="/", max_length=512)
 
@@ -99,6 +100,19 @@ class UIContext(BaseModel):
 
     def public(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
+
+
+def visible_name(name: str | None) -> str | None:
+    """A title from Superset as a context name: what the person can see of it, on one line,
+    within the context's bound (Superset keeps longer titles than a URL may carry)."""
+    if not name:
+        return None
+    kept = "".join(
+        " " if unicodedata.category(char) in _BREAKING else char
+        for char in name
+        if unicodedata.category(char) != _FORMAT
+    )
+    return " ".join(kept.split())[:MAX_NAME_CHARS] or None
 
 
 class ContextRejected(SstoolsError, ValueError):

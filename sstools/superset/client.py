@@ -157,6 +157,17 @@ class SupersetClient(SupersetSession):
             scan_limit=scan_limit,
         )
 
+    async def find_dataset(
+        self, column: Literal["id", "uuid"], value: int | str
+    ) -> tuple[str, DatasetSummary] | None:
+        """The dataset whose ``column`` equals ``value`` with its UUID, or None if there is none."""
+        query = {
+            "columns": ["id", "uuid", "table_name", "schema", "kind", "changed_on_utc"],
+            "filters": [{"col": column, "opr": "eq", "value": value}],
+        }
+        rows = (await self.get_json("/api/v1/dataset/", query=query)).get("result") or []
+        return (str(rows[0]["uuid"]), DatasetSummary.from_api(rows[0])) if rows else None
+
     async def get_dataset(self, dataset_id: int) -> DatasetDetail:
         body, related = await asyncio.gather(
             self.get_json(f"/api/v1/dataset/{dataset_id}"),

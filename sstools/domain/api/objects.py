@@ -1,0 +1,30 @@
+"""``/api/objects``: the object a page names, as Superset has it, here or in another environment."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter
+
+from sstools.http.auth import CurrentUser
+from sstools.http.deps import EnvIdQuery, EnvironmentDep, ServicesDep, SupersetId, find_environment
+from sstools.http.objects import ObjectInEnvironment, ObjectKind, find_object, same_object_in
+
+router = APIRouter(prefix="/api/objects", tags=["objects"])
+
+
+@router.get("/{object_type}/{object_id}")
+async def get_object(
+    object_type: ObjectKind,
+    object_id: SupersetId,
+    env: EnvironmentDep,
+    services: ServicesDep,
+    user: CurrentUser,
+    in_env_id: Annotated[str | None, EnvIdQuery] = None,
+) -> ObjectInEnvironment:
+    """The object ``object_id`` of ``env_id`` (404 if it has none); with ``in_env_id``, the same
+    object (by UUID) in that environment, ``present: false`` where it has none."""
+    if in_env_id is None:
+        return await find_object(services.superset, env.id, object_type, object_id)
+    other = find_environment(services, in_env_id)
+    return await same_object_in(services.superset, env.id, object_type, object_id, other.id)
