@@ -1,7 +1,8 @@
 """One authenticated conversation with a Superset: login and refresh, CSRF, rison, errors, paging.
 
-The service account logs in on first use; an expired access token is refreshed (or the login
-redone) once, for all concurrent callers; mutations carry the CSRF token of the session cookie
+The service account logs in on first use; a token Superset rejects (expired, or signed with a
+secret key it no longer has) is refreshed or the login redone once, for all concurrent callers,
+and the request sent again; mutations carry the CSRF token of the session cookie
 that fetched it. Every refusal becomes one of :mod:`sstools.superset.errors`.
 """
 
@@ -62,6 +63,21 @@ def _is_query_error(response: httpx.Response) -> bool:
     return bool(types) and not any(
         kind.startswith("CONNECTION_") or kind in ("GENERIC_BACKEND_ERROR", "") for kind in types
     )
+
+
+def _session_rejected(response: httpx.Response) -> bool:
+    """Superset refused our token itself, before the view ran: 401 (expired, revoked), or a
+    422 from its JWT layer (``{"msg": "Signature verification failed"}`` after its secret key
+    changed, a malformed token). Its own refusals of a request say ``message`` or ``errors``."""
+    if response.status_code == 401:
+        return True
+    if response.status_code != 422:
+        return False
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and set(body) == {"msg"}
 
 
 class SupersetSession:
@@ -166,14 +182,20 @@ class SupersetSession:
 
     async def _csrf(self) -> str:
         if self._csrf_token is None:
-            response = await self._send(
-                "GET",
-                "/api/v1/security/csrf_token/",
-                headers={"Authorization": f"Bearer {self._access_token}"},
-            )
+            response = await self._fetch_csrf()
+            if _session_rejected(response):
+                await self._renew(response.request.headers["Authorization"].removeprefix("Bearer "))
+                response = await self._fetch_csrf()
             self._raise_for(response)
             self._csrf_token = response.json()["result"]
         return self._csrf_token
+
+    async def _fetch_csrf(self) -> httpx.Response:
+        return await self._send(
+            "GET",
+            "/api/v1/security/csrf_token/",
+            headers={"Authorization": f"Bearer {self._access_token}"},
+        )
 
     async def request(
         self,
@@ -194,11 +216,12 @@ class SupersetSession:
         if query is not None:
             all_params["q"] = prison.dumps(query)  # httpx percent-encodes it, non-ASCII included
         for attempt in range(2):
-            token = self._access_token
-            headers = {"Authorization": f"Bearer {token}"}
-            if mutating:
+            headers = {}
+            if mutating:  # first: fetching the CSRF token may renew the session
                 headers["X-CSRFToken"] = await self._csrf()
                 headers["Referer"] = self.env.url
+            token = self._access_token
+            headers["Authorization"] = f"Bearer {token}"
             response = await self._send(
                 method,
                 path,
@@ -209,7 +232,10 @@ class SupersetSession:
                 headers=headers,
             )
             # Both are refusals before Superset acted, so sending again cannot do anything twice.
-            if attempt == 0 and response.status_code == 401:
+            if attempt == 0 and _session_rejected(response):
+                logger.info(
+                    "superset_session_renewed", env_id=self.env.id, status=response.status_code
+                )
                 await self._renew(token)
                 continue
             if attempt == 0 and response.status_code == 400 and "CSRF" in response.text:
