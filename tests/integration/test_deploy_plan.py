@@ -278,3 +278,20 @@ async def test_where_a_dashboard_lives_says_whether_it_differs_from_the_source(
         KPIS: {"ss-dev": None, "staging": True, "prod": True},
         REPORT: {"ss-dev": None, "staging": False, "prod": False},
     }
+
+
+async def test_the_target_connections_cache_timeout_is_never_a_change(
+    pool: SupersetPool, environments: EnvironmentRegistry, tmp_path: Path
+) -> None:
+    """Superset exports a dataset's database's ``cache_timeout`` as the dataset's own when it
+    has none: a plan counting it would re-import on every run and never say «изменений нет»."""
+    prod = pool.client("prod")
+    databases = await prod.list_databases()
+    connection = next(one for one in databases if one.name == "Демо-данные")
+    await prod.put_json(f"/api/v1/database/{connection.id}", {"cache_timeout": 300})
+    try:
+        planned = await _plan(pool, environments, GitStore(tmp_path), REPORT, "prod")
+    finally:
+        await prod.put_json(f"/api/v1/database/{connection.id}", {"cache_timeout": None})
+    assert {action for _, _, action in _actions(planned)} == {"unchanged"}, planned.plan.objects
+    assert planned.plan.dashboards_changed == 0

@@ -46,6 +46,25 @@ class PlannedDeploy:
     files: dict[str, bytes]
 
 
+def _without_the_connections_timeout(
+    ours: Document, theirs: Document, target_files: dict[str, bytes]
+) -> tuple[Document, Document]:
+    """A dataset's export says its database's ``cache_timeout`` where it has none of its own,
+    and that is the target connection's setting, never the deploy's: unset on our side and
+    the connection's on theirs is no change (else every plan would re-import, never settle)."""
+    database = target_files.get(path_of("databases", str(ours.get("database_uuid"))))
+    connection = (yaml.safe_load(database) or {}).get("cache_timeout") if database else None
+    if connection is None or theirs.get("cache_timeout") != connection:
+        return ours, theirs
+    if ours.get("cache_timeout") not in (None, connection):
+        return ours, theirs
+    drop = "cache_timeout"
+    return (
+        {key: value for key, value in ours.items() if key != drop},
+        {key: value for key, value in theirs.items() if key != drop},
+    )
+
+
 def _change(
     kind: str, document: Document, found: _target.Inventory, target_files: dict[str, bytes]
 ) -> ObjectChange:
@@ -63,11 +82,13 @@ def _change(
             target_changed_on=None,
         )
     current = target_files.get(path_of(kind, uuid))
-    fields = (
-        differing_fields(portable(kind, document), portable(kind, yaml.safe_load(current)))
-        if current is not None
-        else ["."]  # in the target's list but not in its export: assume it differs
-    )
+    if current is None:
+        fields = ["."]  # in the target's list but not in its export: assume it differs
+    else:
+        theirs = yaml.safe_load(current)
+        if kind == "datasets":
+            document, theirs = _without_the_connections_timeout(document, theirs, target_files)
+        fields = differing_fields(portable(kind, document), portable(kind, theirs))
     return ObjectChange(
         kind=_KINDS[kind],
         uuid=uuid,
