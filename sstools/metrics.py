@@ -35,3 +35,8 @@ ROUTER_SECONDS = Histogram(
     "Time a model call that ranks waited for the tool router, its message's embedding included.",
     buckets=(0.001, 0.0025, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.02, 0.025, 0.05, 0.1, 0.25),
 )
+SUPERSET_LOGINS = Counter(
+    "sstools_superset_logins_total",
+    "Logins of the service account, by environment (a session renewed by refresh is not one).",
+    ["env_id"],
+)

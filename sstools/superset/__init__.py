@@ -1,5 +1,6 @@
 """Async client for the Apache Superset REST API. Knows nothing of the agent."""
 
+from sstools.superset._session import SessionKeys
 from sstools.superset.client import SupersetClient, SupersetPool
 from sstools.superset.errors import (
     SupersetAuthError,
@@ -11,6 +12,7 @@ from sstools.superset.errors import (
 )
 
 __all__ = [
+    "SessionKeys",
     "SupersetAuthError",
     "SupersetBadRequest",
     "SupersetClient",

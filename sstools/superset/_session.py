@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import prison
 import structlog
 
+from sstools import metrics
 from sstools.environments import Environment
 from sstools.superset.errors import (
     SupersetAuthError,
@@ -80,6 +83,37 @@ def _session_rejected(response: httpx.Response) -> bool:
     return isinstance(body, dict) and set(body) == {"msg"}
 
 
+@dataclass(frozen=True)
+class _Keys:
+    access: str | None
+    refresh: str | None
+    csrf: str | None
+    # The Flask session cookie the CSRF token belongs to: (name, value, domain, path).
+    cookies: tuple[tuple[str, str, str, str], ...]
+
+
+class SessionKeys:
+    """What a session won (tokens, the CSRF token and its cookie), handed to the next session
+    of the same account: a task's steps each run on an event loop of their own with clients of
+    their own, and would otherwise log in and fetch a CSRF token once per step."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # steps of different tasks run in threads
+        self._by_account: dict[tuple[str, str, str], _Keys] = {}
+
+    @staticmethod
+    def _account(env: Environment) -> tuple[str, str, str]:
+        return (env.id, env.url, env.username)
+
+    def load(self, env: Environment) -> _Keys | None:
+        with self._lock:
+            return self._by_account.get(self._account(env))
+
+    def save(self, env: Environment, keys: _Keys) -> None:
+        with self._lock:
+            self._by_account[self._account(env)] = keys
+
+
 class SupersetSession:
     """Authenticated JSON requests to one Superset environment as its service account."""
 
@@ -89,6 +123,7 @@ class SupersetSession:
         *,
         timeout_s: float = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        keys: SessionKeys | None = None,
     ) -> None:
         self.env = env
         self._http = httpx.AsyncClient(
@@ -101,6 +136,24 @@ class SupersetSession:
         self._refresh_token: str | None = None
         self._csrf_token: str | None = None
         self._auth_lock = asyncio.Lock()
+        self._keys = keys
+        held = keys.load(env) if keys else None
+        if held is not None:
+            self._access_token, self._refresh_token = held.access, held.refresh
+            self._csrf_token = held.csrf
+            for name, value, domain, path in held.cookies:
+                self._http.cookies.set(name, value, domain=domain, path=path)
+
+    def _keep(self) -> None:
+        if self._keys is None:
+            return
+        cookies = tuple(
+            (cookie.name, cookie.value or "", cookie.domain, cookie.path)
+            for cookie in self._http.cookies.jar
+        )
+        self._keys.save(
+            self.env, _Keys(self._access_token, self._refresh_token, self._csrf_token, cookies)
+        )
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -160,9 +213,11 @@ class SupersetSession:
             raise SupersetAuthError(self.env.id, texts.LOGIN_REFUSED)
         self._raise_for(response)
         body = response.json()
+        metrics.SUPERSET_LOGINS.labels(env_id=self.env.id).inc()
         self._access_token = body["access_token"]
         self._refresh_token = body.get("refresh_token")
         self._csrf_token = None
+        self._keep()
 
     async def _renew(self, stale_token: str | None) -> None:
         """Refresh the access token (or log in again); only once for concurrent callers."""
@@ -177,6 +232,7 @@ class SupersetSession:
                 )
                 if response.status_code == 200:
                     self._access_token = response.json()["access_token"]
+                    self._keep()
                     return
             await self._login()
 
@@ -188,6 +244,7 @@ class SupersetSession:
                 response = await self._fetch_csrf()
             self._raise_for(response)
             self._csrf_token = response.json()["result"]
+            self._keep()
         return self._csrf_token
 
     async def _fetch_csrf(self) -> httpx.Response:

@@ -16,7 +16,7 @@ import httpx
 import structlog
 
 from sstools.environments import EnvironmentRegistry
-from sstools.superset._session import SupersetSession
+from sstools.superset._session import SessionKeys, SupersetSession
 from sstools.superset.errors import SupersetBadRequest, SupersetNotFound, public_text
 from sstools.superset.models import (
     Column,
@@ -280,16 +280,21 @@ class SupersetPool:
         *,
         timeout_s: float,
         transport: httpx.AsyncBaseTransport | None = None,
+        keys: SessionKeys | None = None,
     ) -> None:
         self._environments = environments
         self._timeout_s = timeout_s
         self._transport = transport
+        self._keys = keys
         self._clients: dict[str, SupersetClient] = {}
 
     def client(self, env_id: str) -> SupersetClient:
         if env_id not in self._clients:
             self._clients[env_id] = SupersetClient(
-                self._environments[env_id], timeout_s=self._timeout_s, transport=self._transport
+                self._environments[env_id],
+                timeout_s=self._timeout_s,
+                transport=self._transport,
+                keys=self._keys,
             )
         return self._clients[env_id]
 

@@ -1,7 +1,8 @@
 """Superset from a workflow step: fresh clients on a fresh event loop, closed when it is done.
 
 A step may run in any of DBOS's threads, after a restart too, never on the app's event loop, so
-it cannot use the app's clients (bound to that loop).
+it cannot use the app's clients (bound to that loop). The session they win is kept for the next
+step's clients (:class:`SessionKeys`): a deploy of 12 dashboards logs in once, not per step.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from sstools.superset import SupersetPool
+from sstools.superset import SessionKeys, SupersetPool
 from sstools.tasks._runtime import context
 
 T = TypeVar("T")
+
+_KEYS = SessionKeys()  # this worker's steps', across their event loops
 
 
 def with_superset(work: Callable[[SupersetPool], Awaitable[T]]) -> T:
@@ -22,7 +25,9 @@ def with_superset(work: Callable[[SupersetPool], Awaitable[T]]) -> T:
 
     async def main() -> T:
         pool = SupersetPool(
-            task_context.environments, timeout_s=task_context.settings.superset_timeout_s
+            task_context.environments,
+            timeout_s=task_context.settings.superset_timeout_s,
+            keys=_KEYS,
         )
         try:
             return await work(pool)

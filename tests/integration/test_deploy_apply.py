@@ -174,3 +174,33 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
 
     assert rolled_back["status"] == "succeeded", rolled_back
     assert normalise(await prod.export_dashboards([prod_id])) == before
+
+
+async def test_applying_the_plan_just_made_reads_the_target_once_and_never_the_source(
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    monkeypatch: Any,
+) -> None:
+    """The plan the person approved is still in hand: applying it checks the target's files
+    once (one export) instead of exporting the source and the target and listing both again."""
+    dev, prod = superset("ss-dev"), superset("prod")
+    report = await dashboard_id(dev, "Отчёт по энергопотреблению")
+    body = {"dashboard_ids": [report], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
+    planned = await plan(client, auth, body)
+    sent: list[httpx.URL] = []
+    original = httpx.AsyncClient.send
+
+    async def counting(self: httpx.AsyncClient, request: httpx.Request, **kwargs: Any) -> Any:
+        sent.append(request.url)
+        return await original(self, request, **kwargs)
+
+    monkeypatch.setattr(httpx.AsyncClient, "send", counting)
+    started = await apply(client, auth, "/api/deploy", body, planned["digest"])
+    monkeypatch.undo()
+    assert started.status_code == 202, started.text
+    await wait_for_task(client, auth, started.json()["id"])
+
+    ports = {httpx.URL(dev.env.url).port: "ss-dev", httpx.URL(prod.env.url).port: "prod"}
+    to_superset = [(ports[url.port], url.path) for url in sent if url.port in ports]
+    assert to_superset == [("prod", "/api/v1/dashboard/export/")]

@@ -1,9 +1,10 @@
 """Applying plans: ``POST /api/deploy`` and ``POST /api/migrations`` (the plan itself:
 ``deploy_plan.py``; rollback: ``rollback.py``).
 
-Each re-plans, refuses with 409 when the digest the person approved no longer matches (the target
-or the source moved since), and otherwise starts a durable task (202) that imports exactly that
-plan. Engineers only; the task start, its end and every refusal are in the audit log.
+Each re-plans (or reuses the plan just made, while the target is as it saw it: ``recent``),
+refuses with 409 when the digest the person approved no longer matches (the target or the source
+moved since), and otherwise starts a durable task (202) that imports exactly that plan.
+Engineers only; the task start, its end and every refusal are in the audit log.
 """
 
 from __future__ import annotations
@@ -15,8 +16,16 @@ from fastapi import APIRouter, status
 from pydantic import Field
 
 from sstools.domain.api.approval import required_digest
-from sstools.domain.deploy import InvalidPlanRequest, PlanRequest, StalePlan, make_plan
+from sstools.domain.api.deploy_plan import RecentPlansDep
+from sstools.domain.deploy import (
+    InvalidPlanRequest,
+    PlannedDeploy,
+    PlanRequest,
+    StalePlan,
+    make_plan,
+)
 from sstools.domain.deploy.apply import apply_plan, order_of
+from sstools.domain.deploy.recent import RecentPlans, still_current
 from sstools.http.auth import EngineerUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.storage import audit
@@ -38,16 +47,28 @@ def _objects(keys: list[str]) -> list[str]:
     return [f"dashboard:{uuid}" for uuid in keys]
 
 
+async def _approved_plan(
+    request: PlanRequest, digest: str, services: ServicesDep, git: GitDep, recent: RecentPlans
+) -> PlannedDeploy:
+    recalled = recent.recall(request, digest)
+    if recalled is not None:
+        target = services.superset.client(recalled.plan.target_env_id)
+        if await still_current(recalled, target):
+            return recalled
+    return await make_plan(request, services.superset, services.environments, git)
+
+
 async def _apply(
     kind: TaskKind,
     body: ApplyRequest,
     services: ServicesDep,
     git: GitDep,
+    recent: RecentPlans,
     session: SessionDep,
     user: EngineerUser,
 ) -> Task:
     request = PlanRequest.model_validate(body.model_dump(exclude={"digest"}))
-    planned = await make_plan(request, services.superset, services.environments, git)
+    planned = await _approved_plan(request, body.digest, services, git, recent)
     plan = planned.plan
     if not plan.applicable:
         missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
@@ -89,17 +110,27 @@ async def _apply(
 
 @router.post("/api/deploy", status_code=status.HTTP_202_ACCEPTED)
 async def deploy(
-    body: ApplyRequest, services: ServicesDep, git: GitDep, session: SessionDep, user: EngineerUser
+    body: ApplyRequest,
+    services: ServicesDep,
+    git: GitDep,
+    recent: RecentPlansDep,
+    session: SessionDep,
+    user: EngineerUser,
 ) -> Task:
     """Deploy one dashboard (with its charts and datasets) by the plan's digest; a task."""
     if len(body.dashboard_ids) + len(body.dashboard_uuids) != 1:
         raise InvalidPlanRequest("dashboard_ids", texts.ONE_DASHBOARD)
-    return await _apply(TaskKind.deploy, body, services, git, session, user)
+    return await _apply(TaskKind.deploy, body, services, git, recent, session, user)
 
 
 @router.post("/api/migrations", status_code=status.HTTP_202_ACCEPTED)
 async def migrate(
-    body: ApplyRequest, services: ServicesDep, git: GitDep, session: SessionDep, user: EngineerUser
+    body: ApplyRequest,
+    services: ServicesDep,
+    git: GitDep,
+    recent: RecentPlansDep,
+    session: SessionDep,
+    user: EngineerUser,
 ) -> Task:
     """Migrate a set of dashboards by the plan's digest; a task."""
-    return await _apply(TaskKind.migration, body, services, git, session, user)
+    return await _apply(TaskKind.migration, body, services, git, recent, session, user)

@@ -7,19 +7,35 @@ request (an unknown dashboard or environment, a field that does not fit) is an e
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
 
 from sstools.domain.deploy import Plan, PlanRequest, make_plan
+from sstools.domain.deploy.recent import RecentPlans
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep
 
 router = APIRouter(prefix="/api/deploy", tags=["deploy"])
 
 
+def recent_plans(request: Request, services: ServicesDep) -> RecentPlans:
+    """This app's plans of the last confirmation TTL (what a card may still apply)."""
+    state = request.app.state
+    if not hasattr(state, "recent_plans"):
+        state.recent_plans = RecentPlans(services.settings.confirmation_ttl_s)
+    recent: RecentPlans = state.recent_plans
+    return recent
+
+
+RecentPlansDep = Annotated[RecentPlans, Depends(recent_plans)]
+
+
 @router.post("/plan")
 async def plan_deploy(
-    body: PlanRequest, services: ServicesDep, git: GitDep, user: CurrentUser
+    body: PlanRequest, services: ServicesDep, git: GitDep, recent: RecentPlansDep, user: CurrentUser
 ) -> Plan:
     """What would change in ``target_env_id``; any signed-in user may look (nothing is written)."""
     planned = await make_plan(body, services.superset, services.environments, git)
+    recent.remember(body, planned)
     return planned.plan

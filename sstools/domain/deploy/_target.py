@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -105,16 +106,21 @@ async def export_target(superset: SupersetClient, dashboard_uuids: list[str]) ->
     return await target_files(superset, found, {"dashboards": set(dashboard_uuids)})
 
 
-async def import_bundle(superset: SupersetClient, files: dict[str, bytes]) -> None:
+async def import_bundle(
+    superset: SupersetClient, files: dict[str, bytes], kinds: Collection[str] | None = None
+) -> None:
     """Import the files so the target's objects equal them, then its dashboards.
 
     Superset's dashboard import overwrites the dashboard only: it keeps existing charts and
-    datasets as they are. So the same ZIP goes to the dataset import, then the chart import
-    (both with overwrite), then the dashboard import. Databases are never overwritten by any.
+    datasets as they are (and creates missing ones). So the same ZIP goes to the dataset import,
+    then the chart import (both with overwrite), then the dashboard import; ``kinds`` (kind
+    folders) names the ones a plan changes, when it is known: an unchanged one needs no import
+    of its own. Databases are never overwritten by any.
     """
     bundle = await anyio.to_thread.run_sync(import_zip, files)
     for resource, kind in (("dataset", "datasets/"), ("chart", "charts/")):
-        if any(path.startswith(kind) for path in files):
+        wanted = kinds is None or kind.rstrip("/") in kinds
+        if wanted and any(path.startswith(kind) for path in files):
             await superset.request(
                 "POST",
                 f"/api/v1/{resource}/import/",

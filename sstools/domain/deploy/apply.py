@@ -44,6 +44,9 @@ class OrderedDashboard(BaseModel):
     uuid: str
     title: str
     changed: bool  # False: the plan found nothing to change, so it is not imported at all
+    # The kind folders of the objects it changes: an unchanged dataset or chart is not sent to
+    # its own import (an order saved before this was known imports all three, as it did).
+    changed_kinds: list[str] = ["datasets", "charts", "dashboards"]
     # The SHA-256 its files are saved under (sstools.domain.deploy.bundles): a task's input is
     # stored by the task engine, so it names the files and never holds them.
     bundle: str
@@ -70,6 +73,9 @@ class RollbackOrder(BaseModel):
     restore: list[OrderedDashboard]  # the snapshot's files; unchanged ones are not imported
     delete_dashboards: list[str]
     delete_charts: list[str]
+    # uuid -> name of what it deletes, for the words of its result (an order saved before
+    # names were kept has none: its result counts them instead).
+    deleted_names: dict[str, str] = {}
 
 
 def changed_uuids(planned: PlannedDeploy) -> set[str]:
@@ -84,15 +90,20 @@ def ordered_dashboards(
 ) -> list[OrderedDashboard]:
     """Each dashboard's files (``planned``: uuid -> files) saved in ``bundle_dir``, named by key."""
     keys = bundles.save(bundle_dir, planned.values())
-    return [
-        OrderedDashboard(
-            uuid=uuid,
-            title=titles.get(uuid, uuid),
-            changed=any(_uuid_of(path) in changed for path in files),
-            bundle=key,
+    ordered = []
+    for (uuid, files), key in zip(planned.items(), keys, strict=True):
+        kinds = sorted({path.split("/", 1)[0] for path in files if _uuid_of(path) in changed})
+        ordered.append(
+            OrderedDashboard(
+                uuid=uuid,
+                title=titles.get(uuid, uuid),
+                changed=bool(kinds),
+                changed_kinds=kinds,
+                bundle=key,
+            )
         )
-        for (uuid, files), key in zip(planned.items(), keys, strict=True)
-    ]
+    return ordered
+
 
 
 def order_of(planned: PlannedDeploy, *, snapshot: bool, bundle_dir: Path) -> ApplyOrder:
@@ -138,11 +149,11 @@ def _snapshot(task_id: str, env_id: str, uuids: list[str]) -> dict[str, Any]:
     return with_superset(work)
 
 
-def _import(env_id: str, bundle: str) -> None:
+def _import(env_id: str, bundle: str, kinds: list[str] | None = None) -> None:
     files = bundles.load(context().settings.bundle_dir, bundle)
 
     async def work(pool: SupersetPool) -> None:
-        await import_bundle(pool.client(env_id), files)
+        await import_bundle(pool.client(env_id), files, kinds)
 
     with_superset(work)
 
@@ -222,7 +233,16 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
         step += 1
         name = texts.STEP_IMPORT.format(title=dashboard.title)
         try:
-            task_step(task_id, step, total, name, _import, order.target_env_id, dashboard.bundle)
+            task_step(
+                task_id,
+                step,
+                total,
+                name,
+                _import,
+                order.target_env_id,
+                dashboard.bundle,
+                dashboard.changed_kinds,
+            )
         except CANCELLATION as cancelled:  # with the snapshot: a rollback undoes the imports
             landed = step_output(cancelled)[0]  # cancelled while it ran, and it finished
             done = [*imported, dashboard.title] if landed else imported
@@ -280,7 +300,7 @@ def rollback(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
                 order.target_env_id,
                 dashboard.bundle,
             )
-            restored.append(dashboard.uuid)
+            restored.append(dashboard.title)
         deleted_dashboards = task_step(
             task_id,
             step + 1,
@@ -308,13 +328,16 @@ def rollback(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
             texts.ROLLBACK_FAILED.format(error=exc),
             {
                 "restored": restored,
-                "not_restored": [one.uuid for one in to_restore[len(restored) :]],
+                "not_restored": [one.title for one in to_restore[len(restored) :]],
                 "snapshot_commit": order.snapshot_commit,
             },
         ) from exc
+    deleted = [*deleted_dashboards, *deleted_charts]
     return {
+        # Titles, as a deploy's result names what it imported; what it deleted by uuid too.
         "restored": restored,
-        "unchanged": [one.uuid for one in order.restore if not one.changed],
+        "unchanged": [one.title for one in order.restore if not one.changed],
+        "deleted": [order.deleted_names[uuid] for uuid in deleted if uuid in order.deleted_names],
         "deleted_dashboards": deleted_dashboards,
         "deleted_charts": deleted_charts,
         "snapshot_branch": order.snapshot_branch,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
@@ -44,6 +44,10 @@ class PlannedDeploy:
     bundles: dict[str, dict[str, bytes]]
     # every file to import once, the objects on no planned dashboard too (a restore's)
     files: dict[str, bytes]
+    # The target as the plan saw it: its objects, and the files of the planned ones the digest
+    # covers (sstools.domain.deploy.recent checks them again before reusing the plan).
+    found: _target.Inventory | None = None
+    target: dict[str, bytes] = field(default_factory=dict)
 
 
 def _without_the_connections_timeout(
@@ -185,7 +189,9 @@ def build_plan(
         changed_dashboards, len(mapped.dashboards), target_env_id, unresolved, origin
     )
     plan = Plan.model_validate({**body, "digest": _digest(body, bundles, others, planned)})
-    return PlannedDeploy(plan=plan, bundles=bundles, files=mapped.files())
+    return PlannedDeploy(
+        plan=plan, bundles=bundles, files=mapped.files(), found=found, target=planned
+    )
 
 
 async def plan_sources(
