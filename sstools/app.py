@@ -58,6 +58,7 @@ from sstools.tasks import (
     TaskFinished,
     TaskLimited,
     TaskNotFound,
+    TaskReferenceAmbiguous,
 )
 from sstools.texts import http as texts
 from sstools.web.api_docs import SWAGGER_UI_DIR
@@ -95,6 +96,7 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     TaskCancelForbidden: Answer(403, role_refusal),
     # Tasks.
     TaskNotFound: Answer(404),
+    TaskReferenceAmbiguous: Answer(409),
     TaskFinished: Answer(409),
     TaskConflict: Answer(409, _task_conflict),
     TaskLimited: Answer(429, headers=retry_after),

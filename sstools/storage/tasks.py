@@ -106,14 +106,30 @@ async def get_task(session: AsyncSession, task_id: str) -> TaskRecord | None:
     return await session.get(TaskRecord, task_id, populate_existing=True)
 
 
+async def tasks_starting_with(session: AsyncSession, prefix: str) -> list[TaskRecord]:
+    """At most two tasks whose id starts with ``prefix`` (two: the prefix is ambiguous)."""
+    query = select(TaskRecord).where(TaskRecord.id.startswith(prefix, autoescape=True)).limit(2)
+    return list((await session.scalars(query)).all())
+
+
 async def list_tasks(
-    session: AsyncSession, *, env_id: str | None, status: str | None, limit: int
+    session: AsyncSession,
+    *,
+    env_id: str | None,
+    status: str | None,
+    limit: int,
+    kind: str | None = None,
+    started_by: str | None = None,
 ) -> list[TaskRecord]:
     query = select(TaskRecord).order_by(TaskRecord.created_at.desc()).limit(limit)
     if env_id is not None:
         query = query.where(TaskRecord.env_id == env_id)
     if status is not None:
         query = query.where(TaskRecord.status == status)
+    if kind is not None:
+        query = query.where(TaskRecord.kind == kind)
+    if started_by is not None:
+        query = query.where(TaskRecord.started_by == started_by)
     return list((await session.scalars(query)).all())
 
 

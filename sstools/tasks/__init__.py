@@ -12,6 +12,7 @@ from sstools.tasks.errors import (
     TaskFinished,
     TaskLimited,
     TaskNotFound,
+    TaskReferenceAmbiguous,
     TooManyTasks,
 )
 from sstools.tasks.failure import TaskFailed
@@ -44,6 +45,7 @@ __all__ = [
     "TaskLimited",
     "TaskNotFound",
     "TaskProgress",
+    "TaskReferenceAmbiguous",
     "TaskStatus",
     "TasksBusy",
     "TooManyTasks",

@@ -32,6 +32,7 @@ from sstools.tasks.errors import (
     TaskConflict,
     TaskFinished,
     TaskNotFound,
+    TaskReferenceAmbiguous,
     TooManyTasks,
 )
 from sstools.tasks.models import Task, TaskKind, TaskStatus
@@ -39,6 +40,7 @@ from sstools.tasks.workflow import REGISTERED, workflow_name
 from sstools.texts import tasks as texts
 
 _log = structlog.get_logger(__name__)
+TASK_ID_LENGTH = 32  # uuid4().hex
 
 # DBOS statuses of a workflow it will still run (or is running).
 _ALIVE = frozenset({"PENDING", "ENQUEUED"})
@@ -51,7 +53,8 @@ def _check_may_cancel(task: Task, user: str, role: Role) -> None:
     if role is Role.admin:
         return
     if task.kind in ADMIN_CANCELS:
-        message = texts.CANCEL_ADMIN_ONLY.format(task=task.id, kind=task.kind.value)
+        kind = texts.KINDS.get(task.kind.value, task.kind.value)
+        message = texts.CANCEL_ADMIN_ONLY.format(task=task.id, kind=kind)
         raise TaskCancelForbidden(task, message)
     if task.started_by != user:
         message = texts.CANCEL_NOT_YOURS.format(task=task.id, owner=task.started_by)
@@ -264,18 +267,36 @@ class TaskEngine:
             DBOS.start_workflow(workflow, task_id, *args)
 
     async def get(self, task_id: str) -> Task:
+        """The task with this id, or with the only id that starts so (people quote 8 digits)."""
         async with self.sessions() as session:
-            record = await records.get_task(session, task_id)
-        if record is None:
+            if len(task_id) == TASK_ID_LENGTH:
+                record = await records.get_task(session, task_id)
+                found = [] if record is None else [record]
+            else:
+                found = await records.tasks_starting_with(session, task_id)
+        if not found:
             raise TaskNotFound(task_id)
-        return Task.model_validate(record)
+        if len(found) > 1:
+            raise TaskReferenceAmbiguous(task_id)
+        return Task.model_validate(found[0])
 
     async def list(
-        self, *, env_id: str | None = None, status: TaskStatus | None = None, limit: int = 50
+        self,
+        *,
+        env_id: str | None = None,
+        status: TaskStatus | None = None,
+        kind: TaskKind | None = None,
+        started_by: str | None = None,
+        limit: int = 50,
     ) -> builtins.list[Task]:
         async with self.sessions() as session:
             found = await records.list_tasks(
-                session, env_id=env_id, status=None if status is None else status.value, limit=limit
+                session,
+                env_id=env_id,
+                status=None if status is None else status.value,
+                kind=None if kind is None else kind.value,
+                started_by=started_by,
+                limit=limit,
             )
         return [Task.model_validate(record) for record in found]
 
@@ -287,6 +308,7 @@ class TaskEngine:
         another task: the person who started it, or an admin.
         """
         task = await self.get(task_id)
+        task_id = task.id  # a reference may be its first digits
         if task.status.finished:
             raise TaskFinished(task)
         try:

@@ -3,6 +3,7 @@ statuses)::
 
     TaskError
     ├── TaskNotFound
+    ├── TaskReferenceAmbiguous  the first digits given name more than one task
     ├── TaskConflict         names the task that holds the object
     ├── TaskFinished         a finished task cannot be cancelled
     ├── TaskCancelForbidden  not the caller's task to cancel
@@ -15,6 +16,7 @@ from __future__ import annotations
 from sstools.auth.roles import Role
 from sstools.errors import SstoolsError
 from sstools.tasks.models import Task, TaskStatus
+from sstools.texts import task_references as references
 from sstools.texts import tasks as texts
 
 # When to try again after TooManyTasks: a slot frees only when one of the user's tasks ends.
@@ -28,6 +30,11 @@ class TaskError(SstoolsError):
 class TaskNotFound(TaskError):
     def __init__(self, task_id: str) -> None:
         super().__init__(texts.NOT_FOUND.format(task=task_id))
+
+
+class TaskReferenceAmbiguous(TaskError):
+    def __init__(self, reference: str) -> None:
+        super().__init__(references.AMBIGUOUS.format(reference=reference))
 
 
 class TaskConflict(TaskError):
@@ -51,7 +58,8 @@ class TaskConflict(TaskError):
 
 class TaskFinished(TaskError):
     def __init__(self, task: Task) -> None:
-        super().__init__(texts.FINISHED.format(task=task.id, status=task.status.value))
+        status = texts.STATUSES.get(task.status.value, task.status.value)
+        super().__init__(texts.FINISHED.format(task=task.id, status=status))
         self.task = task
 
 

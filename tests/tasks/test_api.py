@@ -15,7 +15,7 @@ from sstools.auth.users import add_user
 from sstools.config import Settings
 from sstools.http.auth import CurrentUser
 from sstools.storage.db import create_engine, session_factory
-from sstools.storage.models import AuditEntry
+from sstools.storage.models import AuditEntry, TaskRecord
 from sstools.tasks import TaskKind, TaskStatus
 from tests.conftest import AuthHeaders
 from tests.tasks.conftest import Database, Served
@@ -192,3 +192,60 @@ async def test_an_analyst_cancels_the_task_they_started(
     cancelled = await client.post(f"/api/tasks/{task_id}/cancel", headers=auth(Role.analyst))
     assert cancelled.status_code == 200, cancelled.text
     assert cancelled.json()["status"] == "cancelled"
+
+
+async def test_a_task_is_found_by_the_first_digits_people_quote_and_filtered_by_kind_and_who(
+    starting: Served, folder: Path, auth: AuthHeaders, database: Database
+) -> None:
+    client = starting.client
+    body = {"env_id": "ss-dev", "key": "dashboard:1", "folder": str(folder)}
+    deploy = (await client.post("/test/tasks", json=body, headers=auth(Role.engineer))).json()
+    backup = (
+        await client.post(
+            "/test/tasks",
+            json=body | {"env_id": "prod", "kind": "backup"},
+            headers=auth(Role.admin),
+        )
+    ).json()
+    short = deploy["id"][:8]
+    shown = await client.get(f"/api/tasks/{short}", headers=auth(Role.analyst))
+    assert shown.status_code == 200, shown.text
+    assert shown.json()["id"] == deploy["id"]
+    too_short = await client.get(f"/api/tasks/{deploy['id'][:7]}", headers=auth(Role.analyst))
+    assert too_short.status_code == 422
+
+    by_kind = await client.get("/api/tasks?kind=backup", headers=auth(Role.analyst))
+    assert [task["id"] for task in by_kind.json()] == [backup["id"]]
+    by_who = await client.get("/api/tasks?started_by=engineer", headers=auth(Role.analyst))
+    assert [task["id"] for task in by_who.json()] == [deploy["id"]]
+
+    cancelled = await client.post(f"/api/tasks/{short}/cancel", headers=auth(Role.engineer))
+    assert cancelled.status_code == 200, cancelled.text
+    assert (await starting.tasks.get(deploy["id"])).status is TaskStatus.cancelled
+    for step in (1, 2):
+        gate(folder, step).touch()
+
+
+async def test_digits_that_name_two_tasks_are_refused_asking_for_more(
+    starting: Served, auth: AuthHeaders, database: Database
+) -> None:
+    async with starting.tasks.sessions() as session:
+        for tail in ("a" * 24, "b" * 24):
+            session.add(
+                TaskRecord(
+                    id=f"c0ffee00{tail}",
+                    kind="deploy",
+                    workflow="test",
+                    objects=["Energy KPIs"],
+                    env_id="prod",
+                    source="ss-dev",
+                    started_by="engineer",
+                    status="succeeded",
+                )
+            )
+        await session.commit()
+    both = await starting.client.get("/api/tasks/c0ffee00", headers=auth(Role.analyst))
+    assert both.status_code == 409
+    assert "несколько задач" in both.json()["detail"]
+    one = await starting.client.get("/api/tasks/c0ffee00a", headers=auth(Role.analyst))
+    assert one.json()["id"] == "c0ffee00" + "a" * 24
