@@ -19,6 +19,7 @@ from bench.table import Row
 MODULES = (
     "bench.router",
     "bench.tokens",
+    "bench.schema_size",
     "bench.retries",
     "bench.summarize",
     "bench.streams",

@@ -57,14 +57,16 @@ def _chosen(scenarios: list[Scenario], only: list[str]) -> list[Scenario]:
 
 
 async def _run(
-    scenarios: list[Scenario], url: str | None, credentials: Path | None, timeout_s: float
+    scenarios: list[Scenario], url: str | None, credentials: Path | None, timeout_s: float | None
 ) -> Report:
     from sstools.evaluation.runner import (
+        DEFAULT_TURN_TIMEOUT_S,
         Target,
         in_process,
         model_name,
         router_name,
         run_scenarios,
+        turn_timeout_s,
     )
 
     if url is not None:
@@ -74,8 +76,12 @@ async def _run(
 
         plain = httpx.URL(url).copy_with(userinfo=b"")  # a report never carries a password
         target = Target(url=url, credentials=_credentials(credentials), description=str(plain))
+        # That server's model settings are not known here: 120 s unless --timeout says.
         return await run_scenarios(
-            target, scenarios, model="the server's configured model", turn_timeout_s=timeout_s
+            target,
+            scenarios,
+            model="the server's configured model",
+            turn_timeout_s=timeout_s or DEFAULT_TURN_TIMEOUT_S,
         )
     from sstools.config import Settings
     from sstools.environments import ConfigError
@@ -93,7 +99,7 @@ async def _run(
                 scenarios,
                 model=model_name(settings),
                 router=router_name(settings),
-                turn_timeout_s=timeout_s,
+                turn_timeout_s=timeout_s or turn_timeout_s(settings),
             )
     except ConfigError as exc:
         raise _fail(str(exc)) from exc
@@ -121,8 +127,13 @@ def eval_command(
         typer.Option(min=0.0, max=1.0, help="Exit 1 when the overall accuracy is below this"),
     ] = None,
     timeout: Annotated[
-        float, typer.Option(min=1.0, help="Seconds one message may take to be answered")
-    ] = 120.0,
+        float | None,
+        typer.Option(
+            min=1.0,
+            help="Seconds one message may take to be answered; default: from the model's "
+            "SSTOOLS_LLM_TIMEOUT_S and SSTOOLS_LLM_RETRIES (at least 120; 120 with --url)",
+        ),
+    ] = None,
 ) -> None:
     """Run scenarios through the agent API and print accuracy per kind; writes are always denied."""
     import httpx

@@ -2,14 +2,21 @@
 
 What the person saw is the "answer": the assistant's messages, and the «Недостаточно прав» and
 «Операция отменена» cards, in order. Facts are matched case- and «ё»-insensitively.
+
+Every scenario's answer is also checked whatever its expectations say: it is not empty, and it
+shows no tool call written as text (a model that writes its call as JSON or in a chat
+template's tags instead of calling the tool: issue 21 §1).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from pydantic import BaseModel
 
+from sstools.agent.tools import CATALOGUE
 from sstools.evaluation.scenarios import CardExpectation, Expectation, Fact, OfferedExpectation
 from sstools.russian import normalize
 
@@ -116,6 +123,53 @@ def _facts(facts: list[Fact], excluded: list[str], answer: str) -> list[str]:
     return reasons
 
 
+# The tags chat templates wrap a tool call in (Hermes/Qwen, Llama 3, Mistral, llama.cpp's XML
+# form): in the answer, they are a call the model wrote instead of making it.
+CALL_MARKERS = ("<tool_call>", "</tool_call>", "<tools>", "<|python_tag|>", "[TOOL_CALLS]")
+_CALL_MARKER = re.compile(r"<function=\w+>")
+_NAME_KEYS = ("name", "tool", "tool_name", "function")
+_JSON_START = re.compile(r"[{\[]")
+
+
+def _called(value: Any) -> str | None:
+    """The catalogue tool a decoded JSON value calls: ``{"name": ..., "arguments": ...}``,
+    ``{"function": {"name": ...}}``, ``{"tool": ...}``, or a list of those."""
+    for item in value if isinstance(value, list) else [value]:
+        if not isinstance(item, dict):
+            continue
+        for key in _NAME_KEYS:
+            named = item.get(key)
+            if isinstance(named, dict):
+                named = named.get("name")
+            if isinstance(named, str) and named in CATALOGUE:
+                return named
+    return None
+
+
+def raw_calls(answer: str) -> list[str]:
+    """Why the answer shows a tool call as text; empty when it shows none."""
+    found = _CALL_MARKER.search(answer)
+    marker = next((one for one in CALL_MARKERS if one in answer), found and found.group())
+    if marker:
+        return [f"answer shows a tool call as text ({marker})"]
+    decoder = json.JSONDecoder()
+    for start in _JSON_START.finditer(answer):
+        try:
+            value, _ = decoder.raw_decode(answer, start.start())
+        except ValueError:
+            continue
+        name = _called(value)
+        if name is not None:
+            return [f"answer shows a call to {name} as raw JSON instead of making it"]
+    return []
+
+
+def _answer_shape(answer: str) -> list[str]:
+    if not answer.strip():
+        return ["the answer is empty: the person read nothing"]
+    return raw_calls(answer)
+
+
 def grade(expect: Expectation, transcript: Transcript) -> list[str]:
     """Every reason the turn misses the expectations; empty when it passes."""
     reasons = [
@@ -129,5 +183,6 @@ def grade(expect: Expectation, transcript: Transcript) -> list[str]:
         reasons += _offered(expect.offered, transcript.offered)
     reasons += _tools(expect, transcript.called)
     reasons += _confirmation(expect, transcript)
+    reasons += _answer_shape(transcript.answer)
     reasons += _facts(expect.answer_contains, expect.answer_excludes, transcript.answer)
     return reasons

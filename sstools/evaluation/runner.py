@@ -58,6 +58,23 @@ def router_name(settings: Settings) -> str:
     return f"{settings.router}, K={settings.router_k}"
 
 
+DEFAULT_TURN_TIMEOUT_S = 120.0
+
+
+def turn_timeout_s(settings: Settings) -> float:
+    """How long a graded message may take, from the model's own limits, so that the app's
+    timeouts end a slow model's turn (its ``llm_error`` graded) before the harness gives up.
+
+    A turn is at least a model request, the tool it calls and a request after it; a request
+    waits up to ``llm_timeout_s`` for each of its ``llm_retries + 1`` attempts. Never under
+    120 s; with no model (the offline planner) 120 s.
+    """
+    if not settings.llm_base_url:
+        return DEFAULT_TURN_TIMEOUT_S
+    request = settings.llm_timeout_s * (settings.llm_retries + 1)
+    return max(DEFAULT_TURN_TIMEOUT_S, 2 * request + settings.tool_timeout_s)
+
+
 def isolated_settings(settings: Settings, folder: Path) -> Settings:
     """The configured settings with every piece of state moved into ``folder``."""
     return settings.model_copy(
@@ -181,7 +198,7 @@ async def run_scenarios(
     *,
     model: str,
     router: str | None = None,
-    turn_timeout_s: float = 120.0,
+    turn_timeout_s: float = DEFAULT_TURN_TIMEOUT_S,
 ) -> Report:
     """Every scenario against ``target``, one after another (the API caps runs per user)."""
     async with httpx.AsyncClient(base_url=target.url, timeout=turn_timeout_s) as client:

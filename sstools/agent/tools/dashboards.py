@@ -26,7 +26,9 @@ DASHBOARDS = "/api/dashboards"
 
 
 class SearchDashboardsArgs(DetailArgs):
-    query: str | None = Field(default=None, max_length=200, description="Words in the title")
+    query: str | None = Field(
+        default=None, max_length=200, description="Words in the title; omit to list all"
+    )
     page: int = Field(default=0, ge=0, le=1000)
 
 
@@ -46,7 +48,10 @@ def _found(payload: Any, args: SearchDashboardsArgs) -> Any:
     shape=_found,
 )
 def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolRequest:
-    """Search the current environment's dashboards by words in their title (any case)."""
+    """Search dashboards by words in their title.
+
+    The current environment's; any case.
+    """
     params = env_param(scope) | {"page": args.page}
     if args.query:
         params["q"] = args.query
@@ -55,7 +60,7 @@ def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolReque
 
 class DashboardArgs(ToolArgs):
     dashboard_id: ObjectId | None = Field(
-        default=None, description="Dashboard id; defaults to the dashboard in context"
+        default=None, description="Omit for the dashboard in context"
     )
 
 
@@ -89,8 +94,10 @@ def _health(payload: Any, args: HealthArgs) -> Any:
     shape=_health,
 )
 def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
-    """Health of a dashboard: last change, owners, published, charts whose data resolves,
-    git status and last validation."""
+    """Health of a dashboard: last change, owners, published, git status and last validation.
+
+    Charts whose data resolves.
+    """
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
         method="GET", path=api_path(DASHBOARDS, dashboard, "health"), params=env_param(scope)
@@ -105,10 +112,12 @@ def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
     shape=task_record,
 )
 def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
-    """Start validating a dashboard as a task: missing datasets, chart queries that fail in
-    Superset, empty dashboard, datasets without a database, missing owners or descriptions,
-    unpublished in prod, plus the model's review when one is configured. Findings have a
-    severity, the object and a fix hint; follow the task with get_task_status."""
+    """Start validating a dashboard as a task; follow the task with get_task_status.
+
+    Missing datasets, chart queries that fail in Superset, empty dashboard, datasets without a
+    database, missing owners or descriptions, unpublished in prod, plus the model's review when
+    one is configured. Findings have a severity, the object and a fix hint.
+    """
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
         method="POST", path=api_path(DASHBOARDS, dashboard, "validate"), params=env_param(scope)
@@ -118,8 +127,7 @@ def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
 class DocumentationArgs(DashboardArgs):
     commit: bool = Field(
         default=False,
-        description="true: also commit the document to git (engineers; the person confirms); "
-        "default: only store it",
+        description="true: also commit it to git (engineers; confirmed first)",
     )
 
 
@@ -143,10 +151,13 @@ def _documentation_target(args: DocumentationArgs, scope: CallScope) -> str | No
     shape=task_record,
 )
 def run_llm_documentation(args: DocumentationArgs, scope: CallScope) -> ToolRequest:
-    """Start writing a dashboard's markdown documentation as a task (purpose, charts with
-    datasets and metrics, filters, owners, where deployed, git status), by the model or a
-    template, stored for GET documentation; with commit=true (engineers, confirmed by the
-    person) also committed to git as docs/<uuid>.md. Follow the task with get_task_status."""
+    """Start writing a dashboard's markdown documentation as a task; follow the task with
+    get_task_status.
+
+    Purpose, charts with datasets and metrics, filters, owners, where deployed, git status; by
+    the model or a template, stored for GET documentation. With commit=true (engineers,
+    confirmed by the person) also committed to git as docs/<uuid>.md.
+    """
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     params = env_param(scope) | ({"commit": "true"} if args.commit else {})
     return ToolRequest(

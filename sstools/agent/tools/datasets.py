@@ -63,10 +63,13 @@ def _explored(payload: Any, args: ExploreArgs) -> Any:
     shape=_explored,
 )
 def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolRequest:
-    """On a dataset's page with no arguments: that dataset's overview — its database and table,
-    columns and metrics, dependent charts and dashboards, review status and problems found
-    (columns charts use that no longer exist, no owner, never reviewed). Elsewhere, or to drill
-    down: no arguments lists databases; then database_id → schemas, tables, columns."""
+    """On a dataset's page with no arguments: that dataset's overview. Elsewhere: databases,
+    schemas, tables, columns.
+
+    To drill down: with no arguments it lists, then with database_id. In it: its
+    database and table, columns and metrics, dependent charts and dashboards, review status and
+    problems found (columns charts use that no longer exist, no owner, never reviewed).
+    """
     params = env_param(scope)
     if args.database_id is None:
         in_dataset = scope.object_type is S and scope.object_id is not None
@@ -96,7 +99,10 @@ class FormatSqlArgs(ToolArgs):
     affinity=(S,),
 )
 def superset_format_sql(args: FormatSqlArgs, scope: CallScope) -> ToolRequest:
-    """Pretty-print SQL, in a database's dialect when database_id is given."""
+    """Pretty-print SQL.
+
+    In a database's dialect when database_id is given.
+    """
     body: dict[str, object] = {"sql": args.sql}
     if args.database_id is not None and scope.env_id is not None:
         body |= {"database_id": args.database_id, "env_id": scope.env_id}
@@ -118,7 +124,10 @@ class AuditArgs(ToolArgs):
     affinity=(S,),
 )
 def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest:
-    """Which Superset roles can reach a dataset (or dashboard, database) and through which grant."""
+    """Which Superset roles can reach a dataset, and through which grant.
+
+    Or a dashboard, database.
+    """
     target = ObjectType(args.object_type) if args.object_type != "database" else None
     if target is None:
         if args.object_id is None:
@@ -173,7 +182,10 @@ def _sql_kind(args: ExecuteSqlArgs) -> ToolKind:
     shape=_rows,
 )
 def superset_execute_sql(args: ExecuteSqlArgs, scope: CallScope) -> ToolRequest:
-    """Run SQL in SQL Lab: SELECTs for anyone; statements that change data need an engineer."""
+    """Run SQL in SQL Lab.
+
+    SELECTs for anyone; statements that change data need an engineer.
+    """
     return ToolRequest(
         method="POST",
         path="/api/sql/execute",
@@ -206,7 +218,10 @@ class CreateDatasetArgs(ToolArgs):
 )
 def superset_create_dataset(args: CreateDatasetArgs, scope: CallScope) -> ToolRequest:
     """Create a dataset: physical (database_id, schema_name, table) or virtual (database_id,
-    sql, name; the SQL must only read). Refused: a missing table, a name taken, SQL that writes."""
+    sql, name; the SQL must only read).
+
+    Refused: a missing table, a name taken, SQL that writes.
+    """
     body: dict[str, object] = {**env_param(scope), "database_id": args.database_id}
     if args.schema_name is not None:
         body["schema"] = args.schema_name

@@ -125,15 +125,81 @@ class ToolSpec:
             return payload
 
     def schema(self) -> dict[str, Any]:
-        """The OpenAI function-calling schema offered to the model."""
+        """The OpenAI function-calling schema offered to the model: the description's first
+        paragraph (:func:`summary`) and the arguments' schema made compact (:func:`compact`)."""
         return {
             "type": "function",
             "function": {
                 "name": self.name,
-                "description": self.description,
-                "parameters": self.args_model.model_json_schema(),
+                "description": summary(self.description),
+                "parameters": compact(self.args_model.model_json_schema()),
             },
         }
+
+
+# What the model needs of an argument is its name, type, meaning and whether it may be left out.
+# Titles repeat the name; bounds, lengths and patterns are checked by the arguments model, whose
+# error the model reads when a call breaks them; a default that is null, false or 0 says nothing
+# that "not required" does not. Each costs tokens of every prompt (issue 21 §8).
+_CHECKED_NOT_SHOWN = frozenset(
+    {
+        "title",
+        "pattern",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minItems",
+        "maxItems",
+        "additionalProperties",
+    }
+)
+_NULL = {"type": "null"}
+
+
+def summary(description: str) -> str:
+    """What the model reads of a tool's docstring: its first paragraph, on one line.
+
+    The paragraphs after it are for people and for the router, whose BM25 reads the whole
+    docstring (:func:`sstools.agent.routing.catalogue.lexical_document`).
+    """
+    return " ".join(description.split("\n\n", 1)[0].split())
+
+
+def compact(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic arguments schema as the model reads it: the object's own docstring and every
+    title dropped, ``anyOf: [X, null]`` (an optional argument) collapsed to ``X``, checks left
+    to validation, empty defaults dropped."""
+    out = _compact_node(schema)
+    out.pop("description", None)  # the arguments class's docstring: for people, not the model
+    return out
+
+
+def _compact_node(node: dict[str, Any]) -> dict[str, Any]:
+    options = node.get("anyOf")
+    if isinstance(options, list) and _NULL in options:
+        rest = [option for option in options if option != _NULL]
+        if len(rest) == 1:  # optional: leaving it out already says null
+            node = {key: value for key, value in node.items() if key != "anyOf"} | rest[0]
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _CHECKED_NOT_SHOWN or (key == "default" and not value):
+            continue
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            out[key] = {name: _compact_value(one) for name, one in value.items()}
+        else:
+            out[key] = _compact_value(value)
+    return out
+
+
+def _compact_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _compact_node(value)
+    if isinstance(value, list):
+        return [_compact_value(one) for one in value]
+    return value
 
 
 CATALOGUE: dict[str, ToolSpec] = {}

@@ -16,6 +16,7 @@ from sstools.domain.documentation.writer import DocumentRejected, model_document
 from sstools.domain.health import git_status_text
 from sstools.domain.validation.facts import collect
 from sstools.git_store import DEFAULT_BRANCH, ConcurrentUpdate, GitStore, GitStoreError
+from sstools.llm.background import background_call
 from sstools.llm.configured import configured_chat_model
 from sstools.storage.models import utcnow
 from sstools.storage.validation import store_document
@@ -91,11 +92,13 @@ def collect_source(env_id: str, dashboard_id: int) -> dict[str, Any]:
 
 def _write(raw_source: dict[str, Any]) -> dict[str, Any]:
     source = DocumentSource.model_validate(raw_source)
-    model = configured_chat_model(context().settings)
+    settings = context().settings
+    model = configured_chat_model(settings)
     if model is None:
         return {"markdown": template_document(source), "author": "template", "model_error": None}
     try:
-        markdown = model_document(model, source)
+        with background_call(settings, "documentation"):
+            markdown = model_document(model, source)
     except DocumentRejected as exc:
         return {
             "markdown": template_document(source),

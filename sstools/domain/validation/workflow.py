@@ -19,6 +19,7 @@ from sstools.domain.validation.models import (
     counts_of,
 )
 from sstools.domain.validation.review import ReviewFailed, review
+from sstools.llm.background import background_call
 from sstools.llm.configured import configured_chat_model
 from sstools.storage.models import utcnow
 from sstools.storage.validation import store_validation
@@ -61,11 +62,13 @@ def _queries(env_id: str, raw_facts: dict[str, Any]) -> list[dict[str, Any]]:
 def _review(raw_facts: dict[str, Any], raw_found: list[dict[str, Any]]) -> dict[str, Any]:
     facts = DashboardFacts.model_validate(raw_facts)
     found = [Finding.model_validate(one) for one in raw_found]
-    model = configured_chat_model(context().settings)
+    settings = context().settings
+    model = configured_chat_model(settings)
     if model is None:  # unconfigured since the task started: recovered after a restart
         return {"findings": [], "status": texts.REVIEW_NOT_CONFIGURED}
     try:
-        reviewed = review(model, facts, found)
+        with background_call(settings, "validation review"):
+            reviewed = review(model, facts, found)
     except ReviewFailed as exc:
         return {"findings": [], "status": texts.REVIEW_FAILED.format(error=exc)}
     return {"findings": [one.model_dump() for one in reviewed], "status": texts.REVIEW_DONE}
