@@ -1,0 +1,424 @@
+"""Issue 22: the offline planner on the ordinary requests of ``bench/data/requests.jsonl``.
+
+Each request is one first turn of a conversation, planned the way the app plans it with no model
+configured: the hard filters and the hybrid router choose the offered tools for the message
+(:func:`sstools.agent.selection.select_tools`), the system message is the graph's
+(:func:`sstools.agent.prompt.system_prompt`, the page's context handed beside it), and the
+planner's chat model (:func:`sstools.agent.offline.planner.offline_planner`, what
+:func:`sstools.agent.chat_model.chat_model` returns with no endpoint) is called with the offered
+tools bound. Each call it makes is then checked as the graph's ``assess`` node checks it
+(:func:`sstools.agent.invocation.check_call`): a card (``NeedsConfirmation``) or a refusal with
+the role it needs (``Refused.required_role``).
+
+Scored on the held-back split (the tune split's figures and misses go to stderr, the only ones
+tuning looks at): the first tool, questions that got a card, role-hidden requests refused naming
+the role, the slots, asking back for a missing slot, and the time of the planner's call.
+Slots count over every expected one (a wrong first tool misses them all). A role-hidden request
+is refused when a call is denied for exactly that role, or when a reply with no call names the
+role (``show_capabilities`` or another tool does not count). An ask-back counts when the reply
+makes no call and names the slot: its card label, its choices (environments), or its argument's
+name — which the last row counts as a failure of its own (issue 22 §3).
+
+The baseline is today's keyword planner, recorded from this scorer's first run
+(:data:`BASELINE`) rather than re-run: keeping that planner importable would mean freezing a copy
+of it with its vocabulary and keyword lists, which move with the new planner.
+Run: ``python -m bench --only planner``.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, HumanMessage
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from bench.table import Row
+from sstools.agent import prompt
+from sstools.agent.context import ObjectType, UIContext
+from sstools.agent.invocation import NeedsConfirmation, Refused, Verdict, check_call
+from sstools.agent.offline.planner import offline_planner
+from sstools.agent.routing import tool_router
+from sstools.agent.routing.tokens import WORD, stem
+from sstools.agent.selection import select_tools
+from sstools.agent.texts import OFFLINE_PREFIX
+from sstools.agent.texts import answers as answer_texts
+from sstools.agent.tools import CATALOGUE, CallScope
+from sstools.auth.roles import Role
+from sstools.config import Settings
+from sstools.environments import Environment, EnvironmentRegistry
+from sstools.llm.function_model import FunctionChatModel
+from sstools.sandbox.fleet import INSTANCES
+
+REQUESTS = Path(__file__).resolve().parent / "data" / "requests.jsonl"
+Split = Literal["tune", "heldout"]
+
+TOOL_GOAL = 0.95
+SLOT_GOAL = 0.95
+ASK_GOAL = 0.95  # the issue sets none for asking back; the same bar as the tools and slots
+P95_GOAL_S = 0.030
+
+# Today's keyword planner (before issue 22) on the held-back split, from this scorer's run of
+# 2026-12-01 17:39 UTC, 2 shared cores at load ≈ 7: recorded, not re-run (see above). Held-back:
+# tool 84/152, carded 0/75, refused 0/27, slots 38/145, ask 11/12, names 12/12, p95 4.9-8.1 ms.
+BASELINE = {
+    "tool": 84 / 152,
+    "carded": 0.0,
+    "refused": 0.0,
+    "slots": 38 / 145,
+    "ask": 11 / 12,
+    "names": 1.0,
+    "p95_ms": 4.9,
+}
+BASELINE_LABEL = "keyword planner, 2026-12-01 (recorded)"
+
+
+class Call(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tool: str
+    slots: dict[str, Any]
+
+
+class Refusal(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    refusal_role: Role
+    for_tool: str
+
+
+class Ask(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ask: str
+    for_tool: str
+
+
+class Request(BaseModel):
+    """One ordinary request, where it was made, by whom, and what should come of it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = Field(min_length=1)
+    lang: Literal["ru", "en", "mixed", "translit"]
+    object_type: ObjectType | None
+    object_id: str | None
+    env: str
+    role: Role
+    kind: Literal["question", "command"]
+    expect: Call | Refusal | Ask
+    split: Split
+
+    def context(self) -> UIContext:
+        return UIContext.model_validate(
+            {
+                "contextVersion": 1,
+                "objectType": self.object_type,
+                "objectId": self.object_id,
+                "envId": self.env,
+                "route": "/",
+            }
+        )
+
+    def scope(self) -> CallScope:
+        object_id = int(self.object_id) if self.object_id else None
+        return CallScope(env_id=self.env, object_type=self.object_type, object_id=object_id)
+
+
+@cache
+def requests() -> tuple[Request, ...]:
+    lines = REQUESTS.read_text(encoding="utf-8").splitlines()
+    return tuple(Request.model_validate_json(line) for line in lines if line.strip())
+
+
+# The sandbox's environments as the app registers them (no password is needed to plan).
+ENVIRONMENTS = EnvironmentRegistry(
+    [
+        Environment(
+            id=one.env_id,
+            name=one.name,
+            stage=one.stage,
+            url="http://127.0.0.1",
+            username="planner-bench",
+            password=SecretStr("unused"),
+        )
+        for one in INSTANCES
+    ]
+)
+
+
+@dataclass
+class Outcome:
+    """What the planner answered to one request, and how the graph would take its calls."""
+
+    request: Request
+    offered: list[str]
+    calls: list[tuple[str, dict[str, Any]]]
+    verdicts: list[Verdict]
+    text: str
+    seconds: float
+
+    @property
+    def first_tool(self) -> str | None:
+        return self.calls[0][0] if self.calls else None
+
+    @property
+    def carded(self) -> bool:
+        return any(isinstance(verdict, NeedsConfirmation) for verdict in self.verdicts)
+
+    def refused_naming(self, role: Role) -> bool:
+        """Refused with that role: a call the checks deny for it, or words that name it."""
+        if any(isinstance(v, Refused) and v.required_role is role for v in self.verdicts):
+            return True
+        return not self.calls and answer_texts.ROLE_NAMES[role.value] in self.text.casefold()
+
+
+def plan(request: Request) -> Outcome:
+    settings = Settings.model_fields
+    router = tool_router(settings["router"].default, settings["router_k"].default)
+    context = request.context()
+    selection = select_tools(request.role, context, message=request.text, router=router)
+    model = _planner().bind_tools([CATALOGUE[name].schema() for name in selection.offered])
+    system = prompt.system_prompt(ENVIRONMENTS, context, selection, request.role)
+    began = time.perf_counter()
+    reply = model.invoke([system, HumanMessage(request.text)])
+    seconds = time.perf_counter() - began
+    assert isinstance(reply, AIMessage)
+    calls = [(call["name"], dict(call["args"])) for call in reply.tool_calls]
+    verdicts = [
+        check_call(
+            {"id": call["id"] or "", "name": call["name"], "args": call["args"]},
+            request.role,
+            selection,
+            request.scope(),
+            ENVIRONMENTS,
+            confirm_reads=False,
+        )
+        for call in reply.tool_calls
+    ]
+    return Outcome(request, selection.offered, calls, verdicts, reply.text, seconds)
+
+
+@cache
+def _planner() -> FunctionChatModel:
+    return offline_planner(list(ENVIRONMENTS))
+
+
+# -- slots and asking back -------------------------------------------------------------------------
+
+
+def _sql(value: Any) -> str:
+    return " ".join(str(value).split()).rstrip(";").strip()
+
+
+def slot_matches(name: str, expected: Any, args: dict[str, Any]) -> bool:
+    if name == "sql":
+        return name in args and _sql(args[name]) == _sql(expected)
+    if isinstance(expected, bool):
+        return args.get(name) is expected
+    if isinstance(expected, list):
+        return [str(one) for one in args.get(name) or []] == [str(one) for one in expected]
+    return name in args and str(args[name]) == str(expected)
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(word) for word in WORD.findall(text)}
+
+
+ARGUMENT_NAMES = frozenset(
+    name for tool in CATALOGUE.values() for name in tool.args_model.model_fields
+)
+
+
+def prints_an_argument_name(text: str) -> bool:
+    """Whether a reply shows a person an argument's name (``task_id``), not words for it."""
+    return any(re.search(rf"\b{name}\b", text) for name in ARGUMENT_NAMES)
+
+
+def asks_for(outcome: Outcome, slot: str) -> bool:
+    """A reply with no call that names what it asks for: the slot's label on a card, its
+    choices (the environments), or, as the keyword planner does, the argument's own name."""
+    if outcome.calls:
+        return False
+    text = outcome.text
+    if re.search(rf"\b{slot}\b", text):
+        return True
+    labels = [answer_texts.CARD_LABELS.get(slot), answer_texts.LABELS.get(slot)]
+    if slot == "name":
+        labels.append(answer_texts.CARD_BRANCH)
+    # Not the words of a quoted title: «Выкатка дашборда» does not ask which dashboard.
+    said = _stems(re.sub(r"«[^»]*»", " ", text))
+    if any(label and _stems(label) <= said for label in labels):
+        return True
+    if slot in ("target_env_id", "env_id", "source_env_id"):
+        return sum(env in text for env in ENVIRONMENTS) >= 2
+    return False
+
+
+# -- scoring -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Score:
+    """The figures of one split as (right, out of) counts, and what went wrong, for stderr."""
+
+    outcomes: list[Outcome]
+    tool: tuple[int, int] = (0, 0)
+    carded: tuple[int, int] = (0, 0)
+    refused: tuple[int, int] = (0, 0)
+    slots: tuple[int, int] = (0, 0)
+    ask: tuple[int, int] = (0, 0)
+    names: tuple[int, int] = (0, 0)  # ask-backs printing an argument's name, of those made
+    not_routed: int = 0  # the router left the tool out: no planner could have chosen it
+    by_slot: Counter[tuple[str, bool]] = field(default_factory=Counter)  # (slot, right)
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def figures(self) -> dict[str, tuple[int, int]]:
+        return {
+            "tool": self.tool,
+            "carded": self.carded,
+            "refused": self.refused,
+            "slots": self.slots,
+            "ask": self.ask,
+            "names": self.names,
+        }
+
+    @property
+    def p95_ms(self) -> float:
+        return percentile([o.seconds for o in self.outcomes], 0.95) * 1000
+
+
+def scored(outcomes: list[Outcome]) -> Score:
+    result = Score(outcomes)
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        request, expect = outcome.request, outcome.request.expect
+        if request.kind == "question":
+            counts["questions"] += 1
+            if outcome.carded:
+                counts["carded"] += 1
+                result.misses.append(_miss(outcome, "question carded"))
+        if isinstance(expect, Call):
+            counts["calls"] += 1
+            result.not_routed += expect.tool not in outcome.offered
+            right = outcome.first_tool == expect.tool
+            counts["tool"] += right
+            if not right:
+                result.misses.append(_miss(outcome, "tool"))
+            args = outcome.calls[0][1] if right else {}
+            for name, value in expect.slots.items():
+                counts["slots"] += 1
+                matches = slot_matches(name, value, args)
+                result.by_slot[name, matches] += 1
+                if matches:
+                    counts["slots_right"] += 1
+                elif right:
+                    result.misses.append(_miss(outcome, f"slot {name}={value!r}"))
+        elif isinstance(expect, Refusal):
+            counts["hidden"] += 1
+            if outcome.refused_naming(expect.refusal_role):
+                counts["refused"] += 1
+            else:
+                result.misses.append(_miss(outcome, f"no refusal naming {expect.refusal_role}"))
+        else:
+            counts["asks"] += 1
+            if asks_for(outcome, expect.ask):
+                counts["asked"] += 1
+            else:
+                result.misses.append(_miss(outcome, f"ask {expect.ask}"))
+            if not outcome.calls:
+                counts["texts"] += 1
+                counts["named"] += prints_an_argument_name(outcome.text)
+    result.tool = (counts["tool"], counts["calls"])
+    result.carded = (counts["carded"], counts["questions"])
+    result.refused = (counts["refused"], counts["hidden"])
+    result.slots = (counts["slots_right"], counts["slots"])
+    result.ask = (counts["asked"], counts["asks"])
+    result.names = (counts["named"], counts["texts"])
+    return result
+
+
+def _miss(outcome: Outcome, what: str) -> str:
+    request = outcome.request
+    got: object = outcome.calls[:1] or outcome.text.removeprefix(OFFLINE_PREFIX).strip()[:100]
+    where = f"{request.object_type or 'general'}/{request.role.value}"
+    return f"  {what}: {request.text!r} ({where}) → {got}"
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def score(split: Split) -> Score:
+    result = scored([plan(request) for request in requests() if request.split == split])
+    shown = " ".join(f"{name} {part}/{whole}" for name, (part, whole) in result.figures.items())
+    print(
+        f"{split} planner: {shown} p95 {result.p95_ms:.1f} ms, tool not routed {result.not_routed}",
+        file=sys.stderr,
+    )
+    slots = sorted({name for name, _ in result.by_slot})
+    each = (
+        f"{n} {result.by_slot[n, True]}/{result.by_slot[n, True] + result.by_slot[n, False]}"
+        for n in slots
+    )
+    print(f"  {split} slots: {', '.join(each)}", file=sys.stderr)
+    if split == "tune":
+        for line in sorted(result.misses):
+            print(line, file=sys.stderr)
+    answered = Counter(
+        o.first_tool or "text" for o in result.outcomes if isinstance(o.request.expect, Refusal)
+    )
+    print(f"  {split} role-hidden answered by: {dict(answered)}", file=sys.stderr)
+    return result
+
+
+# (figure, what is measured, of what, the goal, and the shares that meet it: low ≤ share ≤ high)
+GOALS: tuple[tuple[str, str, str, str, float, float], ...] = (
+    ("tool", "first tool", "requests", f"≥ {TOOL_GOAL:.0%}", TOOL_GOAL, 1),
+    ("carded", "questions that got a card", "questions", "0", 0, 0),
+    ("refused", "role-hidden requests refused naming the role", "requests", "100 %", 1, 1),
+    ("slots", "slots right", "expected slots", f"≥ {SLOT_GOAL:.0%}", SLOT_GOAL, 1),
+    ("ask", "asked back for the missing slot", "requests", f"≥ {ASK_GOAL:.0%}", ASK_GOAL, 1),
+    ("names", "ask-backs that print an argument's name", "replies", "0", 0, 0),
+)
+
+
+def rows() -> list[Row]:
+    score("tune")  # also the warm-up: the first requests pay for the indexes and page faults
+    held = score("heldout")
+    made: list[Row] = []
+    for key, metric, unit, goal, low, high in GOALS:
+        part, whole = held.figures[key]
+        share, baseline = (part / whole if whole else 0.0), BASELINE[key]
+        made.append(
+            Row(
+                "planner",
+                f"{metric}, held-back ({whole} {unit})",
+                f"{share:.1%}",
+                f"{BASELINE_LABEL}: {baseline:.1%}",
+                share / baseline if baseline else None,
+                goal,
+                low <= share <= high,
+            )
+        )
+    p50 = statistics.median(o.seconds for o in held.outcomes) * 1000
+    p95 = held.p95_ms
+    made.append(
+        Row(
+            "planner",
+            f"planning time per turn, held-back ({len(held.outcomes)} turns)",
+            f"p50 {p50:.1f} ms, p95 {p95:.1f} ms",
+            f"{BASELINE_LABEL}: p95 {BASELINE['p95_ms']:.1f} ms",
+            p95 / BASELINE["p95_ms"] if BASELINE["p95_ms"] else None,
+            f"p95 ≤ {P95_GOAL_S * 1000:.0f} ms",
+            p95 <= P95_GOAL_S * 1000,
+        )
+    )
+    return made
