@@ -63,7 +63,7 @@ from sstools.tasks import (
 from sstools.texts import http as texts
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
-from sstools.web.error_pages import HumanErrorPages
+from sstools.web.error_pages import HumanErrorPages, page_answer
 from sstools.web.metrics import router as metrics_router
 from sstools.web.pages import STATIC_DIR, LoginRequired, login_redirect
 from sstools.web.pages import router as pages_router
@@ -156,8 +156,11 @@ def create_app(
     errors.install(app, ERROR_ANSWERS)
     app.add_exception_handler(PoolTimeout, errors.database_busy)
     app.add_exception_handler(RequestValidationError, errors.invalid_request)
-    # The last resort bypasses every middleware: it sets their headers itself.
-    app.add_exception_handler(Exception, errors.internal_error(SECURITY_HEADERS | NO_STORE))
+    # The last resort bypasses every middleware: it sets their headers itself, and answers a
+    # page navigation with the web's error page (HumanErrorPages never sees it).
+    app.add_exception_handler(
+        Exception, errors.internal_error(SECURITY_HEADERS | NO_STORE, as_page=page_answer)
+    )
     app.include_router(auth_router)
     app.include_router(domain_router)
     app.include_router(tasks_router)

@@ -18,7 +18,7 @@ from typing import Any
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from sstools.superset import SupersetError
 from sstools.texts import http as texts
@@ -148,14 +148,27 @@ async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": errors}, status_code=422)
 
 
-def internal_error(headers: Mapping[str, str]) -> Callable[..., Any]:
+# How a face other than the API answers an error to a request that is its own (the web's
+# page navigation): its response, or None when the request is not one of its own.
+FaceAnswer = Callable[[Request, int, str], Response | None]
+
+
+def internal_error(
+    headers: Mapping[str, str], as_page: FaceAnswer | None = None
+) -> Callable[..., Any]:
     """The last resort: no internals in the body, the full story in the log.
 
-    ``headers`` go on the response by hand: this one bypasses every middleware.
+    ``headers`` go on the response by hand: this one bypasses every middleware, the web's error
+    pages included, so ``as_page`` (given by the app: http does not know the web) answers a
+    person's page navigation with the same page as every other error; the rest get JSON.
     """
 
-    async def handler(request: Request, exc: Exception) -> JSONResponse:
+    async def handler(request: Request, exc: Exception) -> Response:
         logger.error("unhandled_error", method=request.method, path=request.url.path, exc_info=exc)
+        page = as_page(request, 500, texts.INTERNAL_ERROR) if as_page else None
+        if page is not None:
+            page.headers.update(headers)
+            return page
         return JSONResponse({"detail": texts.INTERNAL_ERROR}, status_code=500, headers=headers)
 
     return handler

@@ -1,4 +1,7 @@
-"""The words of deploys, migrations and rollbacks: summaries, refusals, task steps (Russian)."""
+"""The words of deploys, migrations and rollbacks: summaries, refusals, task steps (Russian).
+
+A task is named by the first 8 hex digits of its id (``{task:.8}``), a dashboard by its title.
+"""
 
 from __future__ import annotations
 
@@ -59,7 +62,7 @@ NO_TARGET_DATABASE = (
 NO_DATABASES = "нет"
 CHART_WITHOUT_DATASET = "у графика нет набора данных в источнике: он не будет перенесён"
 DATABASE_UNMAPPED = "база данных набора не сопоставлена с базой цели (database_mapping)"
-SNAPSHOT_MESSAGE = "Снимок {env} перед задачей {task}"
+SNAPSHOT_MESSAGE = "Снимок {env} перед задачей {task:.8}"
 
 # -- applying a plan (sstools/domain/deploy/apply.py and its routes) ------------------------------
 
@@ -83,15 +86,15 @@ NOT_APPLICABLE = (
     "у цели нет подключения для базы «{database}»; укажите database_mapping или создайте "
     "подключение в цели"
 )
-ROLLBACK_KIND = "откатить можно только выкатку или миграцию, а задача {task} — {kind}"
-ROLLBACK_ENV = "задача {task} выкатывала в «{env}», а не в «{asked}»"
-ROLLBACK_UNFINISHED = "задача {task} ещё выполняется; откатить можно после её окончания"
+ROLLBACK_KIND = "откатить можно только выкатку или миграцию, а задача {task:.8} — {kind}"
+ROLLBACK_ENV = "задача {task:.8} выкатывала в «{env}», а не в «{asked}»"
+ROLLBACK_UNFINISHED = "задача {task:.8} ещё выполняется; откатить можно после её окончания"
 ROLLBACK_NO_SNAPSHOT = (
-    "у задачи {task} нет снимка: окружения стадии {stage} не снимаются перед выкаткой "
+    "у задачи {task:.8} нет снимка: окружения стадии {stage} не снимаются перед выкаткой "
     "(SSTOOLS_SNAPSHOT_STAGES), или задача остановилась до снимка"
 )
 ROLLBACK_NOT_OWNER = (
-    "задачу {task} запустил {owner}: откатить её может он или администратор; попросите их "
+    "задачу {task:.8} запустил {owner}: откатить её может он или администратор; попросите их "
     "или администратора"
 )
 ROLLBACK_DIGEST_MISSING = (
@@ -101,7 +104,7 @@ STALE_ROLLBACK = (
     "цель изменилась после оценки отката: план, который вы одобрили, больше не совпадает с "
     "окружением {env}; оцените откат заново"
 )
-ROLLBACK_SNAPSHOT_UNUSABLE = "откат задачи {task} невозможен, ничего не изменено: {reason}"
+ROLLBACK_SNAPSHOT_UNUSABLE = "откат задачи {task:.8} невозможен, ничего не изменено: {reason}"
 ROLLBACK_UNPINNED = (
     "в результате задачи нет коммита снимка (задача старше закрепления снимков), а ветке "
     "снимка верить нельзя"

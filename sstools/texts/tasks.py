@@ -1,6 +1,29 @@
-"""Russian text of durable tasks: what starting or cancelling refuses, why a task ended."""
+"""Russian text of durable tasks: what starting or cancelling refuses, why a task ended.
+
+A task is named by the first 8 hex digits of its id (``{task:.8}``), as people quote it, and
+its kind and status by the words below; except where a client reads them back (the task it
+asked for and did not find, and the task that holds an object: its whole id and its kind).
+"""
 
 from __future__ import annotations
+
+KINDS = {
+    "deploy": "выкатка",
+    "migration": "миграция",
+    "rollback": "откат",
+    "commit": "коммит",
+    "backup": "резервная копия",
+    "restore": "восстановление",
+    "validation": "проверка",
+    "documentation": "документация",
+}
+STATUSES = {
+    "queued": "в очереди",
+    "running": "выполняется",
+    "succeeded": "выполнена",
+    "failed": "завершилась ошибкой",
+    "cancelled": "отменена",
+}
 
 NOT_FOUND = "задачи {task!r} нет"
 CONFLICT = (
@@ -10,14 +33,14 @@ CONFLICT = (
 CONFLICT_SAME_OBJECTS = "те же объекты"
 CONFLICT_CANCELLED = "она отменена, но её текущий шаг ещё не закончился: подождите"
 CONFLICT_RUNNING = "дождитесь её окончания или отмените её"
-FINISHED = "задача {task} уже завершена (статус {status})"
+FINISHED = "задача {task:.8} уже завершена ({status})"
 TOO_MANY = (
     "у вас уже выполняется столько задач, сколько можно одному пользователю "
     "(предел: {limit}); дождитесь, пока одна из них закончится, и повторите"
 )
-CANCEL_ADMIN_ONLY = "задачу {task} ({kind}) может отменить только администратор"
+CANCEL_ADMIN_ONLY = "задачу {task:.8} ({kind}) может отменить только администратор"
 CANCEL_NOT_YOURS = (
-    "задачу {task} запустил {owner}: отменить её может только он сам или администратор"
+    "задачу {task:.8} запустил {owner}: отменить её может только он сам или администратор"
 )
 
 START_FAILED = "не удалось запустить: {error}"

@@ -2,7 +2,9 @@
 
 The API's errors are JSON for every client; a browser's navigation (a GET that accepts HTML,
 outside ``/api``) gets the same reason rendered in Russian with a way back. One middleware, so
-every error path (the error table, a 422, an unknown route) is covered the same way.
+every error path (the error table, a 422, an unknown route) is covered the same way; a bug (an
+unhandled exception) is answered outside every middleware, so the app hands its last-resort
+handler :func:`page_answer`, which renders the same page.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sstools.web.pages import templates
@@ -48,6 +52,15 @@ def error_page(status: int, message: str) -> bytes:
     sentence = message[:1].upper() + message[1:]  # the API's words start lower-case
     page = templates.env.get_template("error.html").render(t=UI, title=title, message=sentence)
     return page.encode()
+
+
+def page_answer(request: Request, status: int, message: str) -> HTMLResponse | None:
+    """The error page for a person's page navigation, None for any other request: how the
+    last-resort handler (``sstools.http.errors.internal_error``), which runs outside
+    :class:`HumanErrorPages`, answers a page as every other error does."""
+    if not _is_page(request.scope):
+        return None
+    return HTMLResponse(error_page(status, message), status_code=status)
 
 
 _REPLACED = (b"content-type", b"content-length")

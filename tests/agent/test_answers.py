@@ -157,7 +157,7 @@ def test_a_started_task_says_how_to_follow_it() -> None:
     running = {**TASK, "status": "running", "result": None, "finished_at": None}
     answer = render("run_llm_validation", running)
     assert answer.startswith("Проверка дашборда «Отчёт по энергопотреблению»: выполняется.")
-    assert "статус задачи da6e846afe4c46ae81bbad8b9c4d233f" in answer
+    assert "спросите «статус задачи da6e846a»" in answer  # as people quote a task
     assert "Шаг 3 из 3: сохранение результатов" in answer
     _clean(answer)
 

@@ -105,7 +105,6 @@ def ordered_dashboards(
     return ordered
 
 
-
 def order_of(planned: PlannedDeploy, *, snapshot: bool, bundle_dir: Path) -> ApplyOrder:
     """The task's order, the files it imports saved in ``bundle_dir`` (blocking I/O)."""
     plan = planned.plan

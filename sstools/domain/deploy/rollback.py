@@ -194,4 +194,5 @@ def rollback_order(planned: PlannedRollback, bundle_dir: Path) -> RollbackOrder:
         restore=ordered_dashboards(bundle_dir, planned.bundles, titles, changed),
         delete_dashboards=planned.delete_dashboards,
         delete_charts=planned.delete_charts,
+        deleted_names={one.uuid: one.name for one in plan.objects if one.action == "delete"},
     )

@@ -2,7 +2,7 @@
 
 The model reads the tool's JSON; only what a person reads in the offline mode is rendered here.
 :func:`render` picks the tool's renderers, falls back to a careful generic one, and makes sure no
-tool id, raw ISO timestamp or ``True``/``False`` reaches the person whatever the shape.
+tool id, UUID, raw ISO timestamp or ``True``/``False`` reaches the person whatever the shape.
 """
 
 from __future__ import annotations
@@ -25,7 +25,13 @@ from sstools.agent.offline.answers import (
     sql,
     tasks,
 )
-from sstools.agent.offline.answers.words import NO_HINT, Hint, humanise_dates, yes_no
+from sstools.agent.offline.answers.words import (
+    NO_HINT,
+    Hint,
+    humanise_dates,
+    shorten_ids,
+    yes_no,
+)
 from sstools.agent.tools import CATALOGUE
 
 Renderer = Callable[[Any, Hint], str | None]
@@ -46,7 +52,7 @@ RENDERERS: dict[str, tuple[Renderer, ...]] = {
     "deploy_dashboard": (deploys.plan,),
     "execute_migration": (deploys.plan,),
     "preview_migration": (deploys.plan,),
-    "rollback_deploy": (),
+    "rollback_deploy": (deploys.plan,),  # a rollback's plan reads as a deploy's
     "list_environments": (environments.environments,),
     "get_task_status": (),
     "list_tasks": (tasks.task_list,),
@@ -77,8 +83,10 @@ def _paragraphs(text: str) -> str:
 
 
 def _scrub(text: str) -> str:
-    """The last guard: tool ids become their titles, ISO timestamps dates, booleans words."""
+    """The last guard: tool ids become their titles, ISO timestamps dates, booleans words, a
+    UUID or a task's 32 hex digits their first 8 characters."""
     text = _TOOL_IDS.sub(lambda match: f"«{CATALOGUE[match.group(1)].title}»", text)
+    text = shorten_ids(text)
     text = _BOOLEANS.sub(lambda match: yes_no(match.group(1) == "True"), text)
     return _paragraphs(humanise_dates(text))
 

@@ -8,6 +8,7 @@ from sstools.agent.guardrails import impact_text
 from sstools.agent.offline.answers.words import (
     NO_HINT,
     Hint,
+    branch_name,
     count,
     items_of,
     mapping,
@@ -15,6 +16,7 @@ from sstools.agent.offline.answers.words import (
     more,
     names,
     quoted,
+    snapshot_of,
 )
 from sstools.agent.texts import IMPACT_UNKNOWN
 from sstools.agent.texts import answers as texts
@@ -32,7 +34,9 @@ def _source(payload: dict[str, Any]) -> str:
     if payload.get("backup_id"):
         return texts.PLAN_BACKUP_SOURCE.format(id=md(payload["backup_id"]))
     if isinstance(source, dict) and source.get("git_ref"):
-        return texts.PLAN_GIT_SOURCE.format(ref=md(source["git_ref"]))
+        if (deploy := snapshot_of(source["git_ref"])) is not None:  # a rollback's
+            return texts.PLAN_SNAPSHOT_SOURCE.format(task=deploy)
+        return texts.PLAN_GIT_SOURCE.format(ref=branch_name(source["git_ref"]))
     env = mapping(source).get("env_id") or payload.get("source_env_id") or "—"
     return f"«{md(env)}»"
 

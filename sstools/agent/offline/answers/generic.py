@@ -15,6 +15,7 @@ from sstools.agent.offline.answers.words import (
     items_of,
     md,
     more,
+    shorten_ids,
     when,
     yes_no,
 )
@@ -98,10 +99,13 @@ def _russian(message: str) -> str:
 
 
 def render(payload: Any) -> str:
+    """Any answer as lines; an error (the executor's words, or the server's ``detail``) as one
+    sentence, a task or object it names by a short id (no one reads 32 hex digits)."""
     if isinstance(payload, dict) and set(payload) == {"error"}:
-        return texts.FAILED.format(message=_russian(scalar(payload["error"]) or "—"))
+        message = _russian(scalar(payload["error"]) or "—")
+        return texts.FAILED.format(message=shorten_ids(message))
     if isinstance(payload, dict) and isinstance(payload.get("detail"), str):
-        return texts.FAILED.format(message=scalar(payload["detail"]))
+        return texts.FAILED.format(message=shorten_ids(scalar(payload["detail"]) or "—"))
     if isinstance(payload, dict) and isinstance(payload.get("detail"), list):  # a 422's fields
         problems = [scalar(p.get("msg")) for p in payload["detail"] if isinstance(p, dict)]
         return texts.FAILED.format(message="; ".join(p for p in problems if p) or "—")

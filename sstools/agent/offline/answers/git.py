@@ -7,6 +7,7 @@ from typing import Any
 from sstools.agent.offline.answers.words import (
     NO_HINT,
     Hint,
+    branch_name,
     count,
     items_of,
     mapping,
@@ -14,6 +15,7 @@ from sstools.agent.offline.answers.words import (
     more,
     names,
     quoted,
+    snapshot_of,
     total_of,
     when,
 )
@@ -36,7 +38,7 @@ def _dashboard(item: dict[str, Any], branch: str) -> str:
     status = str(item.get("status"))
     text = texts.GIT_DASHBOARD_STATUS.get(status, "—")
     if status == "clean":
-        text += f" «{md(branch)}»"
+        text += f" «{branch_name(branch)}»"
     files = item.get("changed_files")
     if isinstance(files, list) and files:
         text += "; " + texts.GIT_FILES.format(count=len(files))
@@ -59,9 +61,9 @@ def status(payload: Any, hint: Hint = NO_HINT) -> str | None:
     files = payload.get("changed_files") or payload.get("files") or []
     dirty = changed + (len(files) if isinstance(files, list) else 0)
     verdict = (
-        texts.GIT_CHANGED.format(branch=md(branch), count=dirty)
+        texts.GIT_CHANGED.format(branch=branch_name(branch), count=dirty)
         if dirty
-        else texts.GIT_CLEAN.format(branch=md(branch))
+        else texts.GIT_CLEAN.format(branch=branch_name(branch))
     )
     out = [verdict, *(_dashboard(item, branch) for item in dashboards[:_SHOWN])]
     if (note := more(min(len(dashboards), _SHOWN), total_of(payload, "dashboards"))) is not None:
@@ -78,8 +80,10 @@ def status(payload: Any, hint: Hint = NO_HINT) -> str | None:
 
 
 def _branch_line(item: dict[str, Any]) -> str:
-    name = md(item.get("name") or "—")
+    name = branch_name(item.get("name") or "—")
     default = texts.BRANCH_DEFAULT if item.get("default") else ""
+    if (deploy := snapshot_of(item.get("name"))) is not None:
+        default += texts.BRANCH_SNAPSHOT.format(task=deploy)
     commit = mapping(item.get("commit"))
     if not commit:  # a long list reaches the model without each branch's commit
         return "- " + texts.BRANCH_NAME.format(name=name, default=default)
@@ -103,7 +107,7 @@ def branch_created(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if not isinstance(payload, dict) or "name" not in payload:
         return None
     commit = mapping(payload.get("commit"))
-    return texts.BRANCH_CREATED.format(name=md(payload["name"]), message=_subject(commit))
+    return texts.BRANCH_CREATED.format(name=branch_name(payload["name"]), message=_subject(commit))
 
 
 def commit(payload: Any, hint: Hint = NO_HINT) -> str | None:
@@ -117,7 +121,7 @@ def commit(payload: Any, hint: Hint = NO_HINT) -> str | None:
     out = [
         texts.COMMIT_CREATED.format(
             id=md(str(made.get("id") or "")[:7]),
-            branch=md(payload.get("branch") or "—"),
+            branch=branch_name(payload.get("branch") or "—"),
             files=count(total, "file"),
         )
     ]

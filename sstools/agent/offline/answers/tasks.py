@@ -9,7 +9,9 @@ from typing import Any
 from sstools.agent.offline.answers.generic import lines as generic_lines
 from sstools.agent.offline.answers.words import (
     NO_HINT,
+    UUID,
     Hint,
+    branch_name,
     count,
     items_of,
     listing,
@@ -18,7 +20,10 @@ from sstools.agent.offline.answers.words import (
     more,
     names,
     quoted,
+    short_id,
+    shorten_ids,
     size,
+    snapshot_of,
     total_of,
     when,
 )
@@ -126,7 +131,7 @@ def _deploy(result: dict[str, Any]) -> list[str]:
     out += _listed(texts.DEPLOY_UNCHANGED, result.get("unchanged"))
     snapshot = result.get("snapshot")
     if isinstance(snapshot, dict) and snapshot.get("branch"):
-        out.append(texts.DEPLOY_SNAPSHOT.format(branch=md(snapshot["branch"])))
+        out.append(texts.DEPLOY_SNAPSHOT)
     return out
 
 
@@ -138,11 +143,42 @@ def _restore(result: dict[str, Any]) -> list[str]:
     return out
 
 
+def _dashboards(template: str, values: object) -> list[str]:
+    """Dashboards by title; a result from before titles were kept names them by UUID, so it
+    is only counted."""
+    listed = listing(values)
+    if listed and all(UUID.fullmatch(str(value)) for value in listed):
+        return [f"- {template.format(names=count(len(listed), 'dashboard'))}"]
+    return _listed(template, listed)
+
+
 def _rollback(result: dict[str, Any]) -> list[str]:
-    out = _listed(texts.ROLLBACK_RESTORED, result.get("restored"))
-    out += _listed(texts.ROLLBACK_NOT_RESTORED, result.get("not_restored"))
-    deleted = [*(result.get("deleted_dashboards") or []), *(result.get("deleted_charts") or [])]
-    return out + _listed(texts.ROLLBACK_DELETED, deleted)
+    out = _dashboards(texts.ROLLBACK_RESTORED, result.get("restored"))
+    out += _dashboards(texts.ROLLBACK_NOT_RESTORED, result.get("not_restored"))
+    if result.get("deleted"):  # by name
+        return out + _listed(texts.ROLLBACK_DELETED, result["deleted"])
+    deleted = {
+        "dashboards": len(listing(result.get("deleted_dashboards"))),
+        "charts": len(listing(result.get("deleted_charts"))),
+    }
+    if any(deleted.values()):
+        counted = kinds_counted({kind: n for kind, n in deleted.items() if n})
+        out.append(f"- {texts.ROLLBACK_DELETED.format(names=counted)}")
+    return out
+
+
+def _source(task: dict[str, Any]) -> str | None:
+    """Where the task read from, when it is not where it wrote: an environment, a git branch
+    (a rollback's snapshot named by its deploy's short id, the commit left out), a backup."""
+    source = task.get("source")
+    if not source or source == task.get("env_id"):
+        return None
+    text = str(source)
+    if text.startswith("git:"):
+        text = text.split("@", 1)[0]
+        if (deploy := snapshot_of(text.removeprefix("git:"))) is not None:
+            return texts.SNAPSHOT.format(task=deploy)
+    return branch_name(text)
 
 
 _RESULTS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
@@ -167,26 +203,25 @@ def task(payload: Any, hint: Hint = NO_HINT) -> str | None:
     ]
     result = payload.get("result")
     if payload.get("error"):
-        out.append(texts.TASK_ERROR.format(error=md(payload["error"])))
+        out.append(texts.TASK_ERROR.format(error=md(shorten_ids(str(payload["error"])))))
     if isinstance(result, dict) and result:
         render = _RESULTS.get(str(payload.get("kind")))
         out += render(result) if render else generic_lines(result)
     progress = payload.get("progress")
-    details = [texts.TASK_ID.format(id=md(payload["id"]))]
+    details = [texts.TASK_ID.format(id=md(short_id(payload["id"])))]
     if payload.get("status") in ("queued", "running"):
-        out.append(texts.TASK_FOLLOW.format(id=md(payload["id"])))
+        out.append(texts.TASK_FOLLOW.format(id=md(short_id(payload["id"]))))
         if isinstance(progress, dict) and progress.get("name"):
             details.append(
                 texts.TASK_STEP.format(
                     step=progress.get("step"),
                     total=progress.get("total"),
-                    name=md(progress["name"]),
+                    name=md(shorten_ids(str(progress["name"]))),
                 )
             )
     details.append(texts.TASK_WHERE.format(env=md(payload.get("env_id") or "—")))
-    source = payload.get("source")
-    if source and source != payload.get("env_id"):
-        details.append(texts.TASK_SOURCE.format(source=md(source)))
+    if (source := _source(payload)) is not None:
+        details.append(texts.TASK_SOURCE.format(source=source))
     details.append(
         texts.TASK_BY.format(
             who=md(payload.get("started_by") or "—"), when=when(payload.get("created_at"))
@@ -211,7 +246,7 @@ def task_list(payload: Any, hint: Hint = NO_HINT) -> str | None:
         total = total_of(item, "objects")
         shown = names(objects, shown=3, total=total) if isinstance(objects, list) else "—"
         out.append(
-            f"| {_kind(item)} (`{md(item['id'])}`) | {shown} | {_status(item)} "
+            f"| {_kind(item)} (`{md(short_id(item['id']))}`) | {shown} | {_status(item)} "
             f"| {when(item.get('created_at'))} |"
         )
     if (note := more(min(len(items), _SHOWN), total)) is not None:

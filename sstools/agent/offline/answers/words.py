@@ -12,11 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sstools.agent.texts import answers as texts
+from sstools.ids import SNAPSHOT_PREFIX
 from sstools.russian import human_datetime, plural_form
 
 ISO_DATETIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
 )
+# Ids nobody reads: a Superset object's UUID, a task's 32 hex digits (as a whole word of hex).
+UUID = re.compile(r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
+TASK_ID = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32}(?![0-9a-fA-F])")
+_LINK_TARGET = re.compile(r"(\]\([^)\s]*\))")
+SHORT = 8  # characters of an id a person quotes: «задача 3f9c2b7e», «docs/706802f5….md»
 # Characters that would make a name from Superset into markdown structure (links, tables, code).
 _MARKDOWN = re.compile(r"([\\`*\[\]|])")
 _SHOWN = 12
@@ -49,6 +55,39 @@ def when(value: object) -> str:
 def humanise_dates(text: str) -> str:
     """Every ISO timestamp inside free text, as people write dates."""
     return ISO_DATETIME.sub(lambda match: when(match.group(0)), text)
+
+
+def short_id(value: object) -> str:
+    """A task's id as people quote it: its first 8 hex digits."""
+    return str(value)[:SHORT]
+
+
+def _shortened(match: re.Match[str]) -> str:
+    return match.group(0)[:SHORT] + "…"
+
+
+def shorten_ids(text: str, *, task_ids: bool = True) -> str:
+    """Every UUID (and, with ``task_ids``, every 32-hex id) in ``text`` cut to its first 8
+    characters and «…»; a link's target is left whole, so the link still leads there."""
+    parts = _LINK_TARGET.split(text)
+    for index in range(0, len(parts), 2):  # odd parts are link targets
+        parts[index] = UUID.sub(_shortened, parts[index])
+        if task_ids:
+            parts[index] = TASK_ID.sub(_shortened, parts[index])
+    return "".join(parts)
+
+
+def branch_name(value: object) -> str:
+    """A branch as a person reads it: a deploy's snapshot ``snapshots/<task id>`` shortened."""
+    return md(shorten_ids(str(value)))
+
+
+def snapshot_of(branch: object) -> str | None:
+    """The short id of the deploy whose snapshot ``branch`` is (``snapshots/<task id>``)."""
+    name = str(branch)
+    if not name.startswith(SNAPSHOT_PREFIX) or not TASK_ID.fullmatch(name[len(SNAPSHOT_PREFIX) :]):
+        return None
+    return short_id(name[len(SNAPSHOT_PREFIX) :])
 
 
 def md(value: object) -> str:
