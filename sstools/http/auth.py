@@ -37,7 +37,9 @@ class RoleRequired(SstoolsError):
 
     def __init__(self, required: Role, actual: Role, operation: str) -> None:
         message = texts.ROLE_REQUIRED.format(
-            operation=operation, required=required.value, actual=actual.value
+            operation=operation,
+            required=texts.ROLES[required.value],
+            actual=texts.ROLES[actual.value],
         )
         super().__init__(message)
         self.required = required

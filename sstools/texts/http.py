@@ -14,7 +14,8 @@ CLAIMS_INVALID = "токен недействителен: неизвестна�
 LOGIN_REFUSED = "неверное имя пользователя или пароль"
 LOGIN_THROTTLED = "слишком много попыток входа; повторите через {seconds} с"
 
-ROLE_REQUIRED = "{operation}: нужна роль {required} (ваша роль — {actual})"
+ROLE_REQUIRED = "{operation}: нужна роль «{required}» (ваша роль — «{actual}»)"
+ROLES = {"analyst": "аналитик", "engineer": "инженер", "admin": "администратор"}
 THIS_OPERATION = "эта операция"
 
 SUPERSET_UNAVAILABLE = "окружение Superset {env!r} недоступно: {message}"

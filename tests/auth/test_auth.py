@@ -182,7 +182,7 @@ async def test_low_role_gets_403_naming_the_required_role(
     )
     assert response.status_code == 403
     assert response.json()["required_role"] == "engineer"
-    assert "нужна роль engineer" in response.json()["detail"]
+    assert "нужна роль «инженер» (ваша роль — «аналитик»)" in response.json()["detail"]
 
 
 async def test_cookie_session_needs_csrf_header_for_state_changes(

@@ -36,10 +36,13 @@ from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
 from sstools.tasks import Task, TaskConflict, TaskKind
 from sstools.texts import deploy as texts
+from sstools.texts import tasks as task_texts
 
 router = APIRouter(tags=["deploy"])
 
-TaskIdPath = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
+TaskIdPath = Annotated[
+    str, Path(pattern=r"^[0-9a-f]{8,32}$", description="The deploy's task id, or its first 8+")
+]
 
 
 class RollbackPlanRequest(BaseModel):
@@ -62,8 +65,10 @@ def _conflict(message: str) -> HTTPException:
 async def _undoable(services: Services, task_id: str, env_id: str) -> tuple[Task, SnapshotRecord]:
     """The finished deploy or migration ``task_id`` into ``env_id``, and its snapshot."""
     done = await services.tasks.get(task_id)
+    task_id = done.id  # a reference may be its first digits
     if done.kind not in (TaskKind.deploy, TaskKind.migration):
-        raise _conflict(texts.ROLLBACK_KIND.format(task=task_id, kind=done.kind))
+        kind = task_texts.KINDS.get(done.kind.value, done.kind.value)
+        raise _conflict(texts.ROLLBACK_KIND.format(task=task_id, kind=kind))
     if env_id != done.env_id:
         message = texts.ROLLBACK_ENV.format(task=task_id, env=done.env_id, asked=env_id)
         raise field_error("env_id", message)
@@ -134,7 +139,7 @@ async def roll_back(
         await _refused(session, user, done, "not_owner")
         raise HTTPException(
             status.HTTP_403_FORBIDDEN,
-            texts.ROLLBACK_NOT_OWNER.format(task=task_id, owner=done.started_by),
+            texts.ROLLBACK_NOT_OWNER.format(task=done.id, owner=done.started_by),
         )
     planned = await _plan(services, git, done, snapshot)
     plan = planned.plan
