@@ -28,8 +28,22 @@ class _Event(BaseModel):
     run_id: str | None = None
 
 
+DecisionStatus = Literal["approved", "denied", "expired"]
+
+
+class Decided(BaseModel):
+    """The decision on a card that a resumed run starts from: what, who and when."""
+
+    confirmation_id: str
+    call_id: str
+    status: DecisionStatus
+    by: str | None  # the person who decided; None when the card expired
+    at: datetime
+
+
 class RunStarted(_Event):
     type: Literal["run_started"] = "run_started"
+    decided: Decided | None = None  # set when a decision on a card (or its expiry) started it
 
 
 class TokenEvent(_Event):

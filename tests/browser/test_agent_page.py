@@ -142,22 +142,22 @@ async def test_deny_shows_the_cancellation(site: Any, superset: Superset, restor
         line = page.locator(".tool")
         await expect(line).to_have_text("⚙ Выкатка дашборда — ждёт подтверждения")
         await page.locator(".card button", has_text="Отклонить").click()
-        await expect(line).to_have_text("⚙ Выкатка дашборда — не выполнено: отменено")
-        await expect(page.locator(".status.cancelled")).to_contain_text(
-            "Операция отменена: вы отклонили «Выкатка дашборда»"
-        )
+        await expect(line).to_have_text("⚙ Выкатка дашборда — отклонено")
+        await expect(page.locator(".card .card-stamp")).to_contain_text("Отклонено: engineer, ")
         await expect(page.locator(".card")).to_have_attribute("data-decided", "deny")
         said = await page.locator("#transcript").inner_text()
-        assert said.count("Операция отменена") == 1, said  # the status line, not a bubble too
+        # The denial is said by its card's stamp and the tool line: no status line, no bubble.
+        assert await page.locator(".status.cancelled").count() == 0
+        assert said.count("Отклонено") == 1, said
 
 
 async def test_xss_in_object_name_and_model_output_stays_text(site: Any) -> None:
     async with site(answer(f"Вот: {XSS} и **жирный**")) as s:
         from urllib.parse import quote
 
+        # Without an id the name is all the page has: a hint, shown and sent as text.
         page = await s.page(
-            f"/agent?objectType=dashboard&objectId=10&objectName={quote(XSS)}"
-            "&envId=ss-dev&route=/dashboards/10"
+            f"/agent?objectType=dashboard&objectName={quote(XSS)}&envId=ss-dev&route=/dashboards"
         )
         await expect(page.locator("#context-chip")).to_contain_text("<img src=x onerror=")
         await ask(page, XSS)
@@ -168,6 +168,23 @@ async def test_xss_in_object_name_and_model_output_stays_text(site: Any) -> None
     assert s.dialogs == []
     assert not [error for error in s.console_errors if "Content Security Policy" in error]
     assert _context_blocks(s.model)[0]["objectName"] == XSS  # sent as data, verbatim
+
+
+async def test_a_crafted_object_name_gives_way_to_supersets_on_the_chip(site: Any) -> None:
+    async with site(answer("ок")) as s:
+        from urllib.parse import quote
+
+        page = await s.page(
+            f"/agent?objectType=dashboard&objectId=10&objectName={quote(XSS)}"
+            "&envId=ss-dev&route=/dashboards/10"
+        )
+        chip = page.locator("#context-chip")
+        await expect(chip).to_contain_text("Отчёт по энергопотреблению")
+        await expect(chip).not_to_contain_text("onerror")
+        await ask(page, "что это?")
+        await expect(page.locator(".msg.assistant")).to_contain_text("ок")
+    assert s.dialogs == []
+    assert _context_blocks(s.model)[0]["objectName"] == "Отчёт по энергопотреблению"
 
 
 async def test_agctx_fr_003_env_selector_changes_the_next_message(site: Any) -> None:

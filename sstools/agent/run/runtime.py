@@ -28,6 +28,7 @@ from sstools.agent import explain
 from sstools.agent.context import UIContext
 from sstools.agent.events import (
     ConfirmRequired,
+    Decided,
     Done,
     EventLog,
     RunStarted,
@@ -205,10 +206,9 @@ class AgentRuntime:
         try:
             if not await self._still_waiting(confirmation):
                 raise AlreadyDecided(confirmation.id)  # the run no longer waits for it
+            now = self.clock()
             async with self._sessions() as session:
-                won = await confirmations.decide_once(
-                    session, confirmation.id, status, self.clock()
-                )
+                won = await confirmations.decide_once(session, confirmation.id, status, now)
             if not won:
                 raise AlreadyDecided(confirmation.id)
         except BaseException:
@@ -221,7 +221,16 @@ class AgentRuntime:
             "args_hash": confirmation.args_hash,
         }
         acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
-        self._spawn(confirmation.conversation_id, Command(resume=answer), acting)
+        # Who decided and when, at the head of the run the decision starts: the card is stamped
+        # from it, live and when the page is rebuilt from the log.
+        decided = Decided(
+            confirmation_id=confirmation.id,
+            call_id=confirmation.call_id,
+            status="approved" if status is ConfirmationStatus.approved else "denied",
+            by=user.username,
+            at=now,
+        )
+        self._spawn(confirmation.conversation_id, Command(resume=answer), acting, decided=decided)
         return run_id
 
     async def _claim_to_answer(self, confirmation: Confirmation) -> str:
@@ -248,9 +257,10 @@ class AgentRuntime:
         except Busy:
             return  # a turn holds it: the next read expires the card
         resumed = False
+        now = self.clock()
         try:
             async with self._sessions() as session:
-                expired = await confirmations.expire_due(session, conversation_id, self.clock())
+                expired = await confirmations.expire_due(session, conversation_id, now)
             for confirmation in expired:
                 CONFIRMATIONS.labels("expired").inc()
                 if resumed or not await self._still_waiting(confirmation):
@@ -263,7 +273,14 @@ class AgentRuntime:
                 nobody = RunContext(
                     username=confirmation.username, role=None, token="", run_id=run_id
                 )
-                self._spawn(conversation_id, Command(resume=answer), nobody)
+                decided = Decided(
+                    confirmation_id=confirmation.id,
+                    call_id=confirmation.call_id,
+                    status="expired",
+                    by=None,
+                    at=now,
+                )
+                self._spawn(conversation_id, Command(resume=answer), nobody, decided=decided)
                 resumed = True
         finally:
             if not resumed:
@@ -276,16 +293,30 @@ class AgentRuntime:
         return {"configurable": {"thread_id": conversation_id}, "recursion_limit": RECURSION_LIMIT}
 
     def _spawn(
-        self, conversation_id: str, graph_input: Any, context: RunContext, *, started: bool = False
+        self,
+        conversation_id: str,
+        graph_input: Any,
+        context: RunContext,
+        *,
+        started: bool = False,
+        decided: Decided | None = None,
     ) -> None:
-        task = asyncio.create_task(self._drive(conversation_id, graph_input, context, started))
+        task = asyncio.create_task(
+            self._drive(conversation_id, graph_input, context, started, decided)
+        )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _drive(
-        self, conversation_id: str, graph_input: Any, context: RunContext, started: bool
+        self,
+        conversation_id: str,
+        graph_input: Any,
+        context: RunContext,
+        started: bool,
+        decided: Decided | None = None,
     ) -> None:
-        """``started``: run_started is already in the log (a message writes it with itself)."""
+        """``started``: run_started is already in the log (a message writes it with itself);
+        ``decided``: the decision on a card this run resumes from, told in its run_started."""
         run_id = context.run_id
         out = RunOutput(
             events=self.events,
@@ -296,7 +327,7 @@ class AgentRuntime:
         card: ConfirmRequired | None = None
         try:
             if not started:
-                await out.say(RunStarted(run_id=run_id))
+                await out.say(RunStarted(run_id=run_id, decided=decided))
             parts = self.graph.astream(
                 graph_input,
                 self._config(conversation_id),

@@ -1,7 +1,9 @@
-// The /agent page: UIContext from the URL, a conversation per tab and object, the SSE transcript,
-// confirmation cards with the plan they apply, progress lines of the tasks they start. Model
-// output, tool output, user text, objectName and plan objects are data: they reach the page only
-// as textContent, or as markdown sanitised by DOMPurify.
+// The /agent page: UIContext from the URL, its object as Superset has it (followed by UUID when
+// the environment changes), a conversation per tab and object, the SSE transcript — rebuilt from
+// the conversation's event log on a reload —, confirmation cards stamped with their decision,
+// progress lines of the tasks they start and each task's ending. Model output, tool output, user
+// text, object names and plan objects are data: they reach the page only as textContent, or as
+// markdown sanitised by DOMPurify.
 (() => {
   "use strict";
   const { ui, api } = window.sstools;
@@ -26,24 +28,80 @@
       && !/[\\\u0000-\u001f]/.test(rawRoute) ? rawRoute : "/",
   };
 
+  // Where the object is, per environment, as the server answered: {objectId, name}, "absent",
+  // "unknown" (no answer) or "looking". The URL's objectName is a hint until the server names it.
+  const FOLLOWED = ["dashboard", "dataset"];
+  const home = context.objectId && context.envId && FOLLOWED.includes(objectType)
+    ? { envId: context.envId, objectId: context.objectId } : null;
+  const places = new Map(home ? [[home.envId, { objectId: home.objectId, name: context.objectName }]] : []);
+  const lookups = new Map(); // envId → the answer on its way: a message waits for it
+
   const chip = document.getElementById("context-chip");
   function renderChip() {
+    const found = places.get(context.envId);
+    const state = typeof found === "string" ? found : "found";
+    chip.dataset.objectType = context.objectType || "none";
+    chip.dataset.place = state;
+    if (state !== "found") {
+      const words = state === "looking" ? ui.context_looking : ui[`context_${state}_${context.objectType}`];
+      chip.textContent = format(words, { env: context.envId });
+      return;
+    }
     const what = context.objectType
       ? `${CONTEXT_LABELS[context.objectType]} «${context.objectName || `#${context.objectId}`}»`
       : ui.context_none;
     chip.textContent = context.envId ? `${what} · ${context.envId}` : what;
-    chip.dataset.objectType = context.objectType || "none";
   }
-  renderChip();
 
-  // EnvSelector: the next messages go with the new environment; the page says so.
+  function apply() { // the context names the object as the current environment has it, or none
+    if (!home) return renderChip();
+    const found = places.get(context.envId);
+    context.objectId = typeof found === "object" ? found.objectId : null; // never another env's id
+    context.objectName = typeof found === "object" ? found.name : null;
+    renderChip();
+  }
+
+  // GET /api/objects/{type}/{id}?env_id=HOME — the object there — or, with &in_env_id=E, the
+  // same object (by UUID) in E.
+  function ask(envId) {
+    const query = new URLSearchParams({ env_id: home.envId });
+    if (envId !== home.envId) {
+      query.set("in_env_id", envId);
+      places.set(envId, "looking");
+    }
+    apply();
+    const other = envId !== home.envId; // the page's own environment keeps the URL's id unanswered
+    lookups.set(envId, (async () => {
+      try {
+        const response = await api(`/api/objects/${objectType}/${home.objectId}?${query}`);
+        if (response.ok) {
+          const answer = await response.json();
+          places.set(envId, answer.present && answer.object_id !== null
+            ? { objectId: String(answer.object_id), name: answer.name } : "absent");
+        } else if (response.status === 404) places.set(envId, "absent");
+        else if (other) places.set(envId, "unknown");
+      } catch {
+        if (other) places.set(envId, "unknown");
+      }
+      if (envId === context.envId) apply();
+    })());
+  }
+
+  function locate(envId) {
+    const known = places.get(envId);
+    if (!home || (known && known !== "unknown")) apply();
+    else ask(envId);
+  }
+  if (home) ask(home.envId); else renderChip();
+
+  // EnvSelector: the next messages go with the new environment and its own id of the object.
   function updateActiveEnv(envId) {
     context.envId = envId;
     document.body.dataset.env = envId;
     const url = new URL(location.href);
     url.searchParams.set("envId", envId);
     history.replaceState(null, "", url.toString());
-    renderChip();
+    locate(envId);
   }
   window.sstools.onEnvChange = updateActiveEnv;
   window.sstools.context = context;
@@ -55,12 +113,13 @@
   const sendButton = document.getElementById("send");
   const connection = document.getElementById("connection");
   const bubbles = new Map(); // run_id → {element, text}
-  const cards = new Set(); // confirmation ids already shown
+  const cards = new Map(); // confirmation id → {element, callId, title, status}
   const toolLines = new Map(); // call_id → element
   const titles = new Map(); // call_id → the tool's title, from its tool_call
   const deniedCalls = new Set(); // call ids a «Недостаточно прав» card answered
-  const saidAlready = new Set(); // texts a status line showed: the same message is not repeated
-  const awaiting = new Map(); // confirmation_id → the call_id its card asks about
+  const saidAlready = new Set(); // texts a status line or a card's stamp said: not repeated
+  const runEnds = new Map(); // run_id → the last element of that run, where its tasks' endings go
+  const endedRuns = new Set(); // runs that ended (done, or paused on a card)
 
   // A page's action («Развернуть…») may suggest a request: it lands in the box as plain text
   // (.value, never HTML) and waits for the person to read it and press send.
@@ -80,13 +139,23 @@
     const hidden = last.getBoundingClientRect().bottom - form.getBoundingClientRect().top + 8;
     if (hidden > 0) window.scrollBy(0, hidden);
   }
-  window.addEventListener("scroll", () => { following = nearTheEnd(); }, { passive: true });
+  // Only the person's own scroll (wheel, touch, keys, the scrollbar) stops the following: the
+  // browser's own adjustments (scroll anchoring as the page re-lays out) do not.
+  let touched = -Infinity;
+  for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
+    window.addEventListener(type, () => { touched = performance.now(); }, { passive: true });
+  }
+  window.addEventListener("scroll", () => {
+    if (nearTheEnd()) following = true;
+    else if (performance.now() - touched < 1000) following = false;
+  }, { passive: true });
 
-  function add(className, text) {
+  function add(className, text, runId) {
     const item = document.createElement("li");
     item.className = className;
     if (text !== undefined) item.textContent = text;
     transcript.appendChild(item);
+    if (runId) runEnds.set(runId, item);
     following = true; // a new item is the person's own request or the answer to it
     return item;
   }
@@ -132,7 +201,7 @@
   }
 
   function bubble(runId) {
-    if (!bubbles.has(runId)) bubbles.set(runId, { element: add("msg assistant"), text: "" });
+    if (!bubbles.has(runId)) bubbles.set(runId, { element: add("msg assistant", undefined, runId), text: "" });
     return bubbles.get(runId);
   }
 
@@ -141,104 +210,126 @@
     form.dataset.busy = on ? "true" : "false";
   }
 
+  function element(tag, className, text) {
+    const made = document.createElement(tag);
+    if (className) made.className = className;
+    if (text !== undefined) made.textContent = text;
+    return made;
+  }
+
+  function setTool(callId, state) {
+    const line = toolLines.get(callId);
+    if (line) line.textContent = `⚙ ${titles.get(callId) || ui.tool_generic} — ${state}`;
+  }
+
   // -- confirmation and permission cards (AGGRD-FR-002/003/004) -------------------------------
   function card(event) {
     if (cards.has(event.confirmation_id)) return; // re-sent on reconnect: shown once
-    cards.add(event.confirmation_id);
     const decision = event.decision;
-    const element = add(`card tone-${decision.tone} level-${decision.level}`);
-    element.tabIndex = -1;
-    element.setAttribute("role", "group");
-    element.dataset.confirmationId = event.confirmation_id;
+    const item = add(`card tone-${decision.tone} level-${decision.level}`, undefined, event.run_id);
+    cards.set(event.confirmation_id, { element: item, callId: event.call_id, title: event.title, status: null });
+    item.tabIndex = -1;
+    item.setAttribute("role", "group");
+    item.dataset.confirmationId = event.confirmation_id;
 
-    const head = document.createElement("div");
-    head.className = "card-head";
-    const badge = document.createElement("span");
-    badge.className = "badge";
-    badge.textContent = decision.kind === "read" ? ui.read_only
-      : decision.stage === "prod" ? ui.production : (decision.stage || "git");
-    const title = document.createElement("strong");
-    title.textContent = event.title;
-    head.append(badge, title);
-
-    const prompt = document.createElement("p");
-    prompt.className = "card-prompt";
-    prompt.textContent = decision.prompt;
-    element.append(head, prompt);
-
-    if (decision.impact) {
-      const impact = document.createElement("p");
-      impact.className = "card-impact";
-      impact.textContent = `${ui.impact}: ${decision.impact}`;
-      element.append(impact);
-    }
+    const head = element("div", "card-head");
+    const badge = element("span", "badge", decision.kind === "read" ? ui.read_only
+      : decision.stage === "prod" ? ui.production : (decision.stage || "git"));
+    head.append(badge, element("strong", "", event.title));
+    item.append(head, element("p", "card-prompt", decision.prompt));
+    if (decision.impact) item.append(element("p", "card-impact", `${ui.impact}: ${decision.impact}`));
     // The plan's objects are names from Superset: data, so textContent only.
     if (Array.isArray(decision.objects) && decision.objects.length) {
-      const list = document.createElement("ul");
-      list.className = "card-objects";
+      const list = element("ul", "card-objects");
       list.setAttribute("aria-label", ui.plan_objects);
-      for (const line of decision.objects) {
-        const item = document.createElement("li");
-        item.textContent = String(line);
-        list.append(item);
-      }
-      element.append(list);
+      for (const line of decision.objects) list.append(element("li", "", String(line)));
+      item.append(list);
     }
     if (typeof decision.digest === "string" && decision.digest) {
-      const digest = document.createElement("p");
-      digest.className = "card-digest";
-      digest.textContent = `${ui.plan_digest}: ${decision.digest.slice(0, 12)}…`;
+      const digest = element("p", "card-digest", `${ui.plan_digest}: ${decision.digest.slice(0, 12)}…`);
       digest.title = format(ui.plan_digest_title, { digest: decision.digest });
-      element.append(digest);
+      item.append(digest);
     }
     // The call's arguments as labelled values, named by the server from the page's context and
     // the environments registry; the model's words are data, so textContent only.
     const given = Array.isArray(decision.arguments) ? decision.arguments : [];
     if (given.length) {
-      const args = document.createElement("dl");
-      args.className = "card-args";
+      const args = element("dl", "card-args");
       args.setAttribute("aria-label", ui.arguments);
       for (const argument of given) {
-        const label = document.createElement("dt");
-        label.textContent = String(argument.label);
-        const value = document.createElement("dd");
-        value.textContent = String(argument.value);
-        args.append(label, value);
+        args.append(element("dt", "", String(argument.label)), element("dd", "", String(argument.value)));
       }
-      element.append(args);
+      item.append(args);
     }
 
-    const actions = document.createElement("div");
-    actions.className = "card-actions";
-    const confirm = document.createElement("button");
-    confirm.type = "button";
-    confirm.className = decision.tone === "destructive" ? "danger" : "primary";
-    confirm.textContent = ui.confirm;
-    const deny = document.createElement("button");
-    deny.type = "button";
-    deny.textContent = ui.deny;
+    const actions = element("div", "card-actions");
+    const confirm = element("button", decision.tone === "destructive" ? "danger" : "primary", ui.confirm);
+    const deny = element("button", "", ui.deny);
+    confirm.type = deny.type = "button";
     actions.append(confirm, deny);
-    element.append(actions);
+    item.append(actions);
 
+    // The card is stamped by the decision's own event (run_started.decided), not by the click.
     const decide = async (choice) => {
       confirm.disabled = deny.disabled = true;
       const response = await api(
         `/api/agent/conversations/${conversationId}/confirmations/${event.confirmation_id}`,
         { method: "POST", body: { decision: choice } },
       );
-      element.dataset.decided = response.ok ? choice : "late";
-      const line = toolLines.get(event.call_id);
-      if (response.ok && choice === "approve" && line) line.textContent = `⚙ ${event.title} — ${ui.tool_running}`;
+      if (!item.dataset.decided) item.dataset.decided = response.ok ? choice : "late";
     };
     confirm.addEventListener("click", () => decide("approve"));
     deny.addEventListener("click", () => decide("deny"));
-    element.focus();
+    item.focus({ preventScroll: true }); // the transcript follows its end itself
+  }
+
+  // «Подтверждено: alice, 17:20» — in the person's own clock, with the day unless it is today.
+  function moment(at) {
+    const when = new Date(at);
+    const time = when.toLocaleTimeString("ru-RU", { hour: "2-digit", minute: "2-digit" });
+    if (when.toDateString() === new Date().toDateString()) return time;
+    return `${when.toLocaleDateString("ru-RU", { day: "numeric", month: "long" })}, ${time}`;
+  }
+
+  const STAMPS = { approved: ["approve", "card_approved"], denied: ["deny", "card_denied"], expired: ["expired", "card_expired"] };
+
+  // The decision a resumed run starts from: the card loses its buttons and says who and when;
+  // its tool line says what happens now. A decision without its event (a log written before
+  // run_started carried it) still settles the card, unstamped.
+  function settle(confirmationId, decided) {
+    const shown = cards.get(confirmationId);
+    if (!shown || shown.status) return;
+    shown.status = decided ? decided.status : "settled";
+    const [value, words] = STAMPS[shown.status] || ["settled", "card_settled"];
+    shown.element.dataset.decided = value;
+    shown.element.querySelector(".card-actions")?.remove();
+    const stamp = element("p", `card-stamp stamp-${value}`,
+      format(ui[words], { who: decided?.by || "", when: decided ? moment(decided.at) : "" }));
+    if (decided) stamp.title = new Date(decided.at).toLocaleString("ru-RU");
+    shown.element.append(stamp);
+    if (document.activeElement === shown.element) shown.element.blur(); // nothing left to do there
+    if (shown.status === "approved") setTool(shown.callId, ui.tool_running);
+    else if (shown.status === "denied") setTool(shown.callId, ui.tool_denied);
+    else if (shown.status === "expired") setTool(shown.callId, ui.tool_declined);
+  }
+
+  function deniedCard(event) {
+    const item = add("card tone-destructive denied", undefined, event.run_id);
+    item.tabIndex = -1;
+    item.setAttribute("role", "alert");
+    // The server's sentence names the tool by its title and the roles in Russian; never ids.
+    const dismiss = element("button", "", ui.dismiss);
+    dismiss.type = "button";
+    dismiss.addEventListener("click", () => item.remove());
+    item.append(element("strong", "", ui.access_denied), element("p", "", event.message), dismiss);
+    item.focus({ preventScroll: true }); // the transcript follows its end itself
   }
 
   // -- task progress lines: a started task is followed by polling its record -------------------
   const POLL_MS = 1000;
   const FINISHED = ["succeeded", "failed", "cancelled"];
-  const taskLines = new Map(); // task id → element
+  const taskLines = new Map(); // task id → {element, runId}
+  const endings = new Map(); // run id → endings waiting for the run to end
 
   function format(template, values) {
     return template.replace(/\{(\w+)\}/g, (match, key) => (key in values ? String(values[key]) : match));
@@ -260,10 +351,24 @@
     return `${head}: ${format(ui.task_step, task.progress)}`;
   }
 
-  function renderTask(element, task) {
-    element.dataset.status = task.status;
-    element.querySelector(".task-text").textContent = taskText(task);
-    const bar = element.querySelector("progress");
+  // «Выкатка «Energy KPIs»: выполнена.» — the words agree with the kind's gender.
+  function endingText(task) {
+    const gender = ui[`task_gender_${task.kind}`] || "f";
+    const names = Array.isArray(task.objects) ? task.objects.map(String) : [];
+    const shown = names.slice(0, 3).map((name) => `«${name}»`).join(", ");
+    const objects = !names.length ? ""
+      : ` ${shown}${names.length > 3 ? ` ${format(ui.task_more, { count: names.length - 3 })}` : ""}`;
+    const values = {
+      title: ui[`task_title_${task.kind}`] || ui.task, objects,
+      status: ui[`task_end_${task.status}_${gender}`], error: task.error || "—",
+    };
+    return format(task.status === "failed" ? ui.task_ended_failed : ui.task_ended, values);
+  }
+
+  function renderTask(line, task) {
+    line.dataset.status = task.status;
+    line.querySelector(".task-text").textContent = taskText(task);
+    const bar = line.querySelector("progress");
     bar.hidden = FINISHED.includes(task.status);
     if (task.progress && task.progress.total) {
       bar.max = task.progress.total;
@@ -271,8 +376,37 @@
     }
     const report = task.result || {};
     if (task.status === "failed" && Array.isArray(report.not_imported)) {
-      element.title = report.not_imported.join(", "); // which objects did not make it
+      line.title = report.not_imported.join(", "); // which objects did not make it
     }
+  }
+
+  // A task that ended gets its ending as a message after the last thing its run said (once the
+  // run has said it), so the last word on it is never «выполняется»; live and rebuilt alike.
+  function endTask(taskId, task) {
+    const followed = taskLines.get(taskId);
+    const ending = element("li", `msg assistant task-ended status-${task.status}`, endingText(task));
+    ending.dataset.taskId = taskId;
+    const runId = followed.runId;
+    if (runId && !endedRuns.has(runId)) {
+      endings.set(runId, [...(endings.get(runId) || []), ending]);
+      return;
+    }
+    putAfter(ending, runId ? runEnds.get(runId) : followed.element);
+    if (runId) runEnds.set(runId, ending);
+  }
+
+  function putAfter(item, after) {
+    if (after && after.isConnected) after.after(item); else transcript.appendChild(item);
+    if (item === transcript.lastElementChild) following = true;
+  }
+
+  function runEnded(runId) {
+    endedRuns.add(runId);
+    for (const ending of endings.get(runId) || []) {
+      putAfter(ending, runEnds.get(runId));
+      runEnds.set(runId, ending);
+    }
+    endings.delete(runId);
   }
 
   function tasksKey() { return `${storageKey}:tasks`; }
@@ -283,20 +417,29 @@
     sessionStorage.setItem(tasksKey(), JSON.stringify(known.slice(-20)));
   }
 
-  // Polls GET /api/tasks/{id} about once a second until the task has ended.
-  function followTask(taskId) {
-    if (taskLines.has(taskId)) return;
+  // Polls GET /api/tasks/{id} about once a second until the task has ended. ``runId``: the run
+  // whose tool_result started it (none for a task this tab only remembers).
+  function followTask(taskId, runId) {
+    const known = taskLines.get(taskId);
+    if (known) {
+      if (runId && !known.runId) { // remembered before the log got to it: its place is here
+        const ending = transcript.querySelector(`.task-ended[data-task-id="${CSS.escape(taskId)}"]`);
+        transcript.appendChild(known.element);
+        known.runId = runId;
+        runEnds.set(runId, known.element);
+        if (ending) endings.set(runId, [...(endings.get(runId) || []), ending]); // after its run
+      }
+      return;
+    }
     rememberTask(taskId);
-    const element = add("task-line");
-    element.dataset.taskId = taskId;
-    element.dataset.status = "queued";
-    const text = document.createElement("span");
-    text.className = "task-text";
-    text.textContent = `${ui.task}: ${ui.task_starting}`;
-    const bar = document.createElement("progress");
+    const line = add("task-line", undefined, runId);
+    line.dataset.taskId = taskId;
+    line.dataset.status = "queued";
+    const text = element("span", "task-text", `${ui.task}: ${ui.task_starting}`);
+    const bar = element("progress");
     bar.setAttribute("aria-hidden", "true");
-    element.append(text, bar);
-    taskLines.set(taskId, element);
+    line.append(text, bar);
+    taskLines.set(taskId, { element: line, runId });
 
     const poll = async () => {
       let response;
@@ -309,43 +452,43 @@
       if (response.status === 401) { text.textContent = ui.session_expired; return; }
       if (!response.ok) {
         if (response.status >= 500) { setTimeout(poll, POLL_MS); return; }
-        element.dataset.status = "unknown";
+        line.dataset.status = "unknown";
         text.textContent = `${ui.task}: ${format(ui.task_unreadable, { status: response.status })}`;
         return;
       }
       const task = await response.json();
-      renderTask(element, task);
-      if (!FINISHED.includes(task.status)) setTimeout(poll, POLL_MS);
+      renderTask(line, task);
+      if (FINISHED.includes(task.status)) endTask(taskId, task);
+      else setTimeout(poll, POLL_MS);
     };
     poll();
-  }
-
-  function deniedCard(event) {
-    const element = add("card tone-destructive denied");
-    element.tabIndex = -1;
-    element.setAttribute("role", "alert");
-    const title = document.createElement("strong");
-    title.textContent = ui.access_denied;
-    // The server's sentence names the tool by its title and the roles in Russian; never ids.
-    const detail = document.createElement("p");
-    detail.textContent = event.message;
-    const dismiss = document.createElement("button");
-    dismiss.type = "button";
-    dismiss.textContent = ui.dismiss;
-    dismiss.addEventListener("click", () => element.remove());
-    element.append(title, detail, dismiss);
-    element.focus();
   }
 
   // -- the event stream -------------------------------------------------------------------------
   const storageKey = `sstools.conversation:${context.objectType}:${context.objectId}:${context.route}`;
   let conversationId = sessionStorage.getItem(storageKey);
-  let lastEventId = Number(sessionStorage.getItem(`${storageKey}:last`) || 0);
+  let lastEventId = 0; // a reload rebuilds the transcript from the conversation's first event
   let source = null;
+  let asked = []; // the person's messages from the history, for the runs they started
+  let previous = null; // the type of the event before this one
+
+  // A run is started by a message (the history has its text) or by a decision on a card.
+  function runStarted(event) {
+    busy(true);
+    if (event.decided) settle(event.decided.confirmation_id, event.decided);
+    else if (previous === "confirm_required") settle([...cards.keys()].pop(), null);
+    else if (asked.length) {
+      const message = asked.shift();
+      add("msg user", message.text, event.run_id);
+      if (!asked.length && message.uicontext === null) {
+        add("status context-unavailable", ui.context_unavailable, event.run_id); // from before contexts
+      }
+    }
+  }
 
   function handle(event) {
     switch (event.type) {
-      case "run_started": busy(true); break;
+      case "run_started": runStarted(event); break;
       case "token": {
         const b = bubble(event.run_id);
         b.text += event.text;
@@ -353,7 +496,7 @@
         break;
       }
       case "message": {
-        if (saidAlready.has(event.text)) break; // a cancellation's status line said it
+        if (saidAlready.has(event.text)) break; // a cancellation's status line or stamp said it
         const b = bubble(event.run_id);
         b.text = event.text;
         b.element.innerHTML = markdown(event.text);
@@ -361,46 +504,58 @@
       }
       case "tool_call":
         titles.set(event.call_id, event.title || ui.tool_generic);
-        toolLines.set(event.call_id, add("tool", `⚙ ${titles.get(event.call_id)} — ${ui.tool_running}`));
+        toolLines.set(event.call_id, add("tool", `⚙ ${titles.get(event.call_id)} — ${ui.tool_running}`, event.run_id));
         break;
       case "tool_result": {
         if (deniedCalls.has(event.call_id)) break; // its «Недостаточно прав» card says it all
-        const line = toolLines.get(event.call_id) || add("tool");
+        const line = toolLines.get(event.call_id) || add("tool", undefined, event.run_id);
         const title = event.title || titles.get(event.call_id) || ui.tool_generic; // never a tool id
         line.textContent = `⚙ ${title}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}`;
         line.dataset.outcome = event.outcome;
-        if (event.task_id) followTask(event.task_id);
+        if (event.task_id) followTask(event.task_id, event.run_id);
         break;
       }
-      case "confirm_required": {
+      case "confirm_required":
         // Nothing runs until the person decides: the tool line says it waits, not «выполняется».
-        const line = toolLines.get(event.call_id);
-        if (line) line.textContent = `⚙ ${event.title} — ${ui.tool_waiting}`;
-        awaiting.set(event.confirmation_id, event.call_id);
+        titles.set(event.call_id, event.title);
+        setTool(event.call_id, ui.tool_waiting);
         card(event);
+        runEnded(event.run_id); // paused: what it said ends here
         break;
-      }
       case "permission_denied":
         deniedCalls.add(event.call_id);
         toolLines.get(event.call_id)?.remove();
         deniedCard(event);
         break;
       case "cancelled": {
-        const line = toolLines.get(awaiting.get(event.confirmation_id));
-        if (line) line.textContent = `⚙ ${titles.get(awaiting.get(event.confirmation_id))} — ${ui.tool_declined}`;
+        // A denied or expired card's stamp says it; any other cancellation is said in words.
         saidAlready.add(event.message);
-        add("status cancelled", event.message);
+        const shown = cards.get(event.confirmation_id);
+        if (shown && ["denied", "expired"].includes(shown.status)) break;
+        if (shown) setTool(shown.callId, ui.tool_declined);
+        add("status cancelled", event.message, event.run_id);
         break;
       }
-      case "error": add(`status error error-${event.code}`, event.message); break;
+      case "error": add(`status error error-${event.code}`, event.message, event.run_id); break;
       case "done": {
         busy(false);
         const b = bubbles.get(event.run_id);
         if (b && !b.text) b.element.remove();
+        runEnded(event.run_id);
         break;
       }
       default: break;
     }
+    previous = event.type;
+  }
+
+  // The tasks this tab remembers that the log never mentioned come back once the log has been
+  // read (the stream has been quiet a moment); one the log mentions later moves to its place.
+  let remembered = [];
+  let quiet = null;
+  function settleSoon() {
+    clearTimeout(quiet);
+    if (remembered.length) quiet = setTimeout(() => { for (const id of remembered) followTask(id); remembered = []; }, 400);
   }
 
   function connect() {
@@ -408,7 +563,7 @@
     const url = `/api/agent/conversations/${conversationId}/events`
       + (lastEventId ? `?last_event_id=${lastEventId}` : "");
     source = new EventSource(url);
-    source.onopen = () => { connection.hidden = true; };
+    source.onopen = () => { connection.hidden = true; settleSoon(); };
     source.onerror = () => {
       connection.textContent = ui.reconnecting;
       connection.hidden = false;
@@ -417,35 +572,25 @@
       const event = JSON.parse(message.data);
       const id = Number(message.lastEventId || 0);
       if (event.type !== "confirm_required" && id && id <= lastEventId) return;
-      if (id > lastEventId) {
-        lastEventId = id;
-        sessionStorage.setItem(`${storageKey}:last`, String(id));
-      }
+      if (id > lastEventId) lastEventId = id;
       handle(event);
+      settleSoon();
     };
   }
 
+  // A reload: the history names the person's messages, the event log says everything else in
+  // order — cards (stamped once decided), tool lines, task lines, answers; then the stream goes on.
   async function restore() {
     const response = await api(`/api/agent/conversations/${conversationId}`);
     if (!response.ok) { // gone (another user, or a new database): start afresh
       sessionStorage.removeItem(storageKey);
       sessionStorage.removeItem(tasksKey());
       conversationId = null;
-      lastEventId = 0;
       return;
     }
     const history = await response.json();
-    for (const message of history.messages) {
-      const element = add(`msg ${message.role === "user" ? "user" : "assistant"}`);
-      if (message.role === "user") element.textContent = message.text;
-      else element.innerHTML = markdown(message.text);
-    }
-    const asked = history.messages.filter((message) => message.role === "user");
-    if (asked.length && asked[asked.length - 1].uicontext === null) {
-      add("status context-unavailable", ui.context_unavailable); // history from before contexts
-    }
-    // The history has no tool lines: the tasks this tab started come back after it, still followed.
-    for (const taskId of JSON.parse(sessionStorage.getItem(tasksKey()) || "[]")) followTask(taskId);
+    asked = history.messages.filter((message) => message.role === "user");
+    remembered = JSON.parse(sessionStorage.getItem(tasksKey()) || "[]");
     connect();
   }
 
@@ -462,6 +607,7 @@
     event.preventDefault();
     const text = input.value.trim();
     if (!text) return;
+    await lookups.get(context.envId); // the object as this environment has it, or none
     if (!conversationId) {
       const created = await api("/api/agent/conversations", { method: "POST" });
       if (!created.ok) { add("status error", await refusal(created)); return; }

@@ -1,0 +1,134 @@
+"""A card's decision is in the event log, with who and when: the run it starts says so first, so a
+page rebuilt from the log (a reload) stamps the card as the live page did."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sstools.auth.roles import Role
+from sstools.config import Settings
+from sstools.testing import call_tool
+from sstools.testing.fake_superset import FakeSuperset
+from tests.agent.conftest import dataset_context
+from tests.support import read_events, types
+
+DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+
+
+@dataclass
+class _Clock:
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def _card(agent: Any) -> tuple[str, dict[str, Any]]:
+    cid = await agent.conversation(Role.engineer)
+    await agent.send(cid, "удали продажи", dataset_context(env_id="prod"), Role.engineer)
+    events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    assert events[-1]["type"] == "confirm_required", events
+    return cid, events[-1]
+
+
+def _at(event: dict[str, Any]) -> datetime:
+    return datetime.fromisoformat(event["decided"]["at"])
+
+
+async def test_an_approval_starts_its_run_with_who_approved_and_when(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    clock = _Clock()
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        agent.app.state.agent.clock = clock
+        cid, card = await _card(agent)
+        assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
+        after = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        whole = await read_events(
+            agent.client,
+            cid,
+            agent.auth(Role.engineer),
+            until=lambda e: e["_id"] == after[-1]["_id"],
+        )
+    started = after[0]
+    assert started["type"] == "run_started"
+    assert {k: v for k, v in started["decided"].items() if k != "at"} == {
+        "confirmation_id": card["confirmation_id"],
+        "call_id": card["call_id"],
+        "status": "approved",
+        "by": "engineer",
+    }
+    assert _at(started) == clock.now
+    assert fake_superset.executed_sql == [DELETE["sql"]]
+    # The log from its first event holds the card, then the decision on it, then what it did.
+    kinds = types(whole)
+    assert kinds.index("confirm_required") < kinds.index("tool_result")
+    decided = [e for e in whole if e["type"] == "run_started" and e.get("decided")]
+    assert [e["decided"]["confirmation_id"] for e in decided] == [card["confirmation_id"]]
+    assert whole.index(decided[0]) == kinds.index("confirm_required") + 1
+
+
+async def test_a_denial_starts_its_run_with_who_denied_and_when(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        cid, card = await _card(agent)
+        before = datetime.now(UTC)
+        assert (await agent.decide(cid, card["confirmation_id"], "deny")).status_code == 200
+        after = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+    assert types(after)[:2] == ["run_started", "cancelled"]
+    decided = after[0]["decided"]
+    assert (decided["status"], decided["by"], decided["confirmation_id"]) == (
+        "denied",
+        "engineer",
+        card["confirmation_id"],
+    )
+    assert before - timedelta(seconds=1) <= _at(after[0]) <= datetime.now(UTC)
+    assert fake_superset.executed_sql == []
+
+
+async def test_an_expired_card_is_told_as_expired_by_nobody(
+    make_agent: Any, fake_superset: FakeSuperset, settings: Settings
+) -> None:
+    clock = _Clock()
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        agent.app.state.agent.clock = clock
+        cid, card = await _card(agent)
+        clock.now += timedelta(seconds=settings.confirmation_ttl_s)
+        for _ in range(100):  # reading expires the card, once the run that showed it let go
+            history = await agent.client.get(
+                f"/api/agent/conversations/{cid}", headers=agent.auth(Role.engineer)
+            )
+            if history.json()["pending_confirmation"] is None:
+                break
+            await asyncio.sleep(0.05)
+        after = await read_events(
+            agent.client,
+            cid,
+            agent.auth(Role.engineer),
+            last_event_id=card["_id"],
+            until=lambda e: e["type"] == "done",
+        )
+    started = next(e for e in after if e["type"] == "run_started")
+    assert after.index(started) <= 1, after  # at most the card re-sent before it
+    assert (started["decided"]["status"], started["decided"]["by"]) == ("expired", None)
+    assert _at(started) == clock.now
+    assert fake_superset.executed_sql == []
+
+
+async def test_a_run_a_message_starts_says_no_decision(make_agent: Any) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        _cid, card = await _card(agent)
+        events = await read_events(
+            agent.client, _cid, agent.auth(Role.engineer), until=lambda e: e is not None
+        )
+    assert events[0]["type"] == "run_started"
+    assert events[0]["decided"] is None
+    assert card["type"] == "confirm_required"
