@@ -8,6 +8,8 @@ Every call lands in the audit log with its attempts, transient failures, latency
 summarised sizes (``sstools report`` reads them), and in the Prometheus metrics.
 The route is checked as sent: a request whose path the client or server would read otherwise
 than it was built (dot segments, an encoded slash, a ``?`` cut) is refused, never sent.
+A dry run of a write (``dry_run: true``) sends the write's preview, never the write: it is a read
+(retried, audited as one, starting no task) whose answer is the plan.
 """
 
 from __future__ import annotations
@@ -27,7 +29,16 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 from sstools import metrics
 from sstools.agent import explain
 from sstools.agent.summarize import for_model, summarize
-from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolRequest, ToolSpec
+from sstools.agent.texts import tools as tool_texts
+from sstools.agent.tools import (
+    CallScope,
+    ToolArgs,
+    ToolArgumentError,
+    ToolKind,
+    ToolRequest,
+    ToolSpec,
+)
+from sstools.agent.tools.deploys import is_dry_run
 from sstools.agent.tools.paths import is_inert
 from sstools.errors import SstoolsError
 from sstools.storage import audit
@@ -188,8 +199,16 @@ class ToolExecutor:
         username: str,
     ) -> ToolResult:
         assert tool.build is not None
-        request = tool.build(args, scope)
-        write = tool.kind_for(args) is ToolKind.write
+        planning = is_dry_run(args)
+        if planning:
+            # Only the plan: the write's own request is never built, so it cannot be sent.
+            if tool.preview is None:
+                raise ToolArgumentError(tool_texts.NO_DRY_RUN.format(tool=tool.title))
+            request = tool.preview(args, scope)
+        else:
+            request = tool.build(args, scope)
+        write = tool.kind_for(args) is ToolKind.write and not planning
+        title = tool_texts.DRY_RUN_TITLE.format(tool=tool.title) if planning else tool.title
         started = time.monotonic()
         attempts = 0
         transient_failures = 0
@@ -209,22 +228,22 @@ class ToolExecutor:
                     except _Transient:
                         transient_failures += 1
                         raise
-            result = self._interpret(tool, args, response)
+            result = self._interpret(tool, args, response, title, starts_task=not planning)
         except _RouteChanged:
             attempts = 0  # nothing was sent
-            result = _error(Outcome.refused, explain.route_refused(tool.title))
+            result = _error(Outcome.refused, explain.route_refused(title))
         except httpx.TimeoutException:
-            message = explain.no_answer(tool.title, self._timeout_s, write=write)
+            message = explain.no_answer(title, self._timeout_s, write=write)
             result = _error(Outcome.unknown if write else Outcome.timeout, message)
         except _Transient as exc:
             status = exc.response.status_code if exc.response is not None else None
             detail = _detail(exc.response) if exc.response is not None else str(exc)
-            result = _error(Outcome.error, explain.failed(tool.title, detail), status=status)
+            result = _error(Outcome.error, explain.failed(title, detail), status=status)
         except httpx.HTTPError as exc:  # cut off mid-way: a write may have happened
             message = (
-                explain.no_answer(tool.title, self._timeout_s, write=True)
+                explain.no_answer(title, self._timeout_s, write=True)
                 if write
-                else explain.failed(tool.title, str(exc))
+                else explain.failed(title, str(exc))
             )
             result = _error(Outcome.unknown if write else Outcome.error, message)
         elapsed = time.monotonic() - started
@@ -250,15 +269,25 @@ class ToolExecutor:
                 status=result.status,
                 raw_size=result.raw_size,
                 summarized_size=len(result.content),
+                **({"dry_run": True} if planning else {}),
             )
         return result
 
-    def _interpret(self, tool: ToolSpec, args: ToolArgs, response: httpx.Response) -> ToolResult:
+    def _interpret(
+        self,
+        tool: ToolSpec,
+        args: ToolArgs,
+        response: httpx.Response,
+        title: str,
+        *,
+        starts_task: bool,
+    ) -> ToolResult:
         status = response.status_code
         if status < 300:
             payload = response.json() if response.content else {"status": "ok"}
             raw_size = len(response.text)  # characters, as the summary is counted
-            task_id = payload.get("id") if tool.starts_task and isinstance(payload, dict) else None
+            started = tool.starts_task and starts_task and isinstance(payload, dict)
+            task_id = payload.get("id") if started else None
             return ToolResult(
                 outcome=Outcome.ok,
                 content=for_model(tool, args, payload),
@@ -275,10 +304,10 @@ class ToolExecutor:
                 if isinstance(body, dict) and body.get("required_role")
                 else []
             )
-            message = explain.permission_denied(tool.title, roles)
+            message = explain.permission_denied(title, roles)
             return _error(Outcome.permission_denied, message, status=status, required_roles=roles)
         detail = _detail(response)
         if status == 429:  # a cap on starts or streams: nothing ran; the reason says when to retry
-            message = explain.rate_limited(tool.title, detail)
+            message = explain.rate_limited(title, detail)
             return _error(Outcome.error, message, status=status)
-        return _error(Outcome.error, explain.failed(tool.title, detail), status=status)
+        return _error(Outcome.error, explain.failed(title, detail), status=status)

@@ -9,6 +9,8 @@ configured environments — no I/O, so every refusal can be tested from a table:
 3. availability in this context (hidden by object type or a missing environment);
 4. the environment the call acts on is configured;
 5. the guardrail decision: :class:`Cleared` runs at once, :class:`NeedsConfirmation` gets a card.
+   A write asked only for its plan (``dry_run: true``) is a read here: its kind is decided per
+   call, so it is cleared without a card (unless every read asks one) after the same role check.
 
 Also the shapes a call takes in the checkpointed graph state (plain-value TypedDicts, which the
 checkpointer stores as it stored the untyped dicts before them).

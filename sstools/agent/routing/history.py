@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from sstools.agent.tools import CATALOGUE
 
@@ -32,11 +32,20 @@ def recently_used(messages: Sequence[BaseMessage]) -> set[str]:
 
 
 def started_a_task(messages: Sequence[BaseMessage]) -> bool:
-    """Whether a task-starting call of the conversation ran (then its status can be followed)."""
+    """Whether a task-starting call of the conversation ran (then its status can be followed);
+    a dry run of one (``dry_run: true``, its plan only) started nothing."""
+    dry_runs = {
+        call["id"]
+        for message in messages
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+        if call["args"].get("dry_run") is True
+    }
     return any(
         isinstance(message, ToolMessage)
         and message.name in CATALOGUE
         and CATALOGUE[message.name].starts_task
         and message.status != "error"
+        and message.tool_call_id not in dry_runs
         for message in messages
     )

@@ -49,3 +49,13 @@ NO_DASHBOARDS = "укажите dashboard_ids"
 NO_DATABASE = "укажите object_id базы данных"
 NO_TABLE_OR_SQL = "укажите table (таблицу) или sql и name (виртуальный датасет)"
 NO_RESTORE_PLAN = "нет оценки восстановления: повторите, чтобы увидеть план"
+
+# -- a write asked only for its plan (dry_run) ---------------------------------------------------
+DRY_RUN_TITLE = "{tool} (только план)"
+NO_DRY_RUN = "у «{tool}» нет плана: показать, что изменится, нельзя"
+# The offline answer to a dry run, after its plan.
+DRY_RUN_NOTHING_CHANGED = "Это только план: ничего не изменено."
+DRY_RUN_NO_PLAN = "Ничего не изменено."
+DRY_RUN_HOW_TO_APPLY = (
+    "Чтобы применить его, попросите выполнить: сначала появится карточка подтверждения."
+)

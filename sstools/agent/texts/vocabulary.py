@@ -42,3 +42,69 @@ LAST_VALIDATION = "последняя"
 
 # «база 3», "database 3", "db 3": the database a message names by its id.
 DATABASE_MENTION = re.compile(r"(?:баз[аеуы]|database|db)\D{0,3}([0-9]{1,9})", re.IGNORECASE)
+
+# -- a question or a command (the offline planner: a question never becomes a write card) -------
+# Matched on the folded text (sstools.agent.routing.tokens.fold) as the start of a word, so
+# «покажите» and "pokazhi" match «покаж»; a phrase's words follow one another.
+
+# Asks what a write would change: answered with its plan (a dry run or the preview tool).
+PLAN_QUESTIONS = (
+    "что изменит", "что поменяет", "что будет", "что произойд", "что случит", "изменится ли",
+    "предпросмотр", "превью", "план", "сравни",
+    "what would", "what will", "what changes", "what is going to", "whats going to",
+    "preview", "dry run", "dryrun", "plan", "diff",
+)  # fmt: skip
+
+# Orders a write: the whole word (the imperative, not «выкатить» in «что будет, если выкатить»).
+WRITE_COMMANDS = (
+    "выкати", "выкатывай", "выкатим", "разверни", "разворачивай", "задеплой", "задеплоить",
+    "сделай", "запусти", "откати", "откатись", "восстанови", "мигрируй", "перенеси",
+    "переноси", "закоммить", "создай", "забэкапь", "опубликуй", "закинь", "перекинь", "удали",
+    "выполни", "верни", "заведи",
+)  # fmt: skip
+
+# An English write verb a command starts with («please deploy…», "go ahead and migrate").
+WRITE_COMMANDS_EN = (
+    "deploy", "migrate", "rollback", "roll", "restore", "back", "commit", "create", "push",
+    "promote", "ship", "release", "run", "make", "take", "revert", "undo", "move", "copy",
+    "delete", "bring", "recover", "snapshot", "save",
+)  # fmt: skip
+
+# What a command may start with before its verb.
+COMMAND_LEAD = ("please", "ok", "okay", "go ahead and", "now", "pls")
+
+# Asks to be shown something: a read.
+READ_QUESTIONS = (
+    "покаж", "показ", "посмотр", "каки", "какой", "какая", "какую", "каков", "спис", "истори",
+    "есть ли", "были ли", "был ли", "когда", "сколько", "что", "где", "кто",
+    "show", "list", "which", "history", "is there", "are there", "do we have", "did", "when",
+    "how many", "what", "whats", "where", "who", "any",
+)  # fmt: skip
+
+# A question mark after these is politeness: «можешь выкатить в prod?» is a command.
+POLITE_ASKS = (
+    "можешь", "можете", "сможешь", "можно", "пожалуйста", "давай",
+    "could you", "can you", "would you", "please", "pls", "plz",
+)  # fmt: skip
+
+# What a question is about (then a read answers it: the backups, the task history).
+BACKUP_WORDS = ("бэкап", "бекап", "backup", "резервн", "копи", "архив", "archive")
+RESTORE_WORDS = ("восстан", "restore", "recover")
+HISTORY_WORDS = (
+    "истори", "последн", "недавн", "прошл", "были", "было", "был", "запуска", "сегодня",
+    "вчера", "идут", "идет", "выполня", "спис", "history", "recent", "last", "past",
+    "running", "ran", "today", "yesterday", "list",
+)  # fmt: skip
+TASK_WORDS = (
+    "выкат", "деплой", "депло", "миграц", "задач", "релиз", "запуск",
+    "deploy", "migrat", "task", "release", "job",
+)  # fmt: skip
+
+# «дашборд 6», «дашборды 10 и 11», "dashboards 3,4", «борд #7»: the dashboards a message names.
+DASHBOARD_MENTION = re.compile(
+    r"(?:дашборд|дэшборд|борд|dashboard)\w*\s*#?\s*([0-9]{1,9}(?:\s*(?:,|и|and)\s*[0-9]{1,9})*)",
+    re.IGNORECASE,
+)
+
+# What a plan question names when it asks about a rollback (else a deploy or a migration).
+ROLLBACK_WORDS = ("откат", "откати", "rollback", "roll back", "undo", "revert", "верн")

@@ -3,6 +3,10 @@
 Every write here applies a plan: the card's impact comes from ``POST /api/deploy/plan`` (a
 rollback's from ``POST /api/deploy/{task_id}/rollback/plan``) and the approved call carries that
 plan's digest, so the server applies exactly what the person saw.
+
+A write that has a plan also answers a question about itself: called with ``dry_run: true``
+(:class:`DryRunArgs`) it is a read — no card, no task, audited as a read — and the executor sends
+its preview instead of the write, so the plan is the answer and nothing is written.
 """
 
 from __future__ import annotations
@@ -47,12 +51,35 @@ def _plan_body(
     return {"dashboard_ids": dashboard_ids, "source": source, "target_env_id": target}
 
 
+class DryRunArgs(ToolArgs):
+    """Arguments of a write that has a plan: ``dry_run`` asks for the plan only."""
+
+    dry_run: bool = Field(
+        default=False, description="true: only show what would change; nothing is written"
+    )
+
+
+def is_dry_run(args: ToolArgs) -> bool:
+    """Whether the call asks only what the write would change (its plan is the answer)."""
+    return isinstance(args, DryRunArgs) and args.dry_run
+
+
+def planned_kind(args: ToolArgs) -> ToolKind:
+    """A dry run is a read: the guardrails clear it without a card (the role check stays)."""
+    return ToolKind.read if is_dry_run(args) else ToolKind.write
+
+
+def task_or_plan(payload: Any, args: ToolArgs) -> Any:
+    """A write's answer as the model reads it: its task record, or for a dry run its plan."""
+    return plan_shape(payload, args) if is_dry_run(args) else task_record(payload, args)
+
+
 def _applied(body: dict[str, object], scope: CallScope) -> dict[str, object]:
     # No digest: the card had no plan (its preview failed); the server refuses to guess one.
     return {**body, "digest": scope.approved_plan.digest if scope.approved_plan else None}
 
 
-class DeployArgs(ToolArgs):
+class DeployArgs(DryRunArgs):
     dashboard_id: ObjectId | None = Field(default=None, description="Defaults to the context")
     target_env_id: str = Field(
         max_length=64, pattern=ENV_ID_PATTERN, description="Environment id to deploy to"
@@ -82,9 +109,10 @@ def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
     needs_env=True,
     affinity=(D,),
     preview=_deploy_preview,
+    classify=planned_kind,
     target_env=_deploy_target,
     starts_task=True,
-    shape=task_record,
+    shape=task_or_plan,
 )
 def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
     """Deploy a dashboard with its charts and datasets from the current environment (or a git
@@ -93,7 +121,9 @@ def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="POST", path="/api/deploy", json_body=body)
 
 
-class MigrationArgs(ToolArgs):
+class _MigrationTarget(ToolArgs):
+    """What a migration and its preview share: where from, where to, which dashboards."""
+
     target_env_id: str = Field(
         max_length=64, pattern=ENV_ID_PATTERN, description="Environment to migrate into"
     )
@@ -105,7 +135,11 @@ class MigrationArgs(ToolArgs):
     )
 
 
-def _migration_body(args: MigrationArgs, scope: CallScope) -> dict[str, object]:
+class MigrationArgs(_MigrationTarget, DryRunArgs):
+    pass
+
+
+def _migration_body(args: _MigrationTarget, scope: CallScope) -> dict[str, object]:
     ids = list(args.dashboard_ids)
     if not ids and scope.object_type is D and scope.object_id is not None:
         ids = [scope.object_id]
@@ -114,11 +148,11 @@ def _migration_body(args: MigrationArgs, scope: CallScope) -> dict[str, object]:
     return _plan_body(ids, args.source_env_id or scope.env_id, None, args.target_env_id)
 
 
-def _target(args: MigrationArgs, scope: CallScope) -> str:
+def _target(args: _MigrationTarget, scope: CallScope) -> str:
     return args.target_env_id
 
 
-def _preview(args: MigrationArgs, scope: CallScope) -> ToolRequest:
+def _preview(args: _MigrationTarget, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="POST", path=PLAN, json_body=_migration_body(args, scope))
 
 
@@ -128,9 +162,10 @@ def _preview(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     needs_env=True,
     affinity=(D, M),
     preview=_preview,
+    classify=planned_kind,
     target_env=_target,
     starts_task=True,
-    shape=task_record,
+    shape=task_or_plan,
 )
 def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     """Migrate dashboards (with their charts and datasets) from one environment to another;
@@ -139,17 +174,17 @@ def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="POST", path="/api/migrations", json_body=body)
 
 
-class PreviewArgs(MigrationArgs, DetailArgs):
+class PreviewArgs(_MigrationTarget, DetailArgs):
     pass
 
 
 _CHANGES_SHOWN = 20
 
 
-def _plan(payload: Any, args: PreviewArgs) -> Any:
+def plan_shape(payload: Any, args: ToolArgs) -> Any:
     """The verdict, then only the objects that change (unchanged ones counted), by name and id."""
     out = pick(payload, "source", "target_env_id", "target_stage", "summary", "dashboards_changed")
-    out |= pick(payload, "applicable", "backup_id", "digest")
+    out |= pick(payload, "applicable", "backup_id", "deploy_task_id", "deployed_by", "digest")
     objects = [item for item in listed(payload["objects"]) if isinstance(item, dict)]
     changing = [
         pick(item, "kind", "name", "action", "fields", "target_id")
@@ -176,7 +211,7 @@ def _plan(payload: Any, args: PreviewArgs) -> Any:
     needs_env=True,
     affinity=(M,),
     target_env=_target,
-    shape=_plan,
+    shape=plan_shape,
 )
 def preview_migration(args: PreviewArgs, scope: CallScope) -> ToolRequest:
     """Show what a migration would change in the target, object by object, without changing
@@ -184,7 +219,7 @@ def preview_migration(args: PreviewArgs, scope: CallScope) -> ToolRequest:
     return _preview(args, scope)
 
 
-class RollbackArgs(ToolArgs):
+class RollbackArgs(DryRunArgs):
     task_id: TaskId = Field(description="The id of the deploy or migration task to undo")
     env_id: str = Field(
         max_length=64,
@@ -211,9 +246,10 @@ def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
     min_role=Role.engineer,
     affinity=(M,),
     preview=_rollback_preview,
+    classify=planned_kind,
     target_env=_rollback_target,
     starts_task=True,
-    shape=task_record,
+    shape=task_or_plan,
 )
 def rollback_deploy(args: RollbackArgs, scope: CallScope) -> ToolRequest:
     """Restore what a deploy or migration task changed from the snapshot taken before it (its

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
+from sstools.agent.tools.deploys import DryRunArgs, planned_kind, task_or_plan
 from sstools.agent.tools.paths import ObjectId, TaskId, api_path
 from sstools.agent.tools.shaping import (
     commit,
@@ -60,19 +61,34 @@ def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="GET", path=api_path("/api/tasks", args.task_id))
 
 
+class TasksArgs(DetailArgs):
+    env_id: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=ENV_ID_PATTERN,
+        description="Only the tasks that write this environment (e.g. the deploys to prod)",
+    )
+
+
 def _tasks(payload: Any, args: DetailArgs) -> Any:
     """Each task's id, kind, objects, state and start; results are for get_task_status."""
     return head({}, "items", map(task_summary, payload))
 
 
+def _tasks_env(args: TasksArgs, scope: CallScope) -> str | None:
+    return args.env_id
+
+
 @assistant_tool(
     kind=ToolKind.read,
     affinity=(M,),
+    target_env=_tasks_env,
     shape=_tasks,
 )
-def list_tasks(args: DetailArgs, scope: CallScope) -> ToolRequest:
+def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
     """Recent background tasks and their status."""
-    return ToolRequest(method="GET", path="/api/tasks")
+    params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
+    return ToolRequest(method="GET", path="/api/tasks", params=params or None)
 
 
 @assistant_tool(
@@ -88,7 +104,20 @@ def run_backup(args: NoArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
 
 
-def _backups(payload: Any, args: NoArgs) -> Any:
+class BackupsArgs(ToolArgs):
+    env_id: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=ENV_ID_PATTERN,
+        description="The environment whose backups to list; defaults to the current one",
+    )
+
+
+def _backups_env(args: BackupsArgs, scope: CallScope) -> str | None:
+    return args.env_id or scope.env_id
+
+
+def _backups(payload: Any, args: BackupsArgs) -> Any:
     """Each backup's id, when and by whom, what it holds; checksums stay on the server."""
     keys = ("id", "created_at", "created_by", "counts", "files", "bytes")
     return {
@@ -100,14 +129,17 @@ def _backups(payload: Any, args: NoArgs) -> Any:
 @assistant_tool(
     kind=ToolKind.read,
     needs_env=True,
+    target_env=_backups_env,
     shape=_backups,
 )
-def list_backups(args: NoArgs, scope: CallScope) -> ToolRequest:
+def list_backups(args: BackupsArgs, scope: CallScope) -> ToolRequest:
     """Backups of the current environment."""
+    if args.env_id is not None:
+        return ToolRequest(method="GET", path="/api/backups", params={"env_id": args.env_id})
     return ToolRequest(method="GET", path="/api/backups", params=env_param(scope))
 
 
-class RestoreArgs(ToolArgs):
+class RestoreArgs(DryRunArgs):
     backup_id: str = Field(
         max_length=100,
         pattern=BACKUP_ID_PATTERN,
@@ -135,9 +167,10 @@ def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     min_role=Role.admin,
     affinity=(M,),
     preview=_restore_preview,
+    classify=planned_kind,
     target_env=_restore_target,
     starts_task=True,
-    shape=task_record,
+    shape=task_or_plan,
 )
 def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     """Restore a backup (from list_backups) into an environment: its dashboards, charts and
