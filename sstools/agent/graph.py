@@ -1,13 +1,18 @@
 """The agent graph: agent → assess → confirm → tools → agent (LangGraph, checkpointed).
 
-- ``agent`` calls the model with only the offered tools.
-- ``assess`` asks ``invocation.check_call`` whether the call may run (AGTL-FR-005) and, for a
-  call that needs a card, fetches the read-only impact preview.
+- ``agent`` calls the model with only the offered tools — the turn's set, decided at its first
+  model call (:meth:`AgentGraph._turn`) — and :func:`replies.settle` says what the reply comes
+  to: calls to assess (those written as text too, at most ``calls_per_reply``), the model asked
+  once more, or the turn's answer, which ends with the server's line of what ran
+  (:func:`replies.final_answer`).
+- ``assess`` asks ``invocation.check_call`` whether the call may run (AGTL-FR-005), then the
+  turn (:func:`turn.refusal`: the page's object, the task starts), and, for a call that needs a
+  card, fetches the read-only impact preview. A call answered already in the turn is not run.
 - ``confirm`` does nothing but ``interrupt()``: LangGraph re-runs a node from its start on resume,
   so nothing with a side effect may sit before it in the same node.
 - ``tools`` runs one call through the executor.
 
-Each step decodes the state's plain data once (:class:`_Page`) and hands typed values down.
+Each step decodes the state's plain data once (:class:`Page`) and hands typed values down.
 Events a step produces travel in its update under ``emit``, already encoded: the runtime stores
 them as they are and the stream sends them as stored.
 One call is assessed at a time, so there is at most one confirmation per interrupt.
@@ -18,25 +23,25 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from dataclasses import dataclass
-from typing import Annotated, Any, TypedDict
+from typing import Any
 
 import structlog
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
-from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, interrupt
 
-from sstools.agent import explain, step_messages, texts
+from sstools.agent import explain, prompt, replies, step_messages
+from sstools.agent import turn as this_turn
 from sstools.agent.capabilities import capabilities
-from sstools.agent.context import UIContext, prompt_block, system_message
+from sstools.agent.context import UIContext
 from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
 from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
 from sstools.agent.explain import Declined, ModelFailed
-from sstools.agent.guardrails import GuardrailDecision, card_arguments, plan_impact
+from sstools.agent.graph_state import AgentState, Page, TurnState, approved_plan
+from sstools.agent.guardrails import card_arguments, plan_impact
 from sstools.agent.invocation import (
     CardRequest,
     NeedsConfirmation,
@@ -47,54 +52,44 @@ from sstools.agent.invocation import (
     check_call,
     storable,
 )
+from sstools.agent.offline.planner import OfflinePlanner
 from sstools.agent.run.context import RunContext
-from sstools.agent.selection import Router, Selection, ToolOffer, before_last_reply
+from sstools.agent.selection import (
+    Router,
+    Selection,
+    ToolOffer,
+    before_last_reply,
+)
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
-from sstools.agent.tools.spec import ApprovedPlan
 from sstools.auth.roles import Role
+from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
+from sstools.llm.function_model import FunctionChatModel
 
 RECURSION_LIMIT = 40
+_DEFAULTS = Settings.model_fields
 
 _log = structlog.get_logger("sstools.agent")
 
 
-class AgentState(TypedDict, total=False):
-    """Plain data only: the strict checkpoint serialiser rebuilds no class of ours."""
-
-    messages: Annotated[list[AnyMessage], add_messages]
-    context: dict[str, Any] | None  # UIContext.public(); decoded once per step by `_Page`
-    queue: list[ToolCall]
-    current: PendingCall | None
-    emit: list[EncodedEvent]
-    halted: bool
-
-
-@dataclass(frozen=True)
-class _Page:
-    """Where the page is, decoded once per step from the state: the context and a call's scope."""
-
-    context: UIContext | None
-    scope: CallScope
-
-    @classmethod
-    def of(cls, state: AgentState) -> _Page:
-        raw = state.get("context")
-        context = UIContext.model_validate(raw) if raw else None
-        if context is None:
-            return cls(None, CallScope())
-        scope = CallScope(
-            env_id=context.env_id,
-            object_type=context.object_type,
-            object_id=int(context.object_id) if context.object_id else None,
-        )
-        return cls(context, scope)
-
-
-def _approved_plan(current: PendingCall) -> ApprovedPlan | None:
-    """The plan the approved card showed, if it showed one: what an apply is bound to."""
-    digest = GuardrailDecision.model_validate(current["decision"]).digest
-    return ApprovedPlan(digest=digest) if digest is not None else None
+def _step(
+    messages: list[AnyMessage],
+    emit: list[EncodedEvent],
+    turn: TurnState,
+    *,
+    queue: list[ToolCall] | None = None,
+    again: bool = False,
+) -> AgentState:
+    """An agent step's update: what it adds to the history, says, and leaves to run."""
+    return {
+        "messages": messages,
+        "queue": queue or [],
+        "current": None,
+        "emit": emit,
+        "halted": False,
+        "turn": turn,
+        "again": again,
+    }
 
 
 class AgentGraph:
@@ -106,20 +101,32 @@ class AgentGraph:
         environments: EnvironmentRegistry,
         confirm_reads: bool,
         router: Router | None = None,
+        calls_per_reply: int = _DEFAULTS["agent_calls_per_reply"].default,
+        task_starts_per_turn: int = _DEFAULTS["agent_task_starts_per_turn"].default,
     ) -> None:
         self._offer = ToolOffer(router)
         self._model = model
+        self._calls_per_reply = calls_per_reply
+        self._task_starts_per_turn = task_starts_per_turn
+        # The offline planner's answers are the server's own words: no claim to check.
+        self._offline = isinstance(model, FunctionChatModel) and isinstance(
+            model.function, OfflinePlanner
+        )
         self._executor = executor
         self._environments = environments
         self._confirm_reads = confirm_reads
 
     async def selection(self, state: AgentState, role: Role) -> Selection:
         """Offered now; :meth:`offered_with_the_last_reply` for the set its calls were made from."""
-        return await self._selection(state.get("messages", []), _Page.of(state).context, role)
+        return await self._selection(state.get("messages", []), Page.of(state).context, role)
 
     async def offered_with_the_last_reply(self, state: AgentState, role: Role) -> Selection:
-        """The selection the model chose its latest calls from (:meth:`_offered_before`)."""
-        return await self._offered_before(state.get("messages", []), _Page.of(state).context, role)
+        """The selection the model chose its latest calls from: the turn's (a state from before
+        turns kept one: as of the reply, :meth:`_offered_before`)."""
+        turn = state.get("turn")
+        if turn is not None:
+            return Selection.model_validate(turn["offer"])
+        return await self._offered_before(state.get("messages", []), Page.of(state).context, role)
 
     async def _offered_before(
         self, messages: list[AnyMessage], context: UIContext | None, role: Role
@@ -145,7 +152,7 @@ class AgentGraph:
         graph.add_node("confirm", self._confirm)
         graph.add_node("tools", self._tools)
         graph.add_edge(START, "agent")
-        graph.add_conditional_edges("agent", self._after_agent, ["assess", END])
+        graph.add_conditional_edges("agent", self._after_agent, ["assess", "agent", END])
         graph.add_conditional_edges(
             "assess", self._after_assess, ["confirm", "tools", "assess", "agent"]
         )
@@ -155,35 +162,40 @@ class AgentGraph:
 
     # -- nodes ----------------------------------------------------------------------------
 
+    async def _turn(
+        self, state: AgentState, messages: list[AnyMessage], page: Page, role: Role
+    ) -> TurnState:
+        """The turn's offered set, decided at its first model call and kept to its end: a tool
+        used or a task started mid-turn changes nothing the model is sent, so a server's prompt
+        cache holds (they count from the next turn, through the selection's history)."""
+        turn = state.get("turn")
+        if turn is None or (messages and isinstance(messages[-1], HumanMessage)):
+            selection = await self._selection(messages, page.context, role, timed=True)
+            return {
+                "offer": selection.model_dump(mode="json"),
+                "text_retry": False,
+                "loop_nudged": False,
+            }
+        return turn
+
     async def _agent(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
-        page = _Page.of(state)
+        page = Page.of(state)
         messages = state.get("messages", [])
         run_id = runtime.context.run_id
         role = runtime.context.acting_role()
-        selection = await self._selection(messages, page.context, role, timed=True)
-        environments = ", ".join(
-            f"{env.id} ({env.stage.value})" for env in self._environments.values()
-        )
-        system = texts.SYSTEM_PROMPT.format(
-            environments=environments, context=prompt_block(page.context)
-        )
-        if page.context is None or page.context.env_id is None:
-            system += f"\n\n{texts.NO_ENVIRONMENT_NOTE}"
-        # The context as data beside the text, for the offline planner: no chat client sends a
-        # system message's additional_kwargs, and the system message is never stored in state.
-        prompt = system_message(system, page.context)
+        turn = await self._turn(state, messages, page, role)
+        selection = Selection.model_validate(turn["offer"])
         tools = [CATALOGUE[name].schema() for name in selection.offered]
         bound = self._model.bind_tools(tools) if tools else self._model
         try:
-            reply = await bound.ainvoke([prompt, *messages])
+            system = prompt.system_prompt(self._environments, page.context, selection, role)
+            reply = await bound.ainvoke([system, *messages])
         except Exception as exc:  # only the model call: the runtime reports it as llm_error
             raise ModelFailed(type(exc).__name__) from exc
         if not isinstance(reply, AIMessage):
             raise ModelFailed(f"the model answered with {type(reply).__name__}")
         reply.tool_calls = [{**call, "args": storable(call["args"])} for call in reply.tool_calls]
         emit: list[EncodedEvent] = []
-        if reply.text:
-            emit.append(encode(MessageEvent(text=reply.text, run_id=run_id)))
         if reply.invalid_tool_calls:
             # Arguments that are not JSON: say so rather than end in silence. Kept out of the
             # history too, or the next request would carry calls that have no results.
@@ -199,20 +211,48 @@ class AgentGraph:
                 tool_calls=reply.tool_calls,
                 id=reply.id,
             )
-        queue: list[ToolCall] = [
-            {
-                "id": call["id"] or f"call_{uuid.uuid4().hex[:12]}",
-                "name": call["name"],
-                "args": call["args"],
-            }
-            for call in reply.tool_calls
-        ]
-        return {"messages": [reply], "queue": queue, "current": None, "emit": emit, "halted": False}
+            if not reply.tool_calls:  # the error said it: nothing ran, nothing more to say
+                return _step([reply], emit, turn)
+        settled = replies.settle(reply, messages, turn, selection, self._calls_per_reply)
+        if settled.answer is not None:
+            added = settled.added
+            answered = self._answer(
+                settled.answer, [*messages, *added], page, run_id, settled.turn, model=settled.own
+            )
+            return {**answered, "messages": [*added, *answered.get("messages", [])]}
+        if settled.said:
+            emit.append(encode(MessageEvent(text=settled.said, run_id=run_id)))
+        return _step(settled.added, emit, settled.turn, queue=settled.queue, again=settled.again)
+
+    def _answer(
+        self,
+        words: str,
+        messages: list[AnyMessage],
+        page: Page,
+        run_id: str,
+        turn: TurnState,
+        *,
+        model: bool = False,
+    ) -> AgentState:
+        """The turn's answer: ``words`` (the model's, when ``model``), filled when empty, with
+        the server's own line of what ran."""
+        env_id = page.context.env_id if page.context else None
+        text = replies.final_answer(
+            words, messages, env_id, offline=self._offline, check_claims=model
+        )
+        return _step(
+            [AIMessage(content=text)], [encode(MessageEvent(text=text, run_id=run_id))], turn
+        )
 
     async def _assess(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         call, *rest = state["queue"]
         run_id = runtime.context.run_id
         role = runtime.context.acting_role()
+        messages = state.get("messages", [])
+        if this_turn.answered_before(call, messages) is not None:
+            # Answered already in this turn: not run again, and the model is told to answer.
+            skipped = replies.repeated(call)
+            return {"messages": [skipped], "queue": rest, "current": None, "emit": []}
         emit = [
             encode(
                 ToolCallEvent(
@@ -224,8 +264,8 @@ class AgentGraph:
                 )
             )
         ]
-        page = _Page.of(state)
-        offered = await self._offered_before(state.get("messages", []), page.context, role)
+        page = Page.of(state)
+        offered = await self.offered_with_the_last_reply(state, role)
         # Off the loop: a long SQL script's checks take seconds.
         verdict = await asyncio.to_thread(
             check_call,
@@ -236,6 +276,11 @@ class AgentGraph:
             self._environments,
             confirm_reads=self._confirm_reads,
         )
+        if not isinstance(verdict, Refused):
+            why_not = this_turn.refusal(
+                verdict.tool, call["args"], page.scope, messages, self._task_starts_per_turn
+            )
+            verdict = Refused(why_not) if why_not is not None else verdict
         if isinstance(verdict, Refused):
             refused, message = step_messages.refusal(call, verdict, run_id)
             return {"messages": [message], "queue": rest, "current": None, "emit": emit + refused}
@@ -315,8 +360,8 @@ class AgentGraph:
         run_id = runtime.context.run_id
         crash = False
         try:
-            page = _Page.of(state)
-            scope = page.scope.model_copy(update={"approved_plan": _approved_plan(current)})
+            page = Page.of(state)
+            scope = page.scope.model_copy(update={"approved_plan": approved_plan(current)})
             result = await self._run(tool, args, state, page, scope, runtime)
         except Exception:  # a bug or a fault under the executor: this call failed, say which
             _log.exception("tool call failed unexpectedly", tool=tool.name, run_id=run_id)
@@ -327,6 +372,7 @@ class AgentGraph:
             tool_call_id=call["id"],
             name=tool.name,
             status="success" if result.outcome is Outcome.ok else "error",
+            artifact=result.outcome.value,  # how it ended, for the turn's line (turn.executed)
         )
         return {"messages": [message], "current": None, "emit": emit, "halted": halted}
 
@@ -335,7 +381,7 @@ class AgentGraph:
         tool: ToolSpec,
         args: ToolArgs,
         state: AgentState,
-        page: _Page,
+        page: Page,
         scope: CallScope,
         runtime: Runtime[RunContext],
     ) -> ToolResult:
@@ -361,7 +407,9 @@ class AgentGraph:
 
     @staticmethod
     def _after_agent(state: AgentState) -> str:
-        return "assess" if state.get("queue") else END
+        if state.get("queue"):
+            return "assess"
+        return "agent" if state.get("again") else END
 
     @staticmethod
     def _after_assess(state: AgentState) -> str:

@@ -195,11 +195,20 @@ def _env_label(env_id: str, environments: EnvironmentRegistry) -> str:
     return answer_texts.CARD_ENV.format(id=env_id, name=env.name) if env else env_id
 
 
-def _dashboard_label(dashboard_id: int, scope: CallScope, object_name: str | None) -> str:
-    in_context = scope.object_type is ObjectType.dashboard and scope.object_id == dashboard_id
-    if in_context and object_name:
-        return answer_texts.CARD_OBJECT.format(name=object_name, id=dashboard_id)
-    return f"#{dashboard_id}"
+def _dashboard_label(
+    dashboard_id: int, scope: CallScope, object_name: str | None, *, other: bool = True
+) -> str:
+    """«Отчёт (#6)» for the page's dashboard; ``other``: one that is not is said to be not."""
+    page_id = scope.object_id if scope.object_type is ObjectType.dashboard else None
+    if page_id is None:
+        return f"#{dashboard_id}"
+    page = answer_texts.CARD_OBJECT.format(name=object_name, id=page_id) if object_name else None
+    if page_id == dashboard_id:
+        return page or f"#{dashboard_id}"
+    if not other:
+        return f"#{dashboard_id}"
+    # Only a dashboard the person named gets this far (graph: turn.not_the_page_object).
+    return texts.NOT_THE_PAGE_DASHBOARD.format(given=dashboard_id, page=page or f"#{page_id}")
 
 
 def _value(
@@ -216,7 +225,11 @@ def _value(
     if field == "dashboard_id" and isinstance(value, int):
         return _dashboard_label(value, scope, object_name)
     if field == "dashboard_ids" and isinstance(value, list):
-        return ", ".join(_dashboard_label(int(one), scope, object_name) for one in value)
+        # A list with the page's dashboard in it names the others on purpose.
+        other = scope.object_id not in value
+        return ", ".join(
+            _dashboard_label(int(one), scope, object_name, other=other) for one in value
+        )
     if field == "object_type" and isinstance(value, str):
         return answer_texts.CARD_OBJECT_TYPES.get(value, value)
     if isinstance(value, list):

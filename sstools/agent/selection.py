@@ -8,8 +8,9 @@ what fits the message; it never adds a tool, and what it drops is hidden as ``no
 call to it is refused like any hidden tool's. ``always`` tools, the tools the conversation just
 used and the follow-up tools of a started task are kept whatever the router says.
 
-At each step of a run, :class:`ToolOffer` applies both to the conversation so far; the router's
-wait for the message's embedding holds no thread.
+At a turn's first model call, :class:`ToolOffer` applies both to the conversation so far, and
+the graph keeps that set for the whole turn (one tool list, so a server's prompt cache holds);
+the router's wait for the message's embedding holds no thread.
 """
 
 from __future__ import annotations
@@ -206,8 +207,8 @@ class ToolOffer:
         timed: bool = False,
     ) -> Selection:
         """Offered now: the embedding awaited on the loop, and only where the router ranks (a
-        router that does not rank returns its candidates as they are); ``timed``: once per model
-        call, in ``sstools_router_seconds``."""
+        router that does not rank returns its candidates as they are); ``timed``: once per turn,
+        in ``sstools_router_seconds``."""
         filtered, message = self._filtered(messages, context, role), last_human_text(messages)
         router = self._router
         if router is None or not router.ranks(message, filtered.to_rank):

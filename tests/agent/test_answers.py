@@ -271,18 +271,19 @@ def test_a_card_shows_another_dashboard_by_number_and_sql_in_full() -> None:
 async def test_the_confirmation_event_carries_the_labelled_arguments(
     make_agent: Any, plan_server: str
 ) -> None:
-    """The graph puts them on the decision the page renders; the model's args stay as they were."""
+    """The graph puts them on the decision the page renders; the model's args stay as they were.
+    The dashboard is named as Superset has it («Дашборд 3»), not as the page's URL did."""
     deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"})
     async with make_agent(deploy, tools_base_url=plan_server) as agent:
         cid = await agent.conversation(Role.engineer)
-        await agent.send(cid, "выкати на прод", dashboard_context(), Role.engineer)
+        await agent.send(cid, "выкати на прод", dashboard_context("3"), Role.engineer)
         events = await read_events(agent.client, cid, agent.auth(Role.engineer))
     card = events[-1]
     assert card["type"] == "confirm_required", events
     assert card["args"] == {"target_env_id": "prod"}
     labelled = [(a["label"], a["value"]) for a in card["decision"]["arguments"]]
     assert labelled == [
-        ("Дашборд", "Отчёт по энергопотреблению (#10)"),
+        ("Дашборд", "Дашборд 3 (#3)"),
         ("Куда", "prod (Prod)"),  # the name in tests/agent's environments registry
         ("Откуда", "ss-dev (Dev)"),
     ]

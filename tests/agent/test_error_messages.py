@@ -97,15 +97,14 @@ async def test_a_tool_call_with_arguments_that_are_not_json_is_reported(
     assert events[1]["message"] == texts.MODEL_REPLY_UNUSABLE
     # The conversation is not poisoned: the next turn reaches the model and gets an answer.
     assert types(again)[-2:] == ["message", "done"]
-    assert again[-2]["text"].strip() == "Теперь всё получилось."
+    assert again[-2]["text"].startswith("Теперь всё получилось.")
     assert len(llm.requests) == 2
 
 
 def _loops_forever(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-    return AIMessage(
-        content="",
-        tool_calls=[{"name": "show_capabilities", "args": {}, "id": f"c{len(messages)}"}],
-    )
+    # Never the same call twice (a repeat is not run again): a new search every step.
+    call = {"name": "search_dashboards", "args": {"query": f"отчёт {len(messages)}"}}
+    return AIMessage(content="", tool_calls=[{**call, "id": f"c{len(messages)}"}])
 
 
 async def test_hitting_the_step_limit_says_so_plainly(make_agent: Any) -> None:
@@ -156,7 +155,7 @@ async def test_a_tool_that_fails_unexpectedly_is_a_tool_error_and_the_model_hear
     assert types(events) == ["run_started", "tool_call", "tool_result", "error", "message", "done"]
     assert (events[2]["outcome"], events[2]["message"]) == ("error", crashed)
     assert (events[3]["code"], events[3]["message"]) == ("tool_error", crashed)
-    assert events[4]["text"] == "Не получилось."  # the run went on: the model was told
+    assert events[4]["text"].startswith("Не получилось.")  # the run went on: the model was told
     assert json.loads(str(agent.model.prompts[-1][-1].content)) == {"error": crashed}
     assert not _raw_seen(events)
 

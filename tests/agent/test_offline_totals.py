@@ -138,6 +138,12 @@ async def test_a_refused_task_start_does_not_offer_following_a_task(make_agent: 
         await agent.send(cid, "проверь дашборд", dashboard_context("3"), Role.analyst)
         events = await read_events(agent.client, cid, agent.auth(Role.analyst))
         assert [e["outcome"] for e in events if e["type"] == "tool_result"] == ["ok"], events
+        # The turn keeps the set it started with (a prompt cache holds); the next offers it.
+        assert "get_task_status" not in agent.model.offered[-1]
+        await agent.send(cid, "как там проверка?", dashboard_context("3"), Role.analyst)
+        await read_events(
+            agent.client, cid, agent.auth(Role.analyst), last_event_id=events[-1]["_id"]
+        )
         after_start = agent.model.offered[-1]
     assert "get_task_status" in after_start
 

@@ -70,7 +70,7 @@ async def test_metrics_count_the_tool_call_of_a_run_by_tool_and_outcome(make_age
     assert types(events) == ["run_started", "tool_call", "tool_result", "message", "done"]
     assert after[calls] - before.get(calls, 0.0) == 1
     assert after[timed] - before.get(timed, 0.0) == 1
-    assert after[routed] - before.get(routed, 0.0) == 2  # one per model call: the call, the answer
+    assert after[routed] - before.get(routed, 0.0) == 1  # once per turn: its offered set is kept
 
 
 async def test_metrics_want_the_token_when_one_is_set(make_agent: Any) -> None:

@@ -95,7 +95,8 @@ _args: st.SearchStrategy[dict[str, Any]] = st.one_of(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
-    st.lists(st.tuples(_names, _args), min_size=1, max_size=6),
+    # At most 4 and the SQL below: one model reply runs at most 5 calls (agent_calls_per_reply).
+    st.lists(st.tuples(_names, _args), min_size=1, max_size=4),
     st.sampled_from([dashboard_context(), dataset_context(env_id="prod"), None]),
 )
 def test_agtl_fr_005_sc_005_analyst_never_reaches_a_write(
@@ -131,14 +132,17 @@ def test_agtl_fr_005_sc_005_no_write_tool_call_was_audited(
     client, app, _ = live_agent
     headers = auth(Role.analyst)
     calls = [[name, {"target_env_id": "prod", "name": "x", "message": "m"}] for name in WRITES]
-    cid = client.post("/api/agent/conversations", headers=headers).json()["id"]
-    client.post(
-        f"/api/agent/conversations/{cid}/messages",
-        headers=headers,
-        json={"text": json.dumps(calls), "uicontext": dashboard_context()},
-    )
-    events = read_events_sync(client, cid, headers)
-    assert sorted(e["tool"] for e in events if e["type"] == "permission_denied") == WRITES
+    denied: list[str] = []
+    for start in range(0, len(calls), 5):  # one model reply runs at most 5 calls
+        cid = client.post("/api/agent/conversations", headers=headers).json()["id"]
+        client.post(
+            f"/api/agent/conversations/{cid}/messages",
+            headers=headers,
+            json={"text": json.dumps(calls[start : start + 5]), "uicontext": dashboard_context()},
+        )
+        events = read_events_sync(client, cid, headers)
+        denied += [e["tool"] for e in events if e["type"] == "permission_denied"]
+    assert sorted(denied) == WRITES
 
     import asyncio
 

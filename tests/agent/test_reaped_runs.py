@@ -170,7 +170,7 @@ async def test_a_run_reaped_mid_turn_says_nothing_after_it_was_reported_interrup
         "done",
     ]
     assert ("assistant", "Готово, вот ответ.") not in history
-    assert ("assistant", "Слушаю.") in history
+    assert any(role == "assistant" and text.startswith("Слушаю.") for role, text in history)
 
 
 async def test_a_run_reaped_before_it_asked_leaves_no_card_to_block_the_conversation(

@@ -45,6 +45,8 @@ def build_agent(
         environments=services.environments,
         confirm_reads=settings.hitl == "all",
         router=router,
+        calls_per_reply=settings.agent_calls_per_reply,
+        task_starts_per_turn=settings.agent_task_starts_per_turn,
     )
     shared = is_postgres(settings.database_url)  # several workers may share the database
     conninfo = libpq_url(settings.database_url) if shared else ""

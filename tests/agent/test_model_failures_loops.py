@@ -1,0 +1,95 @@
+"""A model that loops or goes silent: the person gets the answer in hand (issue 21, 2-3)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from sqlalchemy import select
+
+from sstools.agent import texts
+from sstools.auth.roles import Role
+from sstools.storage.models import AuditEntry
+from tests.agent.conftest import dashboard_context
+from tests.support import read_events, types
+
+HEALTH_TITLE = "Сводка состояния дашборда"
+
+
+async def _tool_calls(agent: Any, tool: str) -> int:
+    """How many calls of ``tool`` the executor sent (each is audited)."""
+    async with agent.app.state.services.sessions() as session:
+        entries = await session.scalars(select(AuditEntry).where(AuditEntry.action == "tool_call"))
+        return sum(1 for entry in entries if entry.detail.get("tool") == tool)
+
+
+def _always_health(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    call = {"name": "get_health_summary", "args": {}, "id": f"c{len(messages)}"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+async def test_a_model_repeating_a_read_gets_it_run_once_and_the_result_rendered(
+    make_agent: Any,
+) -> None:
+    began = time.monotonic()
+    async with make_agent(_always_health) as agent:
+        cid = await agent.conversation(Role.analyst)
+        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
+        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        sent = await _tool_calls(agent, "get_health_summary")
+    assert sent == 1  # the same read with the same arguments ran once
+    # Told once that the answer is in hand, it asked again: the run answered with the result.
+    assert len(agent.model.prompts) == 3
+    told = agent.model.prompts[2][-1]
+    assert isinstance(told, ToolMessage)
+    assert "already answered" in str(told.content)
+    assert "error" not in types(events)
+    assert types(events)[-2:] == ["message", "done"]
+    answer = events[-2]["text"]
+    assert answer.startswith(f"**{HEALTH_TITLE}**")
+    assert "Дашборд 3" in answer  # the health result, rendered in words
+    assert f"Выполнено: {HEALTH_TITLE} — готово." in answer
+    assert texts.RUN_TOO_LONG not in answer
+    assert time.monotonic() - began < 20
+
+
+async def test_a_model_told_it_has_the_answer_answers(make_agent: Any) -> None:
+    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        if "already answered" in str(messages[-1].content):
+            return AIMessage(content="Дашборд 3 в порядке.")
+        return _always_health(messages, offered)
+
+    async with make_agent(script) as agent:
+        cid = await agent.conversation(Role.analyst)
+        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
+        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        sent = await _tool_calls(agent, "get_health_summary")
+    assert sent == 1
+    assert [e["type"] for e in events].count("tool_call") == 1  # the repeat shows nothing
+    assert events[-2]["text"].startswith("Дашборд 3 в порядке.")
+
+
+async def test_an_empty_answer_after_a_result_is_filled_from_it(make_agent: Any) -> None:
+    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        if isinstance(messages[-1], ToolMessage):
+            return AIMessage(content="")
+        return _always_health(messages, offered)
+
+    async with make_agent(script) as agent:
+        cid = await agent.conversation(Role.analyst)
+        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
+        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+    answer = events[-2]["text"]
+    assert events[-2]["type"] == "message"
+    assert answer.startswith(f"**{HEALTH_TITLE}**")
+    assert "Дашборд 3" in answer
+
+
+async def test_an_empty_answer_with_nothing_to_fill_it_says_so(make_agent: Any) -> None:
+    async with make_agent(lambda messages, offered: AIMessage(content="  ")) as agent:
+        cid = await agent.conversation(Role.analyst)
+        await agent.send(cid, "привет", None, Role.analyst)
+        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+    assert types(events) == ["run_started", "message", "done"]
+    assert events[1]["text"].startswith("модель не дала ответа")
