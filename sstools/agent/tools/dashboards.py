@@ -48,9 +48,9 @@ def _found(payload: Any, args: SearchDashboardsArgs) -> Any:
     shape=_found,
 )
 def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolRequest:
-    """Search dashboards by words in their title.
+    """Search dashboards.
 
-    The current environment's; any case.
+    By words in their title; the current environment's; any case.
     """
     params = env_param(scope) | {"page": args.page}
     if args.query:
@@ -94,9 +94,9 @@ def _health(payload: Any, args: HealthArgs) -> Any:
     shape=_health,
 )
 def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
-    """Health of a dashboard: last change, owners, published, git status and last validation.
+    """Health of a dashboard.
 
-    Charts whose data resolves.
+    Last change, owners, published, git status and last validation. Charts whose data resolves.
     """
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
@@ -112,11 +112,12 @@ def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
     shape=task_record,
 )
 def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
-    """Start validating a dashboard as a task; follow the task with get_task_status.
+    """Start validating a dashboard as a task.
 
-    Missing datasets, chart queries that fail in Superset, empty dashboard, datasets without a
-    database, missing owners or descriptions, unpublished in prod, plus the model's review when
-    one is configured. Findings have a severity, the object and a fix hint.
+    Follow the task with get_task_status. Missing datasets, chart queries that fail in Superset,
+    empty dashboard, datasets without a database, missing owners or descriptions, unpublished in
+    prod, plus the model's review when one is configured. Findings have a severity, the object
+    and a fix hint.
     """
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     return ToolRequest(
@@ -151,12 +152,12 @@ def _documentation_target(args: DocumentationArgs, scope: CallScope) -> str | No
     shape=task_record,
 )
 def run_llm_documentation(args: DocumentationArgs, scope: CallScope) -> ToolRequest:
-    """Start writing a dashboard's markdown documentation as a task; follow the task with
-    get_task_status.
+    """Start writing a dashboard's markdown documentation as a task.
 
-    Purpose, charts with datasets and metrics, filters, owners, where deployed, git status; by
-    the model or a template, stored for GET documentation. With commit=true (engineers,
-    confirmed by the person) also committed to git as docs/<uuid>.md.
+    Follow the task with get_task_status. Purpose, charts with datasets and metrics, filters,
+    owners, where deployed, git status; by the model or a template, stored for GET
+    documentation. With commit=true (engineers, confirmed by the person) also committed to git
+    as docs/<uuid>.md.
     """
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
     params = env_param(scope) | ({"commit": "true"} if args.commit else {})

@@ -63,8 +63,7 @@ def _explored(payload: Any, args: ExploreArgs) -> Any:
     shape=_explored,
 )
 def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolRequest:
-    """On a dataset's page with no arguments: that dataset's overview. Elsewhere: databases,
-    schemas, tables, columns.
+    """Databases, schemas, tables, columns; on a dataset's page with no arguments, its overview.
 
     To drill down: with no arguments it lists, then with database_id. In it: its
     database and table, columns and metrics, dependent charts and dashboards, review status and
@@ -124,9 +123,9 @@ class AuditArgs(ToolArgs):
     affinity=(S,),
 )
 def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest:
-    """Which Superset roles can reach a dataset, and through which grant.
+    """Which Superset roles can reach a dataset.
 
-    Or a dashboard, database.
+    Or a dashboard, database, and through which grant.
     """
     target = ObjectType(args.object_type) if args.object_type != "database" else None
     if target is None:
@@ -217,10 +216,10 @@ class CreateDatasetArgs(ToolArgs):
     affinity=(S,),
 )
 def superset_create_dataset(args: CreateDatasetArgs, scope: CallScope) -> ToolRequest:
-    """Create a dataset: physical (database_id, schema_name, table) or virtual (database_id,
-    sql, name; the SQL must only read).
+    """Create a dataset: physical or virtual (the SQL must only read).
 
-    Refused: a missing table, a name taken, SQL that writes.
+    Physical: database_id, schema_name, table; virtual: database_id, sql, name. Refused: a
+    missing table, a name taken, SQL that writes.
     """
     body: dict[str, object] = {**env_param(scope), "database_id": args.database_id}
     if args.schema_name is not None:

@@ -54,9 +54,7 @@ def _plan_body(
 class DryRunArgs(ToolArgs):
     """Arguments of a write that has a plan: ``dry_run`` asks for the plan only."""
 
-    dry_run: bool = Field(
-        default=False, description="true: only show what would change; nothing is written"
-    )
+    dry_run: bool = Field(default=False, description="true: only the plan; nothing is written")
 
 
 def is_dry_run(args: ToolArgs) -> bool:
@@ -86,7 +84,7 @@ class DeployArgs(DryRunArgs):
     )
     git_ref: BranchName | None = Field(
         default=None,
-        description="Deploy the version committed on this git branch instead of the current one",
+        description="A git branch to deploy instead",
     )
 
 
@@ -115,8 +113,10 @@ def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
     shape=task_or_plan,
 )
 def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
-    """Deploy a dashboard with its charts and datasets from the current environment (or a git
-    branch) to another one, e.g. to prod; returns a task id to follow with get_task_status."""
+    """Deploy a dashboard with its charts and datasets, e.g. to prod.
+
+    From the current environment (or a git branch) to another one; returns a task id to follow
+    with get_task_status."""
     body = _applied(_deploy_body(args, scope), scope)
     return ToolRequest(method="POST", path="/api/deploy", json_body=body)
 
@@ -125,13 +125,16 @@ class _MigrationTarget(ToolArgs):
     """What a migration and its preview share: where from, where to, which dashboards."""
 
     target_env_id: str = Field(
-        max_length=64, pattern=ENV_ID_PATTERN, description="Environment to migrate into"
+        max_length=64, pattern=ENV_ID_PATTERN, description="Where to migrate"
     )
     source_env_id: str | None = Field(
-        default=None, max_length=64, pattern=ENV_ID_PATTERN, description="Defaults to current"
+        default=None,
+        max_length=64,
+        pattern=ENV_ID_PATTERN,
+        description="Defaults to the current one",
     )
     dashboard_ids: list[ObjectId] = Field(
-        default_factory=list, max_length=100, description="Defaults to the dashboard in context"
+        default_factory=list, max_length=100, description="Omit for the dashboard in context"
     )
 
 
@@ -168,8 +171,9 @@ def _preview(args: _MigrationTarget, scope: CallScope) -> ToolRequest:
     shape=task_or_plan,
 )
 def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
-    """Migrate dashboards (with their charts and datasets) from one environment to another;
-    returns a task id to follow with get_task_status."""
+    """Migrate dashboards from one environment to another.
+
+    With their charts and datasets; returns a task id to follow with get_task_status."""
     body = _applied(_migration_body(args, scope), scope)
     return ToolRequest(method="POST", path="/api/migrations", json_body=body)
 
@@ -214,8 +218,9 @@ def plan_shape(payload: Any, args: ToolArgs) -> Any:
     shape=plan_shape,
 )
 def preview_migration(args: PreviewArgs, scope: CallScope) -> ToolRequest:
-    """Show what a migration would change in the target, object by object, without changing
-    anything."""
+    """Show what a migration would change.
+
+    In the target, object by object, without changing anything."""
     return _preview(args, scope)
 
 
@@ -224,7 +229,7 @@ class RollbackArgs(DryRunArgs):
     env_id: str = Field(
         max_length=64,
         pattern=ENV_ID_PATTERN,
-        description="The environment that task deployed to (the server checks it)",
+        description="Where that task deployed",
     )
 
 
@@ -252,8 +257,10 @@ def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
     shape=task_or_plan,
 )
 def rollback_deploy(args: RollbackArgs, scope: CallScope) -> ToolRequest:
-    """Restore what a deploy or migration task changed from the snapshot taken before it (its
-    owner or an admin may); returns a task id to follow with get_task_status."""
+    """Restore what a deploy or migration task changed.
+
+    From the snapshot taken before it (its owner or an admin may); returns a task id to follow
+    with get_task_status."""
     return ToolRequest(
         method="POST",
         path=api_path("/api/deploy", args.task_id, "rollback"),

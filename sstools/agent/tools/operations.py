@@ -43,12 +43,15 @@ class NoArgs(ToolArgs):
     affinity=(S, M),
 )
 def list_environments(args: NoArgs, scope: CallScope) -> ToolRequest:
-    """List the Superset environments with their stage and whether they answer."""
+    """List the Superset environments.
+
+    With their stage and whether they answer.
+    """
     return ToolRequest(method="GET", path="/api/environments")
 
 
 class TaskArgs(DetailArgs):
-    task_id: TaskId = Field(description="The id a task-starting tool returned")
+    task_id: TaskId = Field(description="From a tool that started a task")
 
 
 @assistant_tool(
@@ -57,7 +60,10 @@ class TaskArgs(DetailArgs):
     shape=task_record,
 )
 def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
-    """Status of a background task (deploy, migration, validation, backup) by its id."""
+    """Status of a background task by its id.
+
+    A deploy, migration, validation, backup.
+    """
     return ToolRequest(method="GET", path=api_path("/api/tasks", args.task_id))
 
 
@@ -66,7 +72,7 @@ class TasksArgs(DetailArgs):
         default=None,
         max_length=64,
         pattern=ENV_ID_PATTERN,
-        description="Only the tasks that write this environment (e.g. the deploys to prod)",
+        description="Only tasks writing this environment",
     )
 
 
@@ -86,7 +92,10 @@ def _tasks_env(args: TasksArgs, scope: CallScope) -> str | None:
     shape=_tasks,
 )
 def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
-    """Recent background tasks and their status."""
+    """Recent background tasks.
+
+    And their status.
+    """
     params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
     return ToolRequest(method="GET", path="/api/tasks", params=params or None)
 
@@ -99,8 +108,10 @@ def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
     shape=task_record,
 )
 def run_backup(args: NoArgs, scope: CallScope) -> ToolRequest:
-    """Back up the current environment (every dashboard, chart, dataset and database, without
-    passwords) into a verified archive; returns a task id to follow with get_task_status."""
+    """Back up the current environment into a verified archive.
+
+    Every dashboard, chart, dataset and database, without passwords; returns a task id to follow
+    with get_task_status."""
     return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
 
 
@@ -109,7 +120,7 @@ class BackupsArgs(ToolArgs):
         default=None,
         max_length=64,
         pattern=ENV_ID_PATTERN,
-        description="The environment whose backups to list; defaults to the current one",
+        description="Defaults to the current one",
     )
 
 
@@ -143,7 +154,7 @@ class RestoreArgs(DryRunArgs):
     backup_id: str = Field(
         max_length=100,
         pattern=BACKUP_ID_PATTERN,
-        description="The backup's id from list_backups, e.g. ss-dev.20261130T051038123456Z",
+        description="From list_backups",
     )
     target_env_id: str = Field(
         max_length=64, pattern=ENV_ID_PATTERN, description="Environment to restore it into"
@@ -173,9 +184,10 @@ def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     shape=task_or_plan,
 )
 def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
-    """Restore a backup (from list_backups) into an environment: its dashboards, charts and
-    datasets are imported over the environment's, databases are never changed; returns a task
-    id to follow with get_task_status."""
+    """Restore a backup (from list_backups) into an environment.
+
+    Its dashboards, charts and datasets are imported over the environment's, databases are never
+    changed; returns a task id to follow with get_task_status."""
     if scope.approved_plan is None:  # the card showed no plan: never apply one nobody saw
         raise ToolArgumentError(texts.NO_RESTORE_PLAN)
     return ToolRequest(
@@ -299,5 +311,8 @@ def list_branches(args: DetailArgs, scope: CallScope) -> ToolRequest:
     local=True,
 )
 def show_capabilities(args: NoArgs, scope: CallScope) -> ToolRequest:
-    """List what the agent can do here and now, and why other tools are hidden."""
+    """List what the agent can do here and now.
+
+    And why other tools are hidden.
+    """
     raise NotImplementedError  # answered by the graph from the selection, not over HTTP

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any, get_type_hints
 
 import structlog
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from sstools.agent import texts
 from sstools.agent.context import ObjectType
@@ -38,9 +38,8 @@ class ToolArgs(BaseModel):
 class DetailArgs(ToolArgs):
     """Arguments of a read whose answer enters the model shaped (:mod:`.shaping`)."""
 
-    detail: bool = Field(
-        default=False, description="true: the full answer, every field (longer); default: concise"
-    )
+    # Not described to the model: the name says it (true: every field, not the concise shape).
+    detail: bool = False
 
 
 class ApprovedPlan(BaseModel):
