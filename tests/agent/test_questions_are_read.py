@@ -362,7 +362,7 @@ def test_a_dry_run_is_cleared_as_a_read_after_the_role_check(
     assert isinstance(asked, NeedsConfirmation)
     # A model reads what the flag does; a preview exists for the executor to send instead.
     field = CATALOGUE[name].schema()["function"]["parameters"]["properties"]["dry_run"]
-    assert field["description"] == "true: only show what would change; nothing is written"
+    assert field["description"] == "true: only the plan; nothing is written"
     assert CATALOGUE[name].preview is not None
 
 
