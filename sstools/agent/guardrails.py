@@ -152,6 +152,13 @@ def _dashboards(preview: dict[str, Any], action: str) -> int:
     )
 
 
+def _charts_taken_off(preview: dict[str, Any]) -> int:
+    charts = preview.get("unresolved_charts")
+    if not isinstance(charts, list):
+        return 0
+    return sum(1 for one in charts if isinstance(one, dict) and one.get("removed_from_target"))
+
+
 def impact_text(preview: object) -> str:
     """«1 дашборд будет создан» or «3 дашборда будут изменены» from a preview answer; honest
     when it cannot tell."""
@@ -162,7 +169,9 @@ def impact_text(preview: object) -> str:
         if isinstance(counted, int):
             created, deleted = _dashboards(preview, "create"), _dashboards(preview, "delete")
             changed = max(counted - created - deleted, 0)
-            return texts.dashboards_impact(created=created, changed=changed, deleted=deleted)
+            impact = texts.dashboards_impact(created=created, changed=changed, deleted=deleted)
+            removed = _charts_taken_off(preview)
+            return f"{impact}; {texts.charts_removed(removed)}" if removed else impact
     return texts.IMPACT_UNKNOWN
 
 

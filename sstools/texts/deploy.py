@@ -5,7 +5,7 @@ A task is named by the first 8 hex digits of its id (``{task:.8}``), a dashboard
 
 from __future__ import annotations
 
-from collections.abc import Sized
+from collections.abc import Collection, Sized
 
 from sstools.russian import plural_form
 
@@ -18,33 +18,49 @@ def plan_summary(
     target_env_id: str,
     unresolved: Sized,
     origin: str = "",
+    *,
+    created: Collection[str] = (),
+    removed: list[str] | None = None,
 ) -> str:
-    """«3 дашборда будут изменены в prod: A, B, C» or «Изменений нет: …», plus what will not
-    resolve; ``origin`` follows the target (« из копии …» for a restore)."""
+    """«1 дашборд будет создан, 2 будут изменены в prod: A, B, C» or «Изменений нет: …», plus
+    what will not resolve and what the import takes off the target's dashboards; ``origin``
+    follows the target (« из копии …» for a restore). ``created``: which of ``changed`` are new."""
     if changed:
-        verb = plural_form(
-            len(changed),
-            "дашборд будет изменён",
-            "дашборда будут изменены",
-            "дашбордов будут изменены",
-        )
+        made = [title for title in changed if title in created]
+        parts = []
+        if made:
+            parts.append(f"{len(made)} {plural_form(len(made), *_CREATED)}")
+        if len(changed) > len(made):
+            rest = len(changed) - len(made)
+            parts.append(f"{rest} {plural_form(rest, *_CHANGED)}")
         titles = ", ".join(f"«{title}»" for title in changed[:_SHOWN_TITLES])
         more = f" и ещё {len(changed) - _SHOWN_TITLES}" if len(changed) > _SHOWN_TITLES else ""
-        text = f"{len(changed)} {verb} в {target_env_id}{origin}: {titles}{more}"
+        text = f"{', '.join(parts)} в {target_env_id}{origin}: {titles}{more}"
     else:
         noun = plural_form(
             planned, "дашборд совпадает", "дашборда совпадают", "дашбордов совпадают"
         )
         text = f"Изменений нет: {planned} {noun} с {target_env_id}"
-    if unresolved:
+    removed = removed or []
+    if removed:
+        charts = plural_form(len(removed), *_REMOVED)
+        names = ", ".join(f"«{name}»" for name in removed[:_SHOWN_TITLES])
+        text += f"; {len(removed)} {charts} с дашборда в {target_env_id}: {names}"
+    kept_off = len(unresolved) - len(removed)
+    if kept_off > 0:
         charts = plural_form(
-            len(unresolved),
+            kept_off,
             "график не будет перенесён",
             "графика не будут перенесены",
             "графиков не будут перенесены",
         )
-        text += f"; {len(unresolved)} {charts}: их набор данных не найдётся в цели"
+        text += f"; {kept_off} {charts}: их набор данных не найдётся в цели"
     return text
+
+
+_CREATED = ("дашборд будет создан", "дашборда будут созданы", "дашбордов будут созданы")
+_CHANGED = ("дашборд будет изменён", "дашборда будут изменены", "дашбордов будут изменены")
+_REMOVED = ("график будет убран", "графика будут убраны", "графиков будут убраны")
 
 
 # -- planning (sstools/domain/deploy/planner.py, _sources.py, _bundle.py, errors.py) ---------
@@ -61,6 +77,9 @@ NO_TARGET_DATABASE = (
 )
 NO_DATABASES = "нет"
 CHART_WITHOUT_DATASET = "у графика нет набора данных в источнике: он не будет перенесён"
+CHART_REMOVED = (
+    "у графика нет набора данных ни в источнике, ни в цели: выкатка уберёт его с дашборда в цели"
+)
 DATABASE_UNMAPPED = "база данных набора не сопоставлена с базой цели (database_mapping)"
 SNAPSHOT_MESSAGE = "Снимок {env} перед задачей {task:.8}"
 

@@ -105,3 +105,13 @@ def test_only_a_plan_that_can_succeed_and_changes_something_gets_a_card() -> Non
 
 def test_impact_is_honest_when_preview_is_unavailable() -> None:
     assert impact_text(None) == "оценка влияния недоступна"
+
+
+def test_the_card_says_which_charts_the_import_takes_off_the_target_dashboard() -> None:
+    plan = _plan(1, "update") | {
+        "unresolved_charts": [
+            {"name": "Тарифы (устаревшие)", "removed_from_target": True},
+            {"name": "Черновик", "removed_from_target": False},
+        ]
+    }
+    assert impact_text(plan) == "1 дашборд будет изменён; 1 график будет убран с дашборда"

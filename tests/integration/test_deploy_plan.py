@@ -29,6 +29,7 @@ from tests.conftest import AuthHeaders
 KPIS = "Energy KPIs"
 REPORT = "Отчёт по энергопотреблению"
 DRAFT = "Прогноз нагрузки (черновик)"
+ARCHIVE = "Тарифы 2023 (архив)"
 WEATHER = "Погода и нагрузка"
 
 
@@ -93,7 +94,7 @@ async def test_the_dev_only_draft_plans_a_create_of_it_and_its_chart_to_staging(
     ]
     assert [(d["name"], d["action"]) for d in plan["dashboards"]] == [(DRAFT, "create")]
     assert plan["dashboards_changed"] == 1
-    assert plan["summary"] == f"1 дашборд будет изменён в staging: «{DRAFT}»"
+    assert plan["summary"] == f"1 дашборд будет создан в staging: «{DRAFT}»"
     assert plan["target_stage"] == "staging"
     assert plan["applicable"] is True
     assert [d["matched_by"] for d in plan["databases"]] == ["uuid"]
@@ -295,3 +296,47 @@ async def test_the_target_connections_cache_timeout_is_never_a_change(
         await prod.put_json(f"/api/v1/database/{connection.id}", {"cache_timeout": None})
     assert {action for _, _, action in _actions(planned)} == {"unchanged"}, planned.plan.objects
     assert planned.plan.dashboards_changed == 0
+
+
+async def test_a_chart_the_import_would_take_off_the_target_dashboard_is_said_so(
+    pool: SupersetPool, environments: EnvironmentRegistry, tmp_path: Path
+) -> None:
+    """The archive's chart lost its dataset everywhere: deploying an edit of the dashboard
+    rewrites prod's copy without it, so the plan must say it will be removed there, not only
+    that it «не будет перенесён»."""
+    dev = pool.client("ss-dev")
+    archive = await _id(dev, ARCHIVE)
+    before = (await dev.get_json(f"/api/v1/dashboard/{archive}"))["result"].get("css") or ""
+    await dev.put_json(f"/api/v1/dashboard/{archive}", {"css": before + "/* a dev edit */"})
+    try:
+        planned = await _plan(pool, environments, GitStore(tmp_path), ARCHIVE, "prod")
+        unchanged = await _plan_unedited_after(dev, archive, before, pool, environments, tmp_path)
+    finally:
+        await dev.put_json(f"/api/v1/dashboard/{archive}", {"css": before})
+    (chart,) = planned.plan.unresolved_charts
+    assert chart.removed_from_target is True
+    assert "уберёт его с дашборда" in chart.message
+    assert "1 график будет убран с дашборда в prod: «Тарифы (устаревшие)»" in planned.plan.summary
+    # Nothing rewrites prod's dashboard when it is unchanged: nothing is taken off it.
+    (kept,) = unchanged.plan.unresolved_charts
+    assert kept.removed_from_target is False
+    assert "не будет перенесён" in unchanged.plan.summary
+
+
+async def _plan_unedited_after(
+    dev: SupersetClient,
+    archive: int,
+    css: str,
+    pool: SupersetPool,
+    environments: EnvironmentRegistry,
+    tmp_path: Path,
+) -> PlannedDeploy:
+    await dev.put_json(f"/api/v1/dashboard/{archive}", {"css": css})
+    return await _plan(pool, environments, GitStore(tmp_path / "again"), ARCHIVE, "prod")
+
+
+async def test_a_plan_that_creates_says_created(
+    pool: SupersetPool, environments: EnvironmentRegistry, tmp_path: Path
+) -> None:
+    planned = await _plan(pool, environments, GitStore(tmp_path), DRAFT, "prod")
+    assert planned.plan.summary == f"1 дашборд будет создан в prod: «{DRAFT}»"

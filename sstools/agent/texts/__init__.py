@@ -190,6 +190,14 @@ def dashboards_impact(*, created: int, changed: int, deleted: int) -> str:
     return ", ".join(parts) or NOTHING_CHANGES
 
 
+_CHARTS_REMOVED = ("график будет убран", "графика будут убраны", "графиков будут убраны")
+
+
+def charts_removed(count: int) -> str:
+    """«1 график будет убран с дашборда»: what the import takes off the target's dashboard."""
+    return f"{count} {plural_form(count, *_CHARTS_REMOVED)} с дашборда"
+
+
 def plan_object(*, kind: str, name: str, action: str, fields: list[str]) -> str:
     """«дашборд «Energy KPIs»: изменить (css, position)» — one line of a deploy card."""
     line = f"{PLAN_KINDS.get(kind, kind)} «{name}»: {PLAN_ACTIONS.get(action, action)}"

@@ -216,6 +216,7 @@ PLAN_DATABASE = "База {source} → {target} (сопоставлена по {
 PLAN_MATCHED_BY = {"uuid": "UUID", "name": "имени", "sqlalchemy_uri": "адресу подключения"}
 PLAN_DIGEST = "Отпечаток плана: `{digest}…`"
 PLAN_UNRESOLVED = "Не будут перенесены графики без датасета: {names}"
+PLAN_CHARTS_REMOVED = "Будут убраны с дашборда в цели графики без датасета: {names}"
 PLAN_OBJECTS = "Всего в плане: {count}"
 PLAN_NOT_APPLICABLE = "Применить этот план нельзя."
 PLAN_GIT_SOURCE = "ветки git «{ref}»"

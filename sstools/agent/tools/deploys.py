@@ -206,7 +206,9 @@ def plan_shape(payload: Any, args: ToolArgs) -> Any:
     out["databases"] = [pick(database, *keys) for database in listed(payload.get("databases"))]
     unresolved = listed(payload.get("unresolved_charts"))
     if unresolved:
-        out["unresolved_charts"] = [pick(chart, "name", "reason") for chart in unresolved]
+        out["unresolved_charts"] = [
+            pick(chart, "name", "reason", "removed_from_target") for chart in unresolved
+        ]
     return out
 
 

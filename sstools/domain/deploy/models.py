@@ -81,6 +81,9 @@ class UnresolvedChart(BaseModel):
     dataset_uuid: str | None
     reason: Literal["dataset_missing", "database_unmapped"]
     message: str
+    # The target's copy of the dashboard has it now, and the import rewrites that dashboard:
+    # the chart is taken off it there (Superset keeps no chart it could not import on it).
+    removed_from_target: bool = False
 
 
 class Plan(BaseModel):

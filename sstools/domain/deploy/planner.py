@@ -19,7 +19,7 @@ import yaml
 
 from sstools.domain.deploy import _target
 from sstools.domain.deploy._bundle import Reader, path_of
-from sstools.domain.deploy._portable import Document, differing_fields, portable
+from sstools.domain.deploy._portable import Document, chart_ids, differing_fields, portable
 from sstools.domain.deploy._sources import MappedSources, Sources, map_sources, read_sources
 from sstools.domain.deploy.errors import InvalidPlanRequest, UnknownDashboard, UnknownEnvironment
 from sstools.domain.deploy.models import (
@@ -27,6 +27,7 @@ from sstools.domain.deploy.models import (
     ObjectChange,
     Plan,
     PlanRequest,
+    UnresolvedChart,
 )
 from sstools.environments import EnvironmentRegistry, Stage
 from sstools.git_store import GitStore, normalise
@@ -67,6 +68,16 @@ def _without_the_connections_timeout(
         {key: value for key, value in ours.items() if key != drop},
         {key: value for key, value in theirs.items() if key != drop},
     )
+
+
+def _taken_off(chart: UnresolvedChart, target_files: dict[str, bytes]) -> UnresolvedChart:
+    """``chart`` marked removed when the target's copy of its dashboard shows it: the import
+    rewrites that dashboard without a chart it could not import."""
+    current = target_files.get(path_of("dashboards", str(chart.dashboard_uuid)))
+    position = (yaml.safe_load(current) or {}).get("position") if current else None
+    if chart.uuid not in chart_ids(position).values():
+        return chart
+    return chart.model_copy(update={"removed_from_target": True, "message": texts.CHART_REMOVED})
 
 
 def _change(
@@ -169,7 +180,14 @@ def build_plan(
             )
     order = {"dashboard": 0, "chart": 1, "dataset": 2, "database": 3}
     objects = sorted(changes.values(), key=lambda c: (order[c.kind], c.name, c.uuid))
-    unresolved = mapped.unresolved()
+    rewritten = {change.uuid for change in objects if change.kind == "dashboard"}
+    rewritten &= {
+        uuid for uuid in rewritten if changes[path_of("dashboards", uuid)].action == "update"
+    }
+    unresolved = [
+        _taken_off(chart, target_files) if chart.dashboard_uuid in rewritten else chart
+        for chart in mapped.unresolved()
+    ]
     bundles = {dashboard.uuid: dashboard.files() for dashboard in mapped.dashboards}
     others = mapped.others.files()
     planned = {path: target_files[path] for path in changes if path in target_files}
@@ -186,7 +204,17 @@ def build_plan(
         "applicable": all(d.target_uuid is not None for d in databases),
     }
     body["summary"] = texts.plan_summary(
-        changed_dashboards, len(mapped.dashboards), target_env_id, unresolved, origin
+        changed_dashboards,
+        len(mapped.dashboards),
+        target_env_id,
+        unresolved,
+        origin,
+        created={
+            change.name
+            for change in objects
+            if change.kind == "dashboard" and change.action == "create"
+        },
+        removed=[chart.name for chart in unresolved if chart.removed_from_target],
     )
     plan = Plan.model_validate({**body, "digest": _digest(body, bundles, others, planned)})
     return PlannedDeploy(

@@ -110,9 +110,11 @@ def plan(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if changes != 0 and isinstance(payload.get("summary"), str) and payload["summary"]:
         out.append(f"- {texts.RESTORE_SUMMARY.format(summary=md(payload['summary']))}")
     out += object_lines(payload)
-    unresolved = [
-        c.get("name") for c in payload.get("unresolved_charts") or [] if isinstance(c, dict)
-    ]
+    charts = [c for c in payload.get("unresolved_charts") or [] if isinstance(c, dict)]
+    removed = [c.get("name") for c in charts if c.get("removed_from_target")]
+    unresolved = [c.get("name") for c in charts if not c.get("removed_from_target")]
+    if removed:
+        out.append(f"- {texts.PLAN_CHARTS_REMOVED.format(names=names(removed))}")
     if unresolved:
         out.append(f"- {texts.PLAN_UNRESOLVED.format(names=names(unresolved))}")
     for database in payload.get("databases") or []:
