@@ -24,6 +24,8 @@ MODULES = (
     "bench.summarize",
     "bench.streams",
     "bench.cards",
+    "bench.planner",
+    "bench.deploys",
 )
 
 
