@@ -218,8 +218,8 @@ def assistant_tool(
     starts_task: bool = False,
     shape: Shaper | None = None,
 ) -> Callable[[Builder], Builder]:
-    """Register the decorated builder as a tool; its docstring is the model-facing description,
-    its title is :data:`sstools.agent.texts.tools.TITLES` by its name, and the words people use for
+    """Register the decorated builder as a tool; its docstring's first paragraph is what the
+    model reads of it (the whole docstring is what the router's BM25 matches), its title is :data:`sstools.agent.texts.tools.TITLES` by its name, and the words people use for
     it are in ``sstools/agent/routing/tools.yaml``."""
 
     def register(function: Builder) -> Builder:
