@@ -150,9 +150,14 @@ def parse_scenarios(text: str, origin: str) -> ScenarioFile:
 
 
 def load_scenarios(path: Path | None = None) -> ScenarioFile:
-    """The scenarios in ``path``, or the shipped acceptance scenarios."""
+    """The scenarios in ``path`` (YAML, or a labelled requests file ``.jsonl``), or the shipped
+    acceptance scenarios."""
     if path is None:
         return parse_scenarios(default_scenarios_text(), DEFAULT_SCENARIOS)
+    if path.suffix == ".jsonl":
+        from sstools.evaluation.requests import request_scenarios  # it builds on this module
+
+        return request_scenarios(path)
     try:
         text = path.read_text("utf-8")
     except OSError as exc:
