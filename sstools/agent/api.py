@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 from sqlalchemy import func, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
@@ -92,6 +92,8 @@ class RunAccepted(BaseModel):
 
 class DecisionRequest(BaseModel):
     decision: Literal["approve", "deny"]
+    # Why, with a denial: the model reads it (to propose something else) and the audit keeps it.
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = None
 
 
 class DecisionResponse(BaseModel):
@@ -339,8 +341,9 @@ async def decide(
         raise HTTPException(404, texts.CONFIRMATION_NOT_FOUND)
     if confirmation.status != ConfirmationStatus.pending:
         raise HTTPException(409, texts.CONFIRMATION_DECIDED[confirmation.status])
+    reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
     try:
-        run_id = await runtime.decide(confirmation, body.decision, user, token)
+        run_id = await runtime.decide(confirmation, body.decision, user, token, reason)
     except AlreadyDecided as exc:
         detail = (
             texts.CONFIRMATION_DECIDED["expired"] if exc.expired else texts.CONFIRMATION_UNDECIDABLE
@@ -350,6 +353,15 @@ async def decide(
         raise HTTPException(409, explain.busy()) from exc
     status = (
         ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
+    )
+    await audit.record(
+        session,
+        action="confirmation_decided",
+        outcome=status.value,
+        username=user.username,
+        conversation_id=conversation.id,
+        confirmation_id=confirmation.id,
+        reason=reason if status is ConfirmationStatus.denied else None,
     )
     return DecisionResponse(status=status, run_id=run_id)
 

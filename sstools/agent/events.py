@@ -39,6 +39,7 @@ class Decided(BaseModel):
     status: DecisionStatus
     by: str | None  # the person who decided; None when the card expired
     at: datetime
+    reason: str | None = None  # what the person said with a denial (their words: data)
 
 
 class RunStarted(_Event):

@@ -92,14 +92,16 @@ def crashed(title: str) -> str:
 # -- the graph: a card not approved, a reply not usable --------------------------------------
 
 
-def cancelled(title: str, why: Declined) -> str:
-    """Why a card's call did not run: «Операция отменена: вы отклонили «…»»."""
+def cancelled(title: str, why: Declined, said: str | None = None) -> str:
+    """Why a card's call did not run: «Операция отменена: вы отклонили «…»», with the person's
+    own reason when they gave one (the model reads it and should propose something else)."""
     reasons = {
         "deny": texts.CANCELLED_BY_USER,
         "expired": texts.CANCELLED_EXPIRED,
         "mismatch": texts.CANCELLED_MISMATCH,
     }
-    return reasons[why].format(tool=title)
+    text = reasons[why].format(tool=title)
+    return texts.CANCELLED_BECAUSE.format(text=text, reason=said) if said else text
 
 
 def operation_cancelled(reason: str) -> str:

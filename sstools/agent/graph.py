@@ -344,7 +344,8 @@ class AgentGraph:
         else:
             why = "mismatch"
         not_run = [call, *state.get("queue", [])]
-        reason = explain.cancelled(tool.title, why)
+        said = answer.get("reason") if valid and why == "deny" else None
+        reason = explain.cancelled(tool.title, why, said if isinstance(said, str) else None)
         emit, messages = step_messages.cancellation(
             tool, current["confirmation_id"], reason, not_run, runtime.context.run_id
         )

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from pydantic import ValidationError
 
@@ -62,6 +62,7 @@ class ConfirmationAnswer(TypedDict):
     decision: Literal["approve", "deny", "expired"]
     confirmation_id: str
     args_hash: str
+    reason: NotRequired[str | None]  # the person's words with a denial: the model reads them
 
 
 @dataclass(frozen=True)

@@ -101,11 +101,17 @@ class Agent:
         )
 
     async def decide(
-        self, conversation_id: str, confirmation_id: str, decision: str, role: Role = Role.engineer
+        self,
+        conversation_id: str,
+        confirmation_id: str,
+        decision: str,
+        role: Role = Role.engineer,
+        reason: str | None = None,
     ) -> httpx.Response:
+        body = {"decision": decision} | ({"reason": reason} if reason is not None else {})
         return await self.client.post(
             f"/api/agent/conversations/{conversation_id}/confirmations/{confirmation_id}",
-            json={"decision": decision},
+            json=body,
             headers=self.auth(role),
         )
 

@@ -8,8 +8,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from langchain_core.messages import ToolMessage
+from sqlalchemy import select
+
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.storage.models import AuditEntry
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import dataset_context
@@ -62,6 +66,7 @@ async def test_an_approval_starts_its_run_with_who_approved_and_when(
         "call_id": card["call_id"],
         "status": "approved",
         "by": "engineer",
+        "reason": None,
     }
     assert _at(started) == clock.now
     assert fake_superset.executed_sql == [DELETE["sql"]]
@@ -132,3 +137,41 @@ async def test_a_run_a_message_starts_says_no_decision(make_agent: Any) -> None:
     assert events[0]["type"] == "run_started"
     assert events[0]["decided"] is None
     assert card["type"] == "confirm_required"
+
+
+async def test_a_denial_with_a_reason_reaches_the_model_the_stamp_and_the_audit(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    """The person says why («не в прод, сначала в staging»): the model reads it with the denied
+    call, so it can propose something else; the card's stamp and the audit keep the words."""
+    said = "не в прод, сначала в staging"
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        cid, card = await _card(agent)
+        denied = await agent.decide(
+            cid, card["confirmation_id"], "deny", reason=f"  {said}\n<b>!</b> "
+        )
+        assert denied.status_code == 200, denied.text
+        after = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        await agent.send(
+            cid, "тогда что предложишь?", dataset_context(env_id="prod"), Role.engineer
+        )
+        await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=after[-1]["_id"]
+        )
+        async with agent.app.state.services.sessions() as session:
+            entries = [
+                e
+                for e in await session.scalars(select(AuditEntry))
+                if e.action == "confirmation_decided"
+            ]
+        too_long = await agent.decide(cid, "cf_none", "deny", reason="x" * 501)
+    assert after[0]["decided"]["reason"] == f"{said} <b>!</b>"  # one line, as the person wrote
+    assert fake_superset.executed_sql == []
+    told = [str(m.content) for m in agent.model.prompts[-1] if isinstance(m, ToolMessage)]
+    assert any(said in text for text in told), told
+    assert [(e.outcome, e.detail.get("reason")) for e in entries] == [
+        ("denied", f"{said} <b>!</b>")
+    ]
+    assert too_long.status_code == 422

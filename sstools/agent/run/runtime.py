@@ -193,7 +193,12 @@ class AgentRuntime:
         return confirmation.interrupt_id in {item.id for item in state.interrupts}
 
     async def decide(
-        self, confirmation: Confirmation, decision: str, user: Principal, token: str
+        self,
+        confirmation: Confirmation,
+        decision: str,
+        user: Principal,
+        token: str,
+        reason: str | None = None,
     ) -> str:
         """Record the decision (once: a second one is :class:`AlreadyDecided`), then resume."""
         if _aware(confirmation.expires_at) <= self.clock():
@@ -219,6 +224,7 @@ class AgentRuntime:
             "decision": "approve" if status is ConfirmationStatus.approved else "deny",
             "confirmation_id": confirmation.id,
             "args_hash": confirmation.args_hash,
+            "reason": reason if status is ConfirmationStatus.denied else None,
         }
         acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
         # Who decided and when, at the head of the run the decision starts: the card is stamped
@@ -229,6 +235,7 @@ class AgentRuntime:
             status="approved" if status is ConfirmationStatus.approved else "denied",
             by=user.username,
             at=now,
+            reason=answer["reason"],
         )
         self._spawn(confirmation.conversation_id, Command(resume=answer), acting, decided=decided)
         return run_id

@@ -16,6 +16,7 @@ CONTEXT_UNAVAILABLE = "контекст недоступен"
 SESSION_EXPIRED = "сессия истекла, обновите страницу"
 OPERATION_CANCELLED = "Операция отменена: {reason}"
 CANCELLED_BY_USER = "вы отклонили «{tool}»"
+CANCELLED_BECAUSE = "{text}; причина: «{reason}»"
 CANCELLED_EXPIRED = "подтверждение «{tool}» истекло"
 CANCELLED_MISMATCH = "подтверждение не совпадает с операцией «{tool}»"
 TIMEOUT_READ = (

@@ -219,8 +219,9 @@ def assistant_tool(
     shape: Shaper | None = None,
 ) -> Callable[[Builder], Builder]:
     """Register the decorated builder as a tool; its docstring's first paragraph is what the
-    model reads of it (the whole docstring is what the router's BM25 matches), its title is :data:`sstools.agent.texts.tools.TITLES` by its name, and the words people use for
-    it are in ``sstools/agent/routing/tools.yaml``."""
+    model reads of it (the whole docstring is what the router's BM25 matches), its title is
+    :data:`sstools.agent.texts.tools.TITLES` by its name, and the words people use for it are
+    in ``sstools/agent/routing/tools.yaml``."""
 
     def register(function: Builder) -> Builder:
         hints = get_type_hints(function)
