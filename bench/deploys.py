@@ -1,16 +1,18 @@
 """Issue 24: a deploy's requests to Superset and its time, plan to finished task, on the sandbox.
 
-Dev's released dashboards are equal in staging; before each run the bench edits the CSS of the
-dashboards it deploys in dev, so every run has something to change (the no-op run deploys them
-again unedited). Requests are counted where they leave this process (``httpx`` at the Superset
-ports), the app's and its task steps' alike. Baseline, in the same run: the same deploys with the
-task steps' sessions not kept (each step logs in and fetches a CSRF token of its own, as before).
-The goal is the peer's (preset-cli 0.3.13 ``sync native --split``, measured on this sandbox in
-issue 24; not installed here): at most its requests and 0.6× its time. Medians of the runs: the
-first run also logs in to both environments, as a service does once after it starts. Afterwards
-dev's CSS is put back and deployed, so staging ends as it began. (A snapshot for staging too,
-issue 24 §5, measured with this bench: +0.3 s on one dashboard, +0.35 s on 11, more than 10 %
-of the apply, so SSTOOLS_SNAPSHOT_STAGES stays prod by default.)
+Dev's released dashboards are in staging too; before each run the bench edits the CSS of the
+dashboards it deploys in dev, so every run has something to change (the no-op run plans the 12
+again unedited: nothing to apply). Run it on a quiet sandbox: another process writing staging
+meanwhile makes an apply stale (409). Requests are counted where they leave this process
+(``httpx`` at the Superset ports), the app's and its task steps' alike. Baseline, in the same
+run: the same deploys with the task steps' sessions not kept (each step logs in and fetches a
+CSRF token of its own, as before). The goal is the peer's (preset-cli 0.3.13 ``sync native
+--split``, measured on this sandbox in issue 24; not installed here): at most its requests and
+0.6× its time. Medians of the runs: the first run also logs in to both environments, as a
+service does once after it starts. Afterwards dev's CSS is put back and deployed, so staging
+ends as it began. (A snapshot for staging too, issue 24 §5, measured with this bench: +0.3 s on
+one dashboard, +0.35 s on 11, more than 10 % of the apply, so SSTOOLS_SNAPSHOT_STAGES stays prod
+by default.)
 """
 
 from __future__ import annotations
@@ -42,9 +44,9 @@ from sstools.tasks import superset as task_superset
 from sstools.testing import LiveServer
 
 SOURCE, TARGET = "ss-dev", "staging"
-# Released in every environment and equal there (sstools/sandbox/seed.py): Energy KPIs is drifted
-# in dev and the draft is dev's only, so deploying them would leave staging changed.
-LEFT_OUT = {"Energy KPIs", "Прогноз нагрузки (черновик)"}
+# Released in every environment (sstools/sandbox/seed.py); the draft is dev's only. Energy KPIs is
+# drifted in dev (its CSS): deployed in the 12-dashboard case, it is put back in staging after.
+DRAFT, DRIFTED = "Прогноз нагрузки (черновик)", "Energy KPIs"
 ONE = "Отчёт по энергопотреблению"
 RUNS = 3
 
@@ -58,8 +60,9 @@ class Peer:
 # preset-cli `--split`, as measured in issue 24 on this sandbox.
 PEER = {
     "one dashboard": Peer(11, 3.04),
+    "12 dashboards": Peer(31, 5.33),
     "11 dashboards": Peer(30, 5.39),
-    "no-op (11)": Peer(31, 5.28),
+    "no-op (12)": Peer(31, 5.28),
 }
 
 
@@ -102,6 +105,11 @@ async def _seed(settings: Settings) -> str:
         await add_user(session, "bench-engineer", Role.engineer, "bench-engineer-password")
     await engine.dispose()
     return issue_token(settings, Principal(username="bench-engineer", role=Role.engineer))
+
+
+async def _css(pool: SupersetPool, env_id: str, dashboard_id: int) -> str:
+    found = await pool.client(env_id).get_json(f"/api/v1/dashboard/{dashboard_id}")
+    return str(found["result"].get("css") or "")
 
 
 async def _set_css(pool: SupersetPool, ids: list[int], css: dict[int, str]) -> None:
@@ -155,12 +163,16 @@ async def _measure(
         rows = (
             await pool.client(SOURCE).get_json(
                 "/api/v1/dashboard/",
-                query={"columns": ["id", "dashboard_title", "css"], "page_size": 100},
+                query={"columns": ["id", "dashboard_title"], "page_size": 100},
             )
         )["result"]
-        released = sorted(row["id"] for row in rows if row["dashboard_title"] not in LEFT_OUT)
-        one = [next(row["id"] for row in rows if row["dashboard_title"] == ONE)]
-        original = {row["id"]: row.get("css") or "" for row in rows}
+        titles = {row["id"]: row["dashboard_title"] for row in rows}
+        twelve = sorted(number for number, title in titles.items() if title != DRAFT)
+        eleven = [number for number in twelve if titles[number] != DRIFTED]
+        one = [next(number for number, title in titles.items() if title == ONE)]
+        original = {n: await _css(pool, SOURCE, n) for n in twelve}
+        drifted = next(number for number, title in titles.items() if title == DRIFTED)
+        in_target = await _css(pool, TARGET, drifted)
         results: dict[str, tuple[int, float]] = {}
         try:
             if not keep_sessions:
@@ -169,8 +181,9 @@ async def _measure(
                 async with httpx.AsyncClient(base_url=server.url, timeout=120) as api:
                     for name, ids, edit in (
                         ("one dashboard", one, True),
-                        ("11 dashboards", released, True),
-                        ("no-op (11)", released, False),
+                        ("12 dashboards", twelve, True),
+                        ("11 dashboards", eleven, True),
+                        ("no-op (12)", twelve, False),
                     ):
                         if name not in cases:
                             continue
@@ -188,8 +201,11 @@ async def _measure(
                             sorted(counts)[len(counts) // 2],
                             sorted(times)[len(times) // 2],
                         )
-                    await _set_css(pool, released, original)  # and staging back to it
-                    await _deploy(api, headers, released)
+                    await _set_css(pool, twelve, original)  # and staging back to it
+                    await _deploy(api, headers, eleven)
+                    await pool.client(TARGET).put_json(
+                        f"/api/v1/dashboard/{drifted}", {"css": in_target}
+                    )
         finally:
             task_superset._KEYS = kept
             await pool.aclose()
