@@ -128,6 +128,8 @@ class TaskRecord(Base):
     kind: Mapped[str] = mapped_column(String(32))
     workflow: Mapped[str] = mapped_column(String(255))
     objects: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # What it writes, by key (``dashboard:<uuid>``), kept after the claims go; None before 0006.
+    object_keys: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     env_id: Mapped[str] = mapped_column(String(64), index=True)
     source: Mapped[str | None] = mapped_column(String(255), nullable=True)
     started_by: Mapped[str] = mapped_column(String(64))

@@ -16,7 +16,18 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import Delete, Engine, Select, Update, delete, insert, select, update
+from sqlalchemy import (
+    Delete,
+    Engine,
+    Select,
+    String,
+    Update,
+    cast,
+    delete,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -131,6 +142,27 @@ async def list_tasks(
     if started_by is not None:
         query = query.where(TaskRecord.started_by == started_by)
     return list((await session.scalars(query)).all())
+
+
+async def tasks_writing(
+    session: AsyncSession, object_key: str, *, kinds: Sequence[str], limit: int = 50
+) -> list[TaskRecord]:
+    """The newest tasks of these kinds that wrote ``object_key`` (in any environment).
+
+    The keys are a JSON list: the text match narrows portably (SQLite and PostgreSQL alike), the
+    exact membership test after it decides, so a key that merely contains another never counts.
+    """
+    query = (
+        select(TaskRecord)
+        .where(
+            TaskRecord.kind.in_(list(kinds)),
+            cast(TaskRecord.object_keys, String).contains(f'"{object_key}"', autoescape=True),
+        )
+        .order_by(TaskRecord.created_at.desc())
+        .limit(limit)
+    )
+    found = (await session.scalars(query)).all()
+    return [record for record in found if object_key in (record.object_keys or [])]
 
 
 async def unfinished_tasks(session: AsyncSession) -> list[TaskRecord]:

@@ -214,6 +214,7 @@ class TaskEngine:
                     kind=kind.value,
                     workflow=name,
                     objects=list(objects),
+                    object_keys=list(dict.fromkeys(object_keys)),
                     env_id=env_id,
                     source=source,
                     started_by=started_by,

@@ -2,114 +2,50 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import InvalidToken, Principal
+from sstools.auth.tokens import Principal
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.datasets import dataset_with_review
 from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.environments import Environment
-from sstools.errors import SstoolsError
-from sstools.http.auth import SESSION_COOKIE, resolve_principal
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
 from sstools.http.services import Services
-from sstools.russian import human_datetime
 from sstools.superset import SupersetError, SupersetNotFound
-from sstools.texts import http as http_texts
+from sstools.web import home_page, task_pages
+from sstools.web._kit import (
+    STATIC_DIR,
+    LoginRequired,
+    PageUser,
+    agent_link,
+    environment,
+    login_redirect,
+    page_user,
+    render,
+    templates,
+)
 from sstools.web.strings import UI
 
-templates = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
-templates.env.filters["human_date"] = human_datetime
-STATIC_DIR = Path(__file__).with_name("static")
+__all__ = [
+    "STATIC_DIR",
+    "LoginRequired",
+    "PageUser",
+    "agent_link",
+    "login_redirect",
+    "page_user",
+    "router",
+    "templates",
+]
+
 router = APIRouter(include_in_schema=False)
-
-
-class LoginRequired(SstoolsError):
-    """No valid session cookie: the page redirects to /login and back."""
-
-
-async def page_user(request: Request, services: ServicesDep) -> Principal:
-    try:
-        return await resolve_principal(services, request.cookies.get(SESSION_COOKIE, ""))
-    except InvalidToken as exc:
-        raise LoginRequired from exc
-
-
-PageUser = Annotated[Principal, Depends(page_user)]
-
-
-def login_redirect(request: Request, exc: Exception) -> Response:
-    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-    return RedirectResponse(f"/login?{urlencode({'next': target})}", status_code=303)
-
-
-def agent_link(
-    object_type: str | None,
-    object_id: int | None,
-    name: str | None,
-    env_id: str,
-    route: str,
-    prompt: str | None = None,
-) -> str:
-    """/agent with the page's context in the URL (spaces as %20, as the spec's example).
-
-    ``prompt`` prefills the request box; the page never sends it by itself.
-    """
-    params: dict[str, str] = {}
-    if object_type and object_id is not None:
-        params |= {"objectType": object_type, "objectId": str(object_id)}
-        if name:
-            params["objectName"] = name
-    params |= {"envId": env_id, "route": route}
-    if prompt:
-        params["prompt"] = prompt
-    return "/agent?" + urlencode(params, quote_via=quote, safe="/")
-
-
-def _environment(services: Services, env_id: str | None) -> Environment:
-    """The page's environment: the one asked for, or the first without one. An unknown one is a
-    404 saying so: never another environment's object under the asked-for name."""
-    if env_id is None:
-        return next(iter(services.environments.values()))
-    if env_id not in services.environments:
-        known = ", ".join(services.environments)
-        raise HTTPException(404, http_texts.UNKNOWN_ENVIRONMENT.format(env=env_id, known=known))
-    return services.environments[env_id]
-
-
-def _render(
-    request: Request,
-    template: str,
-    user: Principal,
-    services: Services,
-    env: Environment,
-    **context: Any,
-) -> HTMLResponse:
-    return templates.TemplateResponse(
-        request,
-        template,
-        {
-            "t": UI,
-            "ui_json": json.dumps(UI, ensure_ascii=False),
-            "user": user,
-            "env": env,
-            "environments": list(services.environments.values()),
-            **context,
-        },
-    )
-
-
-@router.get("/")
-async def home() -> RedirectResponse:
-    return RedirectResponse("/dashboards", status_code=303)
+router.include_router(home_page.router)
+router.include_router(task_pages.router)
 
 
 DEFAULT_NEXT = "/dashboards"
@@ -151,7 +87,7 @@ async def _list_page(
     kind: Literal["dashboards", "datasets"],
 ) -> HTMLResponse:
     """A searchable list of one environment's objects; an unreachable Superset is said, not 500."""
-    env = _environment(services, env_id)
+    env = environment(services, env_id)
     client = services.superset.client(env.id)
     search = client.search_dashboards if kind == "dashboards" else client.search_datasets
     error = None
@@ -160,7 +96,7 @@ async def _list_page(
         items = list((await search(q, page_size=100)).items)
     except SupersetError as exc:
         error = exc.message
-    return _render(
+    return render(
         request,
         f"{kind}.html",
         user,
@@ -189,10 +125,11 @@ async def dashboard_page(
     request: Request,
     dashboard_id: SupersetId,
     services: ServicesDep,
+    session: SessionDep,
     user: PageUser,
     env_id: str | None = None,
 ) -> HTMLResponse:
-    env = _environment(services, env_id)
+    env = environment(services, env_id)
     try:
         overview = await dashboard_overview(
             services.superset.client(env.id), services.git, dashboard_id, services.sessions
@@ -219,7 +156,7 @@ async def dashboard_page(
         for row in (placements.environments if placements else [])
         if row.env_id != env.id
     }
-    return _render(
+    return render(
         request,
         "dashboard.html",
         user,
@@ -229,8 +166,30 @@ async def dashboard_page(
         health=overview.health,
         placements=placements,
         actions=actions,
+        history=await _history(session, services, user, env, dashboard_id, placements),
         ask=ask(),
     )
+
+
+async def _history(
+    session: AsyncSession,
+    services: Services,
+    user: Principal,
+    env: Environment,
+    dashboard_id: int,
+    placements: DashboardPlacements | None,
+) -> list[task_pages.HistoryRow]:
+    """The tasks that wrote this dashboard anywhere, matched by its UUID (placements know it)."""
+    uuid = placements.uuid if placements else None
+    if uuid is None:
+        try:
+            found = await services.superset.client(env.id).find_dashboard("id", dashboard_id)
+        except SupersetError:
+            return []
+        uuid = found[0] if found else None
+    if uuid is None:
+        return []
+    return await task_pages.dashboard_history(session, services, user, uuid)
 
 
 async def _placements_or_none(
@@ -270,14 +229,14 @@ async def dataset_page(
     user: PageUser,
     env_id: str | None = None,
 ) -> HTMLResponse:
-    env = _environment(services, env_id)
+    env = environment(services, env_id)
     try:
         dataset = await dataset_with_review(services.superset.client(env.id), session, dataset_id)
     except SupersetNotFound as exc:
         absent = UI["dataset_absent"].format(id=dataset_id, env=env.name)
         raise HTTPException(404, absent) from exc
     route = f"/datasets/{dataset_id}"
-    return _render(
+    return render(
         request,
         "dataset.html",
         user,
@@ -285,22 +244,8 @@ async def dataset_page(
         env,
         dataset=dataset,
         review=dataset.review,
+        superset_url=f"{env.url}/explore/?datasource_type=table&datasource_id={dataset.id}",
         ask=agent_link("dataset", dataset_id, dataset.name, env.id, route),
-    )
-
-
-@router.get("/settings")
-async def settings_page(
-    request: Request, services: ServicesDep, user: PageUser, env_id: str | None = None
-) -> HTMLResponse:
-    env = _environment(services, env_id)
-    return _render(
-        request,
-        "settings.html",
-        user,
-        services,
-        env,
-        ask=agent_link(None, None, None, env.id, "/settings"),
     )
 
 
@@ -311,5 +256,5 @@ async def agent_page(
     user: PageUser,
     env_id: Annotated[str | None, Query(alias="envId")] = None,
 ) -> HTMLResponse:
-    env = _environment(services, env_id)
-    return _render(request, "agent.html", user, services, env)
+    env = environment(services, env_id)
+    return render(request, "agent.html", user, services, env)

@@ -1,7 +1,8 @@
 // The /agent page: UIContext from the URL, its object as Superset has it (followed by UUID when
 // the environment changes), a conversation per tab and object, the SSE transcript — rebuilt from
-// the conversation's event log on a reload —, confirmation cards stamped with their decision,
-// progress lines of the tasks they start and each task's ending. Model output, tool output, user
+// the conversation's event log on a reload —, confirmation cards stamped with their decision
+// (agent_cards.js), progress lines of the tasks they start and each task's ending
+// (agent_tasks.js; both loaded before this file). Model output, tool output, user
 // text, object names and plan objects are data: they reach the page only as textContent, or as
 // markdown sanitised by DOMPurify.
 (() => {
@@ -222,247 +223,20 @@
     if (line) line.textContent = `⚙ ${titles.get(callId) || ui.tool_generic} — ${state}`;
   }
 
-  // -- confirmation and permission cards (AGGRD-FR-002/003/004) -------------------------------
-  function card(event) {
-    if (cards.has(event.confirmation_id)) return; // re-sent on reconnect: shown once
-    const decision = event.decision;
-    const item = add(`card tone-${decision.tone} level-${decision.level}`, undefined, event.run_id);
-    cards.set(event.confirmation_id, { element: item, callId: event.call_id, title: event.title, status: null });
-    item.tabIndex = -1;
-    item.setAttribute("role", "group");
-    item.dataset.confirmationId = event.confirmation_id;
-
-    const head = element("div", "card-head");
-    const badge = element("span", "badge", decision.kind === "read" ? ui.read_only
-      : decision.stage === "prod" ? ui.production : (decision.stage || "git"));
-    head.append(badge, element("strong", "", event.title));
-    item.append(head, element("p", "card-prompt", decision.prompt));
-    if (decision.impact) item.append(element("p", "card-impact", `${ui.impact}: ${decision.impact}`));
-    // The plan's objects are names from Superset: data, so textContent only.
-    if (Array.isArray(decision.objects) && decision.objects.length) {
-      const list = element("ul", "card-objects");
-      list.setAttribute("aria-label", ui.plan_objects);
-      for (const line of decision.objects) list.append(element("li", "", String(line)));
-      item.append(list);
-    }
-    if (typeof decision.digest === "string" && decision.digest) {
-      const digest = element("p", "card-digest", `${ui.plan_digest}: ${decision.digest.slice(0, 12)}…`);
-      digest.title = format(ui.plan_digest_title, { digest: decision.digest });
-      item.append(digest);
-    }
-    // The call's arguments as labelled values, named by the server from the page's context and
-    // the environments registry; the model's words are data, so textContent only.
-    const given = Array.isArray(decision.arguments) ? decision.arguments : [];
-    if (given.length) {
-      const args = element("dl", "card-args");
-      args.setAttribute("aria-label", ui.arguments);
-      for (const argument of given) {
-        args.append(element("dt", "", String(argument.label)), element("dd", "", String(argument.value)));
-      }
-      item.append(args);
-    }
-
-    const actions = element("div", "card-actions");
-    const confirm = element("button", decision.tone === "destructive" ? "danger" : "primary", ui.confirm);
-    const deny = element("button", "", ui.deny);
-    confirm.type = deny.type = "button";
-    actions.append(confirm, deny);
-    item.append(actions);
-
-    // The card is stamped by the decision's own event (run_started.decided), not by the click.
-    const decide = async (choice) => {
-      confirm.disabled = deny.disabled = true;
-      const response = await api(
-        `/api/agent/conversations/${conversationId}/confirmations/${event.confirmation_id}`,
-        { method: "POST", body: { decision: choice } },
-      );
-      if (!item.dataset.decided) item.dataset.decided = response.ok ? choice : "late";
-    };
-    confirm.addEventListener("click", () => decide("approve"));
-    deny.addEventListener("click", () => decide("deny"));
-    item.focus({ preventScroll: true }); // the transcript follows its end itself
-  }
-
-  // «Подтверждено: alice, 17:20» — in the person's own clock, with the day unless it is today.
-  function moment(at) {
-    const when = new Date(at);
-    const time = when.toLocaleTimeString("ru-RU", { hour: "2-digit", minute: "2-digit" });
-    if (when.toDateString() === new Date().toDateString()) return time;
-    return `${when.toLocaleDateString("ru-RU", { day: "numeric", month: "long" })}, ${time}`;
-  }
-
-  const STAMPS = { approved: ["approve", "card_approved"], denied: ["deny", "card_denied"], expired: ["expired", "card_expired"] };
-
-  // The decision a resumed run starts from: the card loses its buttons and says who and when;
-  // its tool line says what happens now. A decision without its event (a log written before
-  // run_started carried it) still settles the card, unstamped.
-  function settle(confirmationId, decided) {
-    const shown = cards.get(confirmationId);
-    if (!shown || shown.status) return;
-    shown.status = decided ? decided.status : "settled";
-    const [value, words] = STAMPS[shown.status] || ["settled", "card_settled"];
-    shown.element.dataset.decided = value;
-    shown.element.querySelector(".card-actions")?.remove();
-    const stamp = element("p", `card-stamp stamp-${value}`,
-      format(ui[words], { who: decided?.by || "", when: decided ? moment(decided.at) : "" }));
-    if (decided) stamp.title = new Date(decided.at).toLocaleString("ru-RU");
-    shown.element.append(stamp);
-    if (document.activeElement === shown.element) shown.element.blur(); // nothing left to do there
-    if (shown.status === "approved") setTool(shown.callId, ui.tool_running);
-    else if (shown.status === "denied") setTool(shown.callId, ui.tool_denied);
-    else if (shown.status === "expired") setTool(shown.callId, ui.tool_declined);
-  }
-
-  function deniedCard(event) {
-    const item = add("card tone-destructive denied", undefined, event.run_id);
-    item.tabIndex = -1;
-    item.setAttribute("role", "alert");
-    // The server's sentence names the tool by its title and the roles in Russian; never ids.
-    const dismiss = element("button", "", ui.dismiss);
-    dismiss.type = "button";
-    dismiss.addEventListener("click", () => item.remove());
-    item.append(element("strong", "", ui.access_denied), element("p", "", event.message), dismiss);
-    item.focus({ preventScroll: true }); // the transcript follows its end itself
-  }
-
-  // -- task progress lines: a started task is followed by polling its record -------------------
-  const POLL_MS = 1000;
-  const FINISHED = ["succeeded", "failed", "cancelled"];
-  const taskLines = new Map(); // task id → {element, runId}
-  const endings = new Map(); // run id → endings waiting for the run to end
-
   function format(template, values) {
     return template.replace(/\{(\w+)\}/g, (match, key) => (key in values ? String(values[key]) : match));
   }
 
-  function taskText(task) {
-    const head = `${ui.task} «${ui[`task_kind_${task.kind}`] || task.kind}»`;
-    if (task.status === "succeeded") return `${head}: ${ui.task_succeeded}`;
-    if (task.status === "cancelled") return `${head}: ${ui.task_cancelled}`;
-    if (task.status === "failed") {
-      const text = `${head}: ${format(ui.task_failed, { error: task.error || "—" })}`;
-      const report = task.result || {};
-      if (!Array.isArray(report.imported) || !Array.isArray(report.not_imported)) return text;
-      return `${text} (${format(ui.task_partial, {
-        imported: report.imported.length, not_imported: report.not_imported.length,
-      })})`;
-    }
-    if (!task.progress) return `${head}: ${ui.task_queued}`;
-    return `${head}: ${format(ui.task_step, task.progress)}`;
-  }
+  // -- confirmation and permission cards: agent_cards.js ----------------------------------------
+  const { card, settle, deniedCard } = window.sstools.agentCards({
+    ui, api, add, element, format, setTool, cards, conversationId: () => conversationId,
+  });
 
-  // «Выкатка «Energy KPIs»: выполнена.» — the words agree with the kind's gender.
-  function endingText(task) {
-    const gender = ui[`task_gender_${task.kind}`] || "f";
-    const names = Array.isArray(task.objects) ? task.objects.map(String) : [];
-    const shown = names.slice(0, 3).map((name) => `«${name}»`).join(", ");
-    const objects = !names.length ? ""
-      : ` ${shown}${names.length > 3 ? ` ${format(ui.task_more, { count: names.length - 3 })}` : ""}`;
-    const values = {
-      title: ui[`task_title_${task.kind}`] || ui.task, objects,
-      status: ui[`task_end_${task.status}_${gender}`], error: task.error || "—",
-    };
-    return format(task.status === "failed" ? ui.task_ended_failed : ui.task_ended, values);
-  }
-
-  function renderTask(line, task) {
-    line.dataset.status = task.status;
-    line.querySelector(".task-text").textContent = taskText(task);
-    const bar = line.querySelector("progress");
-    bar.hidden = FINISHED.includes(task.status);
-    if (task.progress && task.progress.total) {
-      bar.max = task.progress.total;
-      bar.value = task.progress.step;
-    }
-    const report = task.result || {};
-    if (task.status === "failed" && Array.isArray(report.not_imported)) {
-      line.title = report.not_imported.join(", "); // which objects did not make it
-    }
-  }
-
-  // A task that ended gets its ending as a message after the last thing its run said (once the
-  // run has said it), so the last word on it is never «выполняется»; live and rebuilt alike.
-  function endTask(taskId, task) {
-    const followed = taskLines.get(taskId);
-    const ending = element("li", `msg assistant task-ended status-${task.status}`, endingText(task));
-    ending.dataset.taskId = taskId;
-    const runId = followed.runId;
-    if (runId && !endedRuns.has(runId)) {
-      endings.set(runId, [...(endings.get(runId) || []), ending]);
-      return;
-    }
-    putAfter(ending, runId ? runEnds.get(runId) : followed.element);
-    if (runId) runEnds.set(runId, ending);
-  }
-
-  function putAfter(item, after) {
-    if (after && after.isConnected) after.after(item); else transcript.appendChild(item);
-    if (item === transcript.lastElementChild) following = true;
-  }
-
-  function runEnded(runId) {
-    endedRuns.add(runId);
-    for (const ending of endings.get(runId) || []) {
-      putAfter(ending, runEnds.get(runId));
-      runEnds.set(runId, ending);
-    }
-    endings.delete(runId);
-  }
-
-  function tasksKey() { return `${storageKey}:tasks`; }
-
-  function rememberTask(taskId) {
-    const known = JSON.parse(sessionStorage.getItem(tasksKey()) || "[]");
-    if (!known.includes(taskId)) known.push(taskId);
-    sessionStorage.setItem(tasksKey(), JSON.stringify(known.slice(-20)));
-  }
-
-  // Polls GET /api/tasks/{id} about once a second until the task has ended. ``runId``: the run
-  // whose tool_result started it (none for a task this tab only remembers).
-  function followTask(taskId, runId) {
-    const known = taskLines.get(taskId);
-    if (known) {
-      if (runId && !known.runId) { // remembered before the log got to it: its place is here
-        const ending = transcript.querySelector(`.task-ended[data-task-id="${CSS.escape(taskId)}"]`);
-        transcript.appendChild(known.element);
-        known.runId = runId;
-        runEnds.set(runId, known.element);
-        if (ending) endings.set(runId, [...(endings.get(runId) || []), ending]); // after its run
-      }
-      return;
-    }
-    rememberTask(taskId);
-    const line = add("task-line", undefined, runId);
-    line.dataset.taskId = taskId;
-    line.dataset.status = "queued";
-    const text = element("span", "task-text", `${ui.task}: ${ui.task_starting}`);
-    const bar = element("progress");
-    bar.setAttribute("aria-hidden", "true");
-    line.append(text, bar);
-    taskLines.set(taskId, { element: line, runId });
-
-    const poll = async () => {
-      let response;
-      try {
-        response = await api(`/api/tasks/${encodeURIComponent(taskId)}`);
-      } catch {
-        setTimeout(poll, POLL_MS); // the server is restarting: keep looking
-        return;
-      }
-      if (response.status === 401) { text.textContent = ui.session_expired; return; }
-      if (!response.ok) {
-        if (response.status >= 500) { setTimeout(poll, POLL_MS); return; }
-        line.dataset.status = "unknown";
-        text.textContent = `${ui.task}: ${format(ui.task_unreadable, { status: response.status })}`;
-        return;
-      }
-      const task = await response.json();
-      renderTask(line, task);
-      if (FINISHED.includes(task.status)) endTask(taskId, task);
-      else setTimeout(poll, POLL_MS);
-    };
-    poll();
-  }
+  // -- task progress lines: agent_tasks.js ------------------------------------------------------
+  const { followTask, runEnded, tasksKey } = window.sstools.agentTasks({
+    ui, api, add, element, format, transcript, runEnds, endedRuns,
+    follow: () => { following = true; }, storageKey: () => storageKey,
+  });
 
   // -- the event stream -------------------------------------------------------------------------
   const storageKey = `sstools.conversation:${context.objectType}:${context.objectId}:${context.route}`;

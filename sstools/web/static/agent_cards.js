@@ -1,0 +1,115 @@
+// The /agent page's confirmation and permission cards (AGGRD-FR-002/003/004): the tool in
+// words, the environment's tone, the plan's objects and digest, «Подтвердить» / «Отклонить»; once
+// decided, stamped from the decision's own event. Loaded before agent.js, which makes them with
+// what the transcript shares (agentCards(shared)). Names from Superset and the model's words are
+// data: textContent only.
+(() => {
+  "use strict";
+  window.sstools.agentCards = (shared) => {
+    const { ui, api, add, element, format, setTool, cards, conversationId } = shared;
+
+    function card(event) {
+      if (cards.has(event.confirmation_id)) return; // re-sent on reconnect: shown once
+      const decision = event.decision;
+      const item = add(`card tone-${decision.tone} level-${decision.level}`, undefined, event.run_id);
+      cards.set(event.confirmation_id, { element: item, callId: event.call_id, title: event.title, status: null });
+      item.tabIndex = -1;
+      item.setAttribute("role", "group");
+      item.dataset.confirmationId = event.confirmation_id;
+
+      const head = element("div", "card-head");
+      const badge = element("span", "badge", decision.kind === "read" ? ui.read_only
+        : decision.stage === "prod" ? ui.production : (decision.stage || "git"));
+      head.append(badge, element("strong", "", event.title));
+      item.append(head, element("p", "card-prompt", decision.prompt));
+      if (decision.impact) item.append(element("p", "card-impact", `${ui.impact}: ${decision.impact}`));
+      // The plan's objects are names from Superset: data, so textContent only.
+      if (Array.isArray(decision.objects) && decision.objects.length) {
+        const list = element("ul", "card-objects");
+        list.setAttribute("aria-label", ui.plan_objects);
+        for (const line of decision.objects) list.append(element("li", "", String(line)));
+        item.append(list);
+      }
+      if (typeof decision.digest === "string" && decision.digest) {
+        const digest = element("p", "card-digest", `${ui.plan_digest}: ${decision.digest.slice(0, 12)}…`);
+        digest.title = format(ui.plan_digest_title, { digest: decision.digest });
+        item.append(digest);
+      }
+      // The call's arguments as labelled values, named by the server from the page's context and
+      // the environments registry; the model's words are data, so textContent only.
+      const given = Array.isArray(decision.arguments) ? decision.arguments : [];
+      if (given.length) {
+        const args = element("dl", "card-args");
+        args.setAttribute("aria-label", ui.arguments);
+        for (const argument of given) {
+          args.append(element("dt", "", String(argument.label)), element("dd", "", String(argument.value)));
+        }
+        item.append(args);
+      }
+
+      const actions = element("div", "card-actions");
+      const confirm = element("button", decision.tone === "destructive" ? "danger" : "primary", ui.confirm);
+      const deny = element("button", "", ui.deny);
+      confirm.type = deny.type = "button";
+      actions.append(confirm, deny);
+      item.append(actions);
+
+      // The card is stamped by the decision's own event (run_started.decided), not by the click.
+      const decide = async (choice) => {
+        confirm.disabled = deny.disabled = true;
+        const response = await api(
+          `/api/agent/conversations/${conversationId()}/confirmations/${event.confirmation_id}`,
+          { method: "POST", body: { decision: choice } },
+        );
+        if (!item.dataset.decided) item.dataset.decided = response.ok ? choice : "late";
+      };
+      confirm.addEventListener("click", () => decide("approve"));
+      deny.addEventListener("click", () => decide("deny"));
+      item.focus({ preventScroll: true }); // the transcript follows its end itself
+    }
+
+    // «Подтверждено: alice, 17:20» — in the person's own clock, with the day unless it is today.
+    function moment(at) {
+      const when = new Date(at);
+      const time = when.toLocaleTimeString("ru-RU", { hour: "2-digit", minute: "2-digit" });
+      if (when.toDateString() === new Date().toDateString()) return time;
+      return `${when.toLocaleDateString("ru-RU", { day: "numeric", month: "long" })}, ${time}`;
+    }
+
+    const STAMPS = { approved: ["approve", "card_approved"], denied: ["deny", "card_denied"], expired: ["expired", "card_expired"] };
+
+    // The decision a resumed run starts from: the card loses its buttons and says who and when;
+    // its tool line says what happens now. A decision without its event (a log written before
+    // run_started carried it) still settles the card, unstamped.
+    function settle(confirmationId, decided) {
+      const shown = cards.get(confirmationId);
+      if (!shown || shown.status) return;
+      shown.status = decided ? decided.status : "settled";
+      const [value, words] = STAMPS[shown.status] || ["settled", "card_settled"];
+      shown.element.dataset.decided = value;
+      shown.element.querySelector(".card-actions")?.remove();
+      const stamp = element("p", `card-stamp stamp-${value}`,
+        format(ui[words], { who: decided?.by || "", when: decided ? moment(decided.at) : "" }));
+      if (decided) stamp.title = new Date(decided.at).toLocaleString("ru-RU");
+      shown.element.append(stamp);
+      if (document.activeElement === shown.element) shown.element.blur(); // nothing left to do there
+      if (shown.status === "approved") setTool(shown.callId, ui.tool_running);
+      else if (shown.status === "denied") setTool(shown.callId, ui.tool_denied);
+      else if (shown.status === "expired") setTool(shown.callId, ui.tool_declined);
+    }
+
+    function deniedCard(event) {
+      const item = add("card tone-destructive denied", undefined, event.run_id);
+      item.tabIndex = -1;
+      item.setAttribute("role", "alert");
+      // The server's sentence names the tool by its title and the roles in Russian; never ids.
+      const dismiss = element("button", "", ui.dismiss);
+      dismiss.type = "button";
+      dismiss.addEventListener("click", () => item.remove());
+      item.append(element("strong", "", ui.access_denied), element("p", "", event.message), dismiss);
+      item.focus({ preventScroll: true }); // the transcript follows its end itself
+    }
+
+    return { card, settle, deniedCard };
+  };
+})();

@@ -1,0 +1,269 @@
+"""The task pages without a browser: /tasks with its filters, a task page in words, a
+dashboard's deploy history by UUID, «Откатить» and «Открыть в Superset» links, the home page
+with a stopped environment, settings; never a raw 32-hex id or UUID in what people read."""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+from uuid import NAMESPACE_URL, uuid4, uuid5
+
+import httpx
+import pytest
+
+from sstools.auth.roles import Role
+from sstools.config import Settings
+from sstools.storage.db import create_engine, session_factory
+from sstools.storage.models import TaskRecord
+from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
+from tests.conftest import app_client
+
+RAW_ID = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
+DASHBOARD_UUID = str(uuid5(NAMESPACE_URL, "3"))  # the fake's UUID of dashboard 3
+
+
+def text_of(page: str) -> str:
+    """What a person reads: the body without tags, attributes or the catalogue blob."""
+    body = page.split("<body", 1)[1].split(">", 1)[1] if "<body" in page else page
+    return html.unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+async def seed(settings: Settings, **fields: Any) -> str:
+    task_id = uuid4().hex
+    record = TaskRecord(
+        id=task_id,
+        workflow="test",
+        env_id=fields.pop("env_id", "ss-dev"),
+        started_by=fields.pop("started_by", "engineer"),
+        created_at=fields.pop("created_at", NOW),
+        **fields,
+    )
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        session.add(record)
+        await session.commit()
+    await engine.dispose()
+    return task_id
+
+
+def deploy(**fields: Any) -> dict[str, Any]:
+    snapshot = {"branch": "snapshots/x", "commit": "c" * 40, "dashboards": [], "files": 4}
+    return {
+        "kind": "deploy",
+        "objects": ["Отчёт"],
+        "object_keys": [f"dashboard:{DASHBOARD_UUID}"],
+        "source": "staging",
+        "status": "succeeded",
+        "result": {"imported": ["Отчёт"], "not_imported": [], "snapshot": snapshot},
+        "started_at": NOW,
+        "finished_at": NOW + timedelta(seconds=20),
+        **fields,
+    }
+
+
+@pytest.fixture
+def signed_in(
+    client: httpx.AsyncClient, token_for: Callable[[Role], str]
+) -> Callable[[Role], None]:
+    def sign_in(role: Role) -> None:
+        client.cookies.set("sstools_session", token_for(role))
+
+    return sign_in
+
+
+async def test_the_list_says_each_task_in_words_newest_first_and_filters(
+    client: httpx.AsyncClient, settings: Settings, signed_in: Callable[[Role], None]
+) -> None:
+    older = await seed(settings, **deploy(created_at=NOW - timedelta(hours=1)))
+    running = await seed(
+        settings,
+        kind="migration",
+        objects=["Energy KPIs", "Executive Summary"],
+        source="ss-dev",
+        env_id="prod",
+        status="running",
+        progress={"step": 2, "total": 3, "name": "импорт «Energy KPIs»"},
+    )
+    signed_in(Role.analyst)
+    page = await client.get("/tasks")
+    assert page.status_code == 200
+    words = " ".join(text_of(page.text).split())
+    assert "миграция «Energy KPIs», «Executive Summary»" in words
+    assert "шаг 2 из 3: импорт «Energy KPIs»" in words
+    assert "выкатка «Отчёт»" in words
+    assert "выполнена" in words
+    assert "30 ноября 2026, 09:15" in words
+    assert words.index(running[:8]) < words.index(older[:8])  # newest first
+    assert RAW_ID.findall(words) == []
+    assert f'href="/tasks/{running}"' in page.text
+
+    only_deploys = text_of((await client.get("/tasks?kind=deploy&status=&env_id=")).text)
+    assert older[:8] in only_deploys
+    assert running[:8] not in only_deploys
+    in_prod = text_of((await client.get("/tasks?env_id=prod&started_by=engineer")).text)
+    assert running[:8] in in_prod
+    assert older[:8] not in in_prod
+    assert "Задач нет" in text_of((await client.get("/tasks?started_by=nobody")).text)
+    bad = await client.get("/tasks?kind=drop", headers={"Accept": "text/html"})
+    assert bad.status_code == 422
+    assert "Вид: нет такого значения «drop»" in text_of(bad.text)
+
+
+async def test_a_task_page_reads_in_words_with_links_and_a_rollback(
+    client: httpx.AsyncClient,
+    settings: Settings,
+    fake_superset: FakeSuperset,
+    signed_in: Callable[[Role], None],
+) -> None:
+    fake_superset.dashboards = [{"id": 3, "dashboard_title": "Отчёт", "published": True}]
+    task_id = await seed(settings, **deploy(env_id="ss-dev", source="prod"))
+    signed_in(Role.engineer)
+    page = await client.get(f"/tasks/{task_id[:8]}")  # people quote the first 8 digits
+    assert page.status_code == 200
+    words = " ".join(text_of(page.text).split())
+    assert f"Выкатка «Отчёт» Задача {task_id[:8]}" in words
+    assert "Импортированы «Отчёт»" in words
+    assert "Снимок сохранён в git (файлов: 4)" in words
+    assert RAW_ID.findall(words) == []
+    # ss-dev (the target) has the dashboard; prod (the source) does not answer: no link there.
+    assert 'href="/dashboards/3?env_id=ss-dev"' in page.text
+    assert 'href="http://superset.test/superset/dashboard/3/"' in page.text
+    [rollback] = re.findall(r'class="button action-rollback" href="([^"]+)"', page.text)
+    query = parse_qs(urlsplit(html.unescape(rollback)).query)
+    assert urlsplit(rollback).path == "/agent"
+    assert query == {
+        "envId": ["ss-dev"],
+        "route": [f"/tasks/{task_id}"],
+        "prompt": [f"откати выкатку {task_id[:8]}"],
+    }
+    signed_in(Role.analyst)  # may not roll back: no button
+    assert "action-rollback" not in (await client.get(f"/tasks/{task_id}")).text
+
+
+async def test_only_a_finished_deploy_with_a_snapshot_offers_a_rollback(
+    client: httpx.AsyncClient, settings: Settings, signed_in: Callable[[Role], None]
+) -> None:
+    no_snapshot = await seed(settings, **deploy(result={"imported": ["Отчёт"]}))
+    running = await seed(settings, **deploy(status="running", finished_at=None))
+    rollback = await seed(
+        settings,
+        **deploy(
+            kind="rollback",
+            source=f"git:snapshots/{no_snapshot}@{'c' * 12}",
+            result={"restored": ["Отчёт"], "unchanged": [], "deleted": ["Новый график"]},
+        ),
+    )
+    signed_in(Role.admin)
+    for task_id in (no_snapshot, running, rollback):
+        assert "action-rollback" not in (await client.get(f"/tasks/{task_id}")).text
+    words = " ".join(text_of((await client.get(f"/tasks/{rollback}")).text).split())
+    assert f"Откуда снимок перед выкаткой {no_snapshot[:8]}" in words
+    assert "Восстановлены «Отчёт»" in words
+    assert "Удалены «Новый график»" in words
+    assert RAW_ID.findall(words) == []
+
+
+async def test_an_unknown_task_is_the_human_404(
+    client: httpx.AsyncClient, signed_in: Callable[[Role], None]
+) -> None:
+    signed_in(Role.analyst)
+    missing = await client.get("/tasks/0123456789abcdef", headers={"Accept": "text/html"})
+    assert missing.status_code == 404
+    assert "Не найдено" in missing.text
+    assert "Задачи 01234567 нет" in missing.text
+    bad = await client.get("/tasks/not-an-id", headers={"Accept": "text/html"})
+    assert bad.status_code == 422
+
+
+async def test_the_dashboard_page_has_its_history_by_uuid_and_superset_links(
+    client: httpx.AsyncClient,
+    settings: Settings,
+    fake_superset: FakeSuperset,
+    signed_in: Callable[[Role], None],
+) -> None:
+    # Its title changed since: the history matches by UUID, not by the title the task kept.
+    fake_superset.dashboards = [{"id": 3, "dashboard_title": "Новое имя", "published": True}]
+    mine = await seed(settings, **deploy(env_id="prod", source="ss-dev", objects=["Старое имя"]))
+    other = await seed(settings, **deploy(object_keys=[f"dashboard:{uuid4()}"]))
+    validation = await seed(
+        settings, **deploy(kind="validation", object_keys=[f"validation:{DASHBOARD_UUID}"])
+    )
+    signed_in(Role.engineer)
+    page = await client.get("/dashboards/3?env_id=ss-dev")
+    assert page.status_code == 200
+    history = page.text.split('id="history"', 1)[1]
+    assert f'href="/tasks/{mine}"' in history
+    assert other not in history
+    assert validation not in history
+    assert 'class="action-rollback"' in history
+    words = " ".join(text_of(history).split())
+    assert f"выкатка {mine[:8]} 30 ноября 2026, 09:15 engineer Dev dev Prod prod выполнена" in words
+    assert RAW_ID.findall(text_of(page.text)) == []
+    assert 'href="http://superset.test/superset/dashboard/3/"' in page.text
+
+    dataset = await client.get("/datasets/1?env_id=ss-dev")
+    [link] = re.findall(r'class="button open-superset" href="([^"]+)"', dataset.text)
+    assert html.unescape(link) == (
+        "http://superset.test/explore/?datasource_type=table&datasource_id=1"
+    )
+
+
+class AnswersHealth(httpx.AsyncBaseTransport):
+    """The fake Superset, which also answers its health check (the fake alone does not)."""
+
+    def __init__(self, fake: FakeSuperset) -> None:
+        self.routing = RoutingTransport(fake)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.host == "superset.test" and request.url.path == "/health":
+            return httpx.Response(200, text="OK")
+        return await self.routing.handle_async_request(request)
+
+
+@pytest.fixture
+async def healthy(
+    settings: Settings, fake_superset: FakeSuperset, token_for: Callable[[Role], str]
+) -> AsyncIterator[httpx.AsyncClient]:
+    async for client in app_client(settings, AnswersHealth(fake_superset)):
+        client.cookies.set("sstools_session", token_for(Role.analyst))
+        yield client
+
+
+async def test_the_home_page_says_which_environment_answers_and_the_failed_tasks_first(
+    healthy: httpx.AsyncClient, settings: Settings
+) -> None:
+    client = healthy
+    await seed(settings, **deploy(created_at=NOW + timedelta(minutes=5)))
+    failed = await seed(
+        settings,
+        **deploy(status="failed", result=None, error=f"импорт не удался: задача {uuid4().hex}"),
+    )
+    began = time.perf_counter()
+    page = await client.get("/")
+    assert time.perf_counter() - began < 3  # the stopped one is given 1.5 s, not 30
+    assert page.status_code == 200  # prod does not answer: said, not a 500
+    assert re.search(r'data-env-id="ss-dev" data-reachable="true"', page.text)
+    assert re.search(r'data-env-id="prod" data-reachable="false"', page.text)
+    words = " ".join(text_of(page.text).split())
+    assert "Prod prod · ✗ недоступно" in words
+    assert (
+        words.index("Завершились ошибкой")
+        < words.index(failed[:8])
+        < words.index("Последние задачи")
+    )
+    assert RAW_ID.findall(words) == []
+
+
+async def test_settings_name_the_model_and_each_environment_with_its_address(
+    healthy: httpx.AsyncClient,
+) -> None:
+    words = " ".join(text_of((await healthy.get("/settings")).text).split())
+    assert "Языковая модель без языковой модели" in words
+    assert "http://superset.test · ✓ доступно" in words
+    assert "http://127.0.0.1:9 · ✗ недоступно" in words
