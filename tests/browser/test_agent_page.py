@@ -151,6 +151,33 @@ async def test_deny_shows_the_cancellation(site: Any, superset: Superset, restor
         assert said.count("Отклонено") == 1, said
 
 
+async def test_a_denial_says_why_to_the_agent_and_on_its_stamp(
+    site: Any, superset: Superset, restore: Restore
+) -> None:
+    await restore("staging")
+    await drift(superset, "staging")
+    async with site(call_tool("deploy_dashboard", {"target_env_id": "staging"})) as s:
+        page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/x")
+        await ask(page, "выкати")
+        card = page.locator(".card")
+        said = "<b>не сейчас</b>, сначала ревью"
+        await card.locator(".card-reason").fill(said)
+        await screenshot(page, "card-deny-reason-desktop")
+        await page.set_viewport_size({"width": 390, "height": 844})
+        await card.scroll_into_view_if_needed()
+        await screenshot(page, "card-deny-reason-phone")
+        await card.locator("button", has_text="Отклонить").click()
+        stamp = card.locator(".card-stamp")
+        await expect(stamp).to_contain_text(f"— «{said}»")  # the person's words, as text
+        assert await card.locator(".card-stamp b").count() == 0
+        await screenshot(page, "card-denied-with-reason-phone")
+        # The denial ends the turn; the model reads the reason with the denied call in the next.
+        await ask(page, "а что тогда предложишь?")
+        await expect(page.locator(".card")).to_have_count(2)  # this script proposes it again
+    told = [str(m.content) for m in s.model.prompts[-1] if isinstance(m, ToolMessage)]
+    assert any(said in text for text in told), told
+
+
 async def test_xss_in_object_name_and_model_output_stays_text(site: Any) -> None:
     async with site(answer(f"Вот: {XSS} и **жирный**")) as s:
         from urllib.parse import quote

@@ -51,15 +51,23 @@
       const confirm = element("button", decision.tone === "destructive" ? "danger" : "primary", ui.confirm);
       const deny = element("button", "", ui.deny);
       confirm.type = deny.type = "button";
-      actions.append(confirm, deny);
+      // Why, with a denial (optional): the agent reads it and proposes something else.
+      const why = element("input", "card-reason");
+      why.type = "text";
+      why.maxLength = 500;
+      why.placeholder = ui.deny_reason_placeholder;
+      why.setAttribute("aria-label", ui.deny_reason);
+      actions.append(confirm, deny, why);
       item.append(actions);
 
       // The card is stamped by the decision's own event (run_started.decided), not by the click.
       const decide = async (choice) => {
-        confirm.disabled = deny.disabled = true;
+        confirm.disabled = deny.disabled = why.disabled = true;
+        const reason = why.value.trim();
+        const body = choice === "deny" && reason ? { decision: choice, reason } : { decision: choice };
         const response = await api(
           `/api/agent/conversations/${conversationId()}/confirmations/${event.confirmation_id}`,
-          { method: "POST", body: { decision: choice } },
+          { method: "POST", body },
         );
         if (!item.dataset.decided) item.dataset.decided = response.ok ? choice : "late";
       };
@@ -88,8 +96,9 @@
       const [value, words] = STAMPS[shown.status] || ["settled", "card_settled"];
       shown.element.dataset.decided = value;
       shown.element.querySelector(".card-actions")?.remove();
-      const stamp = element("p", `card-stamp stamp-${value}`,
-        format(ui[words], { who: decided?.by || "", when: decided ? moment(decided.at) : "" }));
+      let said = format(ui[words], { who: decided?.by || "", when: decided ? moment(decided.at) : "" });
+      if (decided?.reason) said += format(ui.card_denied_because, { reason: decided.reason });
+      const stamp = element("p", `card-stamp stamp-${value}`, said); // the reason is the person's: text
       if (decided) stamp.title = new Date(decided.at).toLocaleString("ru-RU");
       shown.element.append(stamp);
       if (document.activeElement === shown.element) shown.element.blur(); // nothing left to do there
