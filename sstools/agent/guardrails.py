@@ -13,6 +13,7 @@ a denied call never gets one (AGGRD-FR-003).
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -194,6 +195,7 @@ def no_card_because(preview: dict[str, Any] | None) -> NoCard | None:
 
 
 _CARD_VALUE_MAX = 300
+_TASK_ID = re.compile(r"[0-9a-f]{32}")
 _CARD_SQL_MAX = 4000
 # Arguments that name an environment: shown with the registry's name beside the id.
 _ENV_FIELDS = frozenset({"target_env_id", "source_env_id", "env_id"})
@@ -241,6 +243,8 @@ def _value(
         )
     if field == "object_type" and isinstance(value, str):
         return answer_texts.CARD_OBJECT_TYPES.get(value, value)
+    if field == "task_id" and isinstance(value, str) and _TASK_ID.fullmatch(value):
+        return value[:8]  # as people quote a task; the API takes these 8 digits too
     if isinstance(value, list):
         return ", ".join(str(one) for one in value)
     return str(value)

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from sstools.agent.guardrails import RiskLevel, Tone, decide, impact_text, no_card_because
-from sstools.agent.tools import CATALOGUE
-from sstools.environments import Stage
+from sstools.agent.guardrails import (
+    RiskLevel,
+    Tone,
+    card_arguments,
+    decide,
+    impact_text,
+    no_card_because,
+)
+from sstools.agent.tools import CATALOGUE, CallScope
+from sstools.environments import EnvironmentRegistry, Stage
 from tests.agent.conftest import ENVS
 
 
@@ -115,3 +122,10 @@ def test_the_card_says_which_charts_the_import_takes_off_the_target_dashboard() 
         ]
     }
     assert impact_text(plan) == "1 дашборд будет изменён; 1 график будет убран с дашборда"
+
+
+def test_a_rollback_card_names_the_task_by_the_digits_people_quote() -> None:
+    tool = CATALOGUE["rollback_deploy"]
+    args = tool.args_model.model_validate({"task_id": "3f9c2b7e" + "0" * 24, "env_id": "prod"})
+    shown = card_arguments(tool, args, CallScope(env_id="prod"), None, EnvironmentRegistry([]))
+    assert ("Задача", "3f9c2b7e") in [(one.label, one.value) for one in shown]
