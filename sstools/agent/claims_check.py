@@ -13,11 +13,17 @@ import re
 
 from sstools.agent import texts
 
-_ENGLISH = (
-    r"deployed|created|deleted|removed|updated|changed|modified|saved|applied|restored|"
-    r"rolled\s+back|committed|migrated|backed\s+up|published"
+_ENGLISH = r"deployed|applied|restored|rolled\s+back|committed|migrated"
+# Also how a state reads («was created by alice», "updated 2 hours ago"): only with "just done".
+_ENGLISH_IF_JUST_DONE = (
+    r"created|deleted|removed|updated|changed|modified|saved|backed\s+up|published"
 )
+_JUST_DONE_EN = r"successfully|just|now|done|has\s+been|have\s+been"
 _CLAIM = re.compile(rf"(?<![\w-])(?:{texts.CLAIMED_CHANGE}|{_ENGLISH})(?![\w-])", re.I)
+_CLAIM_IF_JUST_DONE = re.compile(
+    rf"(?<![\w-])(?:{texts.CLAIMED_IF_JUST_DONE}|{_ENGLISH_IF_JUST_DONE})(?![\w-])", re.I
+)
+_JUST_DONE = re.compile(rf"(?<![\w-])(?:{texts.JUST_DONE}|{_JUST_DONE_EN})(?![\w-])", re.I)
 # Words that make a sentence something other than a report of a finished change.
 _NOT_A_CLAIM = re.compile(
     rf"(?<![\w-])(?:{texts.NOT_A_CLAIM}|"
@@ -30,6 +36,10 @@ _SENTENCES = re.compile(r"(?<=[.!?…\n])\s+|\n")
 def claims_a_change(text: str) -> bool:
     """Whether some sentence of ``text`` reports a change as done."""
     for sentence in _SENTENCES.split(text or ""):
-        if _CLAIM.search(sentence) and not _NOT_A_CLAIM.search(sentence):
+        if _NOT_A_CLAIM.search(sentence):
+            continue
+        if _CLAIM.search(sentence):
+            return True
+        if _CLAIM_IF_JUST_DONE.search(sentence) and _JUST_DONE.search(sentence):
             return True
     return False

@@ -277,8 +277,9 @@ class AgentGraph:
             confirm_reads=self._confirm_reads,
         )
         if not isinstance(verdict, Refused):
+            checked = verdict.args.model_dump(mode="json")  # as validated: "5.0" is 5
             why_not = this_turn.refusal(
-                verdict.tool, call["args"], page.scope, messages, self._task_starts_per_turn
+                verdict.tool, checked, page.scope, messages, self._task_starts_per_turn
             )
             verdict = Refused(why_not) if why_not is not None else verdict
         if isinstance(verdict, Refused):

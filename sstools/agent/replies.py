@@ -25,7 +25,7 @@ from sstools.agent import explain, text_calls, texts
 from sstools.agent import turn as this_turn
 from sstools.agent.claims_check import claims_a_change
 from sstools.agent.graph_state import TurnState
-from sstools.agent.invocation import ToolCall
+from sstools.agent.invocation import ToolCall, storable
 from sstools.agent.routing.history import NOT_RUN
 from sstools.agent.selection import HiddenBecause, Selection
 from sstools.agent.text_calls import WrittenCalls
@@ -46,9 +46,15 @@ _WRITTEN_WRONG = (
 )
 
 
-def _not_run(call_id: str, name: str, content: str) -> ToolMessage:
+def _not_run(call_id: str, name: str, content: str, *, retry: bool = False) -> ToolMessage:
+    # ``retry``: never assessed (over the cap, or written wrongly): the same call may come again.
     return ToolMessage(
-        content=content, tool_call_id=call_id, name=name, status="error", artifact=NOT_RUN
+        content=content,
+        tool_call_id=call_id,
+        name=name,
+        status="error",
+        artifact=NOT_RUN,
+        response_metadata={"retry": True} if retry else {},
     )
 
 
@@ -59,7 +65,7 @@ def _call_id() -> str:
 def as_calls(written: WrittenCalls, reply: AIMessage) -> AIMessage:
     """The reply as the calls it wrote, its prose kept (the JSON is not)."""
     calls = [
-        {"name": call.name, "args": call.arguments or {}, "id": _call_id(), "type": "tool_call"}
+        {"name": call.name, "args": storable(call.arguments or {}), "id": _call_id(), "type": "tool_call"}
         for call in written.calls
     ]
     return AIMessage(content=written.prose, tool_calls=calls, id=reply.id)
@@ -73,11 +79,11 @@ def ask_again(written: WrittenCalls, problems: Sequence[str]) -> list[AnyMessage
         {
             "id": _call_id(),
             "name": call.name if call.name in CATALOGUE else _TOOL_NAME_FALLBACK,
-            "args": call.arguments or {},
+            "args": storable(call.arguments or {}),
         }
         for call in written.calls
     ]
-    answers = [_not_run(call["id"], call["name"], note) for call in calls]
+    answers = [_not_run(call["id"], call["name"], note, retry=True) for call in calls]
     asked = [{**call, "type": "tool_call"} for call in calls]
     return [AIMessage(content="", tool_calls=asked), *answers]
 
@@ -103,6 +109,7 @@ def over_the_cap(calls: Sequence[ToolCall], limit: int) -> list[ToolMessage]:
                 },
                 ensure_ascii=False,
             ),
+            retry=True,
         )
         for call in calls
     ]

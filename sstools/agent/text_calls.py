@@ -71,7 +71,7 @@ def _arguments(value: object) -> tuple[dict[str, Any] | None, str | None]:
     return None, "its arguments must be a JSON object"
 
 
-def _one(item: object) -> list[TextCall] | None:
+def _one(item: object, *, wrapped: bool = False) -> list[TextCall] | None:
     """The calls ``item`` is, if it has exactly a call's shape (None otherwise)."""
     if isinstance(item, list):
         calls = [_one(each) for each in item]
@@ -85,14 +85,17 @@ def _one(item: object) -> list[TextCall] | None:
         return _one(item["tool_calls"])
     function = item.get("function")
     if isinstance(function, dict) and keys <= _WRAPPED_KEYS:
-        return _one(function)
+        return _one(function, wrapped=True)
     if isinstance(function, str) and keys <= {"function", *_CALL_KEYS} - {"name"}:
         item = {"name": function, **{key: item[key] for key in keys if key != "function"}}
         keys = set(item)
+        wrapped = True
     name = item.get("name")
     if not isinstance(name, str) or not keys <= _CALL_KEYS or not _TOOL_NAME.match(name):
         return None
     given = [key for key in _ARGUMENT_KEYS if key in item]
+    if not given and not wrapped:  # {"name": "revenue", "type": "FLOAT"} is a record, not a call
+        return None
     if len(given) > 1:
         return [TextCall(name, None, "it gives its arguments twice")]
     arguments, problem = _arguments(item[given[0]] if given else None)
@@ -137,24 +140,51 @@ def read_calls(text: str) -> WrittenCalls | None:
         return None
     calls: list[TextCall] = []
     prose = text
+    taken: list[tuple[int, int]] = []  # a fenced block inside a tag is the tag's
     for pattern, tagged in ((_TAGGED, True), (_FENCED, False)):
         for match in pattern.finditer(text):
+            if any(start <= match.start() < end for start, end in taken):
+                continue
             found = _parsed(match.group(2), tagged=tagged)
             if found:
                 calls.extend(found)
+                taken.append(match.span())
                 prose = prose.replace(match.group(0), " ")
-        if calls:
-            break
     if not calls and text.lstrip()[:1] in ("{", "["):
         found = _parsed(text, tagged=False)
         if found:
             calls, prose = found, ""
     if not calls:
-        return None
+        trailing = _after_prose(text)
+        if trailing is None:
+            return None
+        calls, prose = trailing
     return WrittenCalls(calls=tuple(calls), prose=" ".join(prose.split()))
 
 
+_BRACES_TRIED = 20  # where a call may start after the prose: the first few objects only
+
+
+def _after_prose(text: str) -> tuple[list[TextCall], str] | None:
+    """«Сейчас проверю: {"name": …}»: a call of exactly a call's shape that ends the reply."""
+    decoder, end = json.JSONDecoder(), len(text.rstrip(" \t\r\n."))
+    at = text.find("{")
+    for _ in range(_BRACES_TRIED):
+        if at < 0:
+            return None
+        try:
+            value, stop = decoder.raw_decode(text, at)
+        except ValueError:
+            value, stop = None, -1
+        if stop == end:
+            found = _one(value)
+            return (found, text[:at]) if found else None
+        at = text.find("{", at + 1)
+    return None
+
+
 _OPENINGS = ("```", "<tool_call", "<tools", "<function_call")
+_OBJECT_OPENS = re.compile(r'\{\s*(?:"|$)')
 
 
 def call_may_start(text: str) -> int | None:
@@ -167,6 +197,8 @@ def call_may_start(text: str) -> int | None:
     if not stripped or stripped[0] in "{[":
         return 0
     found = [at for at in (text.find(opening) for opening in _OPENINGS) if at >= 0]
+    # A JSON object after prose («Сейчас проверю: {"name": …}»), or one that may become one.
+    found += [match.start() for match in _OBJECT_OPENS.finditer(text)][:1]
     for opening in _OPENINGS:  # "``" or "<too" at the end may be the start of one
         for size in range(1, len(opening)):
             if text.endswith(opening[:size]):

@@ -120,7 +120,8 @@ def answered_before(call: ToolCall, messages: Sequence[AnyMessage]) -> ToolMessa
     turn = this_turn(messages)
     calls = _calls(turn)
     for message in turn:
-        if isinstance(message, ToolMessage) and message.tool_call_id != call["id"]:
+        retry = isinstance(message, ToolMessage) and message.response_metadata.get("retry")
+        if isinstance(message, ToolMessage) and message.tool_call_id != call["id"] and not retry:
             earlier = calls.get(message.tool_call_id)
             if earlier is not None and _same(earlier, call):
                 return message

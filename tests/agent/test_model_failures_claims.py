@@ -94,6 +94,8 @@ async def test_the_offline_planner_answer_does_not_repeat_itself(make_agent: Any
         "Ветка создана, изменения закоммичены.",
         "The dashboard was deployed to prod.",
         "Я удалил строки из таблицы sales.",
+        "Бэкап уже создан.",
+        "The backup was created successfully.",
     ],
 )
 def test_claims_of_a_change(text: str) -> None:
@@ -111,6 +113,9 @@ def test_claims_of_a_change(text: str) -> None:
         "Дашборд в порядке: графики работают, владельцы есть.",
         "Запустил LLM-проверку, результат появится позже.",
         "Nothing was deployed.",
+        "Дашборд опубликован, последний бэкап создан сегодня в 05:10.",
+        "Дашборд обновлён 2 часа назад, владелец — alice.",
+        "The dataset was created by alice and updated yesterday.",
         "",
     ],
 )

@@ -44,6 +44,7 @@ from sstools.agent.run.locks import RunLocks
 from sstools.agent.run.output import ClaimLost, RunOutput
 from sstools.agent.run.stream_slots import StreamSlots
 from sstools.agent.run.wakeups import EventListener
+from sstools.agent.text_calls import call_may_start
 from sstools.auth.tokens import Principal
 from sstools.errors import SstoolsError
 from sstools.metrics import CONFIRMATIONS
@@ -66,6 +67,26 @@ class AlreadyDecided(SstoolsError):
     def __init__(self, confirmation_id: str, *, expired: bool = False) -> None:
         super().__init__(confirmation_id)
         self.expired = expired
+
+
+class _Streamed:
+    """A reply's text as it streams, shown up to where a tool call written as text may begin:
+    the rest waits for the whole reply, whose final message never shows raw call JSON."""
+
+    def __init__(self) -> None:
+        self._text: dict[str, str] = {}
+        self._shown: dict[str, int] = {}
+
+    def showable(self, message_id: str, piece: str) -> str:
+        text = self._text.get(message_id, "") + piece
+        self._text[message_id] = text
+        start = call_may_start(text)
+        safe = len(text) if start is None else start
+        shown = self._shown.get(message_id, 0)
+        if safe <= shown:
+            return ""
+        self._shown[message_id] = safe
+        return text[shown:safe]
 
 
 def _now() -> datetime:
@@ -342,6 +363,7 @@ class AgentRuntime:
                 stream_mode=["updates", "messages"],
                 durability="sync",  # a crash between interrupt and decision loses nothing
             )
+            streamed = _Streamed()
             # Closed on the way out: a run that lost its claim stops here, tools and all.
             async with contextlib.aclosing(cast(AsyncGenerator[Any], parts)):
                 async for part in parts:
@@ -349,7 +371,9 @@ class AgentRuntime:
                     if mode == "messages":
                         message, _ = chunk
                         if isinstance(message, AIMessageChunk) and message.text:
-                            await out.say(TokenEvent(text=message.text, run_id=run_id))
+                            shown = streamed.showable(message.id or "", message.text)
+                            if shown:
+                                await out.say(TokenEvent(text=shown, run_id=run_id))
                         continue
                     await out.before_step()  # the next step (a write, say) waits for this
                     for node, node_update in chunk.items():

@@ -113,16 +113,24 @@ EXECUTED_OUTCOMES = {
 # What a sentence reporting a finished change says (claims_check): past participles and
 # past-tense verbs, ё and е both; and the words that make it something else (negated, future,
 # conditional). Regular expressions.
+# Said only of a change just made: the agent's own past-tense verbs, and the participles of
+# moving content (a deploy, a commit, a rollback) that no state description uses.
 CLAIMED_CHANGE = (
     r"развер[нт]ут[аоы]?|развёрнут[аоы]?|развернул[аи]?|выкачен[аоы]?|выкатил[аи]?|"
-    r"задеплоен[аоы]?|задеплоил[аи]?|опубликован[аоы]?|"
-    r"создан[аоы]?|создал[аи]?|удал[её]н[аоы]?|удалил[аи]?|"
-    r"измен[её]н[аоы]?|изменил[аи]?|обновл[её]н[аоы]?|обновил[аи]?|"
-    r"сохран[её]н[аоы]?|сохранил[аи]?|примен[её]н[аоы]?|применил[аи]?|"
+    r"задеплоен[аоы]?|задеплоил[аи]?|опубликовал[аи]?|"
+    r"создал[аи]?|удалил[аи]?|изменил[аи]?|обновил[аи]?|сохранил[аи]?|"
+    r"примен[её]н[аоы]?|применил[аи]?|"
     r"восстановлен[аоы]?|восстановил[аи]?|откат(?:ил[аи]?|ан[аоы]?|ился|илась)|"
     r"закоммичен[аоы]?|закоммитил[аи]?|зафиксирован[аоы]?|"
     r"перенес[её]н[аоы]?|перенесл[аи]|мигрирован[аоы]?"
 )
+# Participles that also describe a state («опубликован», «бэкап создан сегодня»): a claim only
+# with a word that says it was done just now.
+CLAIMED_IF_JUST_DONE = (
+    r"опубликован[аоы]?|создан[аоы]?|удал[её]н[аоы]?|измен[её]н[аоы]?|обновл[её]н[аоы]?|"
+    r"сохран[её]н[аоы]?"
+)
+JUST_DONE = r"успешно|только что|уже|готово|теперь"
 NOT_A_CLAIM = r"не|нет|ни|ничего|будет|будут|бы|можно|могу|если|может|нужно"
 UNFOUNDED_CLAIM = "⚠ Модель сообщает об изменении, но в этом ходе ничего не менялось."
 
