@@ -12,7 +12,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -85,11 +85,12 @@ def _session_rejected(response: httpx.Response) -> bool:
 
 @dataclass(frozen=True)
 class _Keys:
-    access: str | None
-    refresh: str | None
-    csrf: str | None
+    # Secrets all: never in a repr (a log line or a traceback that prints one).
+    access: str | None = field(repr=False)
+    refresh: str | None = field(repr=False)
+    csrf: str | None = field(repr=False)
     # The Flask session cookie the CSRF token belongs to: (name, value, domain, path).
-    cookies: tuple[tuple[str, str, str, str], ...]
+    cookies: tuple[tuple[str, str, str, str], ...] = field(repr=False)
 
 
 class SessionKeys:

@@ -90,7 +90,8 @@ async def test_an_unknown_object_is_a_404_in_words(
         params={"env_id": "ss-dev", "in_env_id": "nowhere"},
         headers=auth(Role.analyst),
     )
-    assert unknown_env.status_code == 404
+    assert unknown_env.status_code == 422
+    assert unknown_env.json()["detail"][0]["loc"] == ["query", "in_env_id"]
 
 
 async def test_a_crafted_object_name_never_reaches_the_card(

@@ -1,9 +1,10 @@
 """Applying plans: ``POST /api/deploy`` and ``POST /api/migrations`` (the plan itself:
 ``deploy_plan.py``; rollback: ``rollback.py``).
 
-Each re-plans (or reuses the plan just made, while the target is as it saw it: ``recent``),
-refuses with 409 when the digest the person approved no longer matches (the target or the source
-moved since), and otherwise starts a durable task (202) that imports exactly that plan.
+Each reuses the plan just made while the target is as it saw it (``recent``: the bundle is then
+the one the person saw, even if the source moved since) or re-plans, refuses with 409 when the
+digest the person approved no longer matches, and otherwise starts a durable task (202) that
+imports exactly that plan.
 Engineers only; the task start, its end and every refusal are in the audit log.
 """
 

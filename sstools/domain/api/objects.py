@@ -7,8 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter
 
 from sstools.http.auth import CurrentUser
-from sstools.http.deps import EnvIdQuery, EnvironmentDep, ServicesDep, SupersetId, find_environment
+from sstools.http.deps import EnvIdQuery, EnvironmentDep, ServicesDep, SupersetId
+from sstools.http.errors import field_error
 from sstools.http.objects import ObjectInEnvironment, ObjectKind, find_object, same_object_in
+from sstools.texts import http as http_texts
 
 router = APIRouter(prefix="/api/objects", tags=["objects"])
 
@@ -26,5 +28,8 @@ async def get_object(
     object (by UUID) in that environment, ``present: false`` where it has none."""
     if in_env_id is None:
         return await find_object(services.superset, env.id, object_type, object_id)
-    other = find_environment(services, in_env_id)
-    return await same_object_in(services.superset, env.id, object_type, object_id, other.id)
+    if in_env_id not in services.environments:
+        known = ", ".join(services.environments)
+        message = http_texts.UNKNOWN_ENVIRONMENT.format(env=in_env_id, known=known)
+        raise field_error("in_env_id", message, where="query")
+    return await same_object_in(services.superset, env.id, object_type, object_id, in_env_id)

@@ -2,10 +2,11 @@
 
 Applying is bound to the digest the person approved. A plan this worker made within the last
 ``ttl_s`` is reused when the target's files of its objects are still, byte for byte, the ones
-its digest covers, and nothing it would create has appeared there since: one export and a list
-query per kind it creates, instead of the source's export, the target's four lists and its
-export again. Otherwise (another worker made it, it expired, the target moved) the plan is made
-again and its digest compared, as before. The bundle imported is then the one the person saw.
+its digest covers, nothing it would create has appeared there since, and every connection it
+maps onto is still there: one export, the target's databases and a list query per kind it
+creates, instead of the source's export, the target's four lists and its export again.
+Otherwise (another worker made it, it expired, the target moved) the plan is made again and its
+digest compared, as before. The bundle imported is then the one the person saw.
 """
 
 from __future__ import annotations
@@ -48,6 +49,22 @@ class RecentPlans:
         return kept[1]
 
 
+async def _same_connections(planned: PlannedDeploy, target: SupersetClient) -> bool:
+    """The target's databases the plan maps onto are still there, as they were: a bundle holds
+    them under the target's identity, and a connection gone would be made again from ours."""
+    assert planned.found is not None
+    wanted = {db.target_uuid for db in planned.plan.databases if db.target_uuid is not None}
+    if not wanted:
+        return True
+    rows = await target.list_all("database", columns=["uuid", "database_name"])
+    now = {str(row["uuid"]): row.get("database_name") for row in rows}
+    for uuid in wanted:
+        then = planned.found.get("databases", uuid)
+        if then is None or now.get(uuid) != then.name:
+            return False
+    return True
+
+
 async def still_current(planned: PlannedDeploy, target: SupersetClient) -> bool:
     """Whether the target is still as ``planned`` saw it (see the module's docstring)."""
     if planned.found is None:
@@ -61,6 +78,8 @@ async def still_current(planned: PlannedDeploy, target: SupersetClient) -> bool:
     except SupersetNotFound:  # an object the plan would change was deleted meanwhile
         return False
     if any(current.get(path) != content for path, content in planned.target.items()):
+        return False
+    if not await _same_connections(planned, target):
         return False
     created: dict[str, list[str]] = {}
     for change in planned.plan.objects:
