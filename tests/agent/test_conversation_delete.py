@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 import threading
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -19,6 +23,24 @@ from sstools.storage.models import (
 from sstools.testing import answer, call_tool
 from tests.agent.conftest import dataset_context
 from tests.support import read_events
+
+
+def _checkpoints(path: Path, conversation_id: str) -> int:
+    with closing(sqlite3.connect(path)) as database:
+        query = "select count(*) from checkpoints where thread_id = ?"
+        return int(database.execute(query, (conversation_id,)).fetchone()[0])
+
+
+async def _paused(agent: Any, conversation_id: str) -> None:
+    """Until the run that asked has let go of the conversation (it saves its checkpoint last)."""
+    for _ in range(100):
+        shown = await agent.client.get(
+            f"/api/agent/conversations/{conversation_id}", headers=agent.auth(Role.engineer)
+        )
+        if not shown.json()["running"]:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the run never paused on its card")
 
 
 async def _rows(app: Any, conversation_id: str) -> dict[str, int]:
@@ -47,9 +69,10 @@ async def test_a_deleted_conversation_is_gone_with_its_card_and_checkpoints(
             "ConversationEvent": len(events),
             "Confirmation": 1,
         }
-        config = {"configurable": {"thread_id": cid}}
-        runtime = agent.app.state.agent
-        assert (await runtime.graph.aget_state(config)).values
+        # Read from the file, not through the saver: the server's own loop holds its lock.
+        checkpoints = agent.app.state.services.settings.checkpoints_file
+        assert _checkpoints(checkpoints, cid) > 0
+        await _paused(agent, cid)  # the card is out; the run lets the conversation go next
 
         stranger = await agent.client.delete(
             f"/api/agent/conversations/{cid}", headers=agent.auth(Role.admin)
@@ -71,7 +94,7 @@ async def test_a_deleted_conversation_is_gone_with_its_card_and_checkpoints(
             "ConversationEvent": 0,
             "Confirmation": 0,
         }
-        assert not (await runtime.graph.aget_state(config)).values
+        assert _checkpoints(checkpoints, cid) == 0
         async with agent.app.state.services.sessions() as session:
             audited = await session.scalars(
                 select(AuditEntry).where(AuditEntry.action == "conversation_deleted")
