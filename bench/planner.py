@@ -17,7 +17,10 @@ Slots count over every expected one (a wrong first tool misses them all). A role
 is refused when a call is denied for exactly that role, or when a reply with no call names the
 role (``show_capabilities`` or another tool does not count). An ask-back counts when the reply
 makes no call and names the slot: its card label, its choices (environments), or its argument's
-name — which the last row counts as a failure of its own (issue 22 §3).
+name — which the last row counts as a failure of its own (issue 22 §3). «The last deploy»
+(``last_deploy`` in a request's slots: ``rollback_deploy`` has no such argument) is right as a
+call with a task id, or — in a first turn, with no deploy in the conversation to resolve it to —
+as a question back naming the tool and asking which deploy (:func:`asks_which_deploy`).
 
 The baseline is today's keyword planner, recorded from this scorer's first run
 (:data:`BASELINE`) rather than re-run: keeping that planner importable would mean freezing a copy
@@ -39,11 +42,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import SecretStr
 
 from bench.table import Row
 from sstools.agent import prompt
-from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.invocation import NeedsConfirmation, Refused, Verdict, check_call
 from sstools.agent.offline.planner import offline_planner
 from sstools.agent.routing import tool_router
@@ -51,10 +53,11 @@ from sstools.agent.routing.tokens import WORD, stem
 from sstools.agent.selection import select_tools
 from sstools.agent.texts import OFFLINE_PREFIX
 from sstools.agent.texts import answers as answer_texts
-from sstools.agent.tools import CATALOGUE, CallScope
+from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.environments import Environment, EnvironmentRegistry
+from sstools.evaluation.requests import Call, Refusal, Request, read_requests
 from sstools.llm.function_model import FunctionChatModel
 from sstools.sandbox.fleet import INSTANCES
 
@@ -81,59 +84,9 @@ BASELINE = {
 BASELINE_LABEL = "keyword planner, 2026-12-01 (recorded)"
 
 
-class Call(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tool: str
-    slots: dict[str, Any]
-
-
-class Refusal(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    refusal_role: Role
-    for_tool: str
-
-
-class Ask(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    ask: str
-    for_tool: str
-
-
-class Request(BaseModel):
-    """One ordinary request, where it was made, by whom, and what should come of it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    text: str = Field(min_length=1)
-    lang: Literal["ru", "en", "mixed", "translit"]
-    object_type: ObjectType | None
-    object_id: str | None
-    env: str
-    role: Role
-    kind: Literal["question", "command"]
-    expect: Call | Refusal | Ask
-    split: Split
-
-    def context(self) -> UIContext:
-        return UIContext.model_validate(
-            {
-                "contextVersion": 1,
-                "objectType": self.object_type,
-                "objectId": self.object_id,
-                "envId": self.env,
-                "route": "/",
-            }
-        )
-
-    def scope(self) -> CallScope:
-        object_id = int(self.object_id) if self.object_id else None
-        return CallScope(env_id=self.env, object_type=self.object_type, object_id=object_id)
-
-
 @cache
 def requests() -> tuple[Request, ...]:
-    lines = REQUESTS.read_text(encoding="utf-8").splitlines()
-    return tuple(Request.model_validate_json(line) for line in lines if line.strip())
+    return tuple(read_requests(REQUESTS))
 
 
 # The sandbox's environments as the app registers them (no password is needed to plan).
@@ -260,6 +213,23 @@ def asks_for(outcome: Outcome, slot: str) -> bool:
     return False
 
 
+def asks_which_deploy(outcome: Outcome, expect: Call) -> bool:
+    """«the last deploy» in a first turn: ``rollback_deploy`` has no such argument and the
+    conversation has no deploy to resolve it to, so the right answer is to ask back which
+    deploy, naming the tool (its title) and asking for the task (issue 22 §3)."""
+    if "last_deploy" not in expect.slots or outcome.calls:
+        return False
+    return CATALOGUE[expect.tool].title in outcome.text and asks_for(outcome, "task_id")
+
+
+def asked_slot_matches(name: str, expected: Any, text: str) -> bool:
+    """A slot of a request asked back about: the latest deploy is what is asked for; any other
+    slot must be said back in the question (the environment: «какую выкатку в prod…»)."""
+    if name in ("last_deploy", "dry_run"):
+        return True
+    return re.search(rf"(?<![\w-]){re.escape(str(expected))}(?![\w-])", text) is not None
+
+
 # -- scoring -------------------------------------------------------------------------------------
 
 
@@ -307,14 +277,19 @@ def scored(outcomes: list[Outcome]) -> Score:
         if isinstance(expect, Call):
             counts["calls"] += 1
             result.not_routed += expect.tool not in outcome.offered
-            right = outcome.first_tool == expect.tool
+            asked_which = asks_which_deploy(outcome, expect)
+            right = outcome.first_tool == expect.tool or asked_which
             counts["tool"] += right
             if not right:
                 result.misses.append(_miss(outcome, "tool"))
-            args = outcome.calls[0][1] if right else {}
+            args = outcome.calls[0][1] if right and outcome.calls else {}
             for name, value in expect.slots.items():
                 counts["slots"] += 1
-                matches = slot_matches(name, value, args)
+                matches = (
+                    asked_slot_matches(name, value, outcome.text)
+                    if asked_which
+                    else slot_matches(name, value, args)
+                )
                 result.by_slot[name, matches] += 1
                 if matches:
                     counts["slots_right"] += 1

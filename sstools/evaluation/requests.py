@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sstools.agent.context import ObjectType
+from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.texts.answers import ROLE_NAMES
-from sstools.agent.tools import CATALOGUE, ToolKind
+from sstools.agent.tools import CATALOGUE, CallScope, ToolKind
 from sstools.auth.roles import Role
 from sstools.evaluation.scenarios import (
     Expectation,
@@ -61,6 +61,27 @@ class Request(_Strict):
     kind: Literal["question", "command"]
     expect: Call | Refusal | Ask
     split: Split
+
+    @property
+    def tool(self) -> str:
+        """The tool the request is about: the one expected, refused or asked back for."""
+        return self.expect.tool if isinstance(self.expect, Call) else self.expect.for_tool
+
+    def context(self) -> UIContext:
+        """The page it was made on, as the /agent page sends it."""
+        return UIContext.model_validate(
+            {
+                "contextVersion": 1,
+                "objectType": self.object_type,
+                "objectId": self.object_id,
+                "envId": self.env,
+                "route": "/",
+            }
+        )
+
+    def scope(self) -> CallScope:
+        object_id = int(self.object_id) if self.object_id else None
+        return CallScope(env_id=self.env, object_type=self.object_type, object_id=object_id)
 
 
 def read_requests(path: Path) -> list[Request]:

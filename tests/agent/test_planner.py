@@ -36,7 +36,7 @@ def _plan(text: str, object_type: str | None, role: Role = Role.engineer) -> AIM
 @pytest.mark.parametrize(
     ("text", "object_type", "tool", "args"),
     [
-        ("расскажи про этот дашборд", "dashboard", "get_health_summary", {}),
+        ("расскажи про этот дашборд", "dashboard", "get_health_summary", {"detail": True}),
         ("какой статус?", "dashboard", "get_health_summary", {}),
         ("найди дашборды про энергию", "dashboard", "search_dashboards", {"query": "энергию"}),
         ("выкати его на prod", "dashboard", "deploy_dashboard", {"target_env_id": "prod"}),
@@ -103,7 +103,8 @@ def test_planner_never_picks_what_is_not_offered(
 def test_planner_asks_for_what_it_cannot_fill() -> None:
     reply = _plan("выкати этот дашборд", "dashboard")
     assert not reply.tool_calls
-    assert "уточните: target_env_id" in str(reply.content)
+    assert "в какое окружение" in str(reply.content)
+    assert "target_env_id" not in str(reply.content)  # never an argument's name
 
 
 def test_planner_renders_results_readably_and_says_it_is_offline() -> None:

@@ -14,16 +14,14 @@ import json
 from collections import Counter, defaultdict
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from sstools.agent import texts
-from sstools.agent.context import ObjectType, UIContext
+from sstools.agent.context import ObjectType
 from sstools.agent.routing.catalogue import routing_texts
 from sstools.agent.selection import HiddenBecause, Selection, select_tools
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.auth.roles import Role
+from sstools.evaluation.requests import Ask, Call, Refusal, Request, read_requests
 
 REQUESTS = Path(__file__).resolve().parents[2] / "bench" / "data" / "requests.jsonl"
 ENVIRONMENTS = {"ss-dev", "staging", "prod"}
@@ -32,57 +30,13 @@ DERIVED_SLOTS = {"rollback_deploy": {"last_deploy"}}
 PER_TOOL = 12
 
 
-class Call(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tool: str
-    slots: dict[str, Any]
-
-
-class Refusal(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    refusal_role: Literal["engineer", "admin"]
-    for_tool: str
-
-
-class Ask(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    ask: str
-    for_tool: str
-
-
-class Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    text: str = Field(min_length=1)
-    lang: Literal["ru", "en", "mixed", "translit"]
-    object_type: ObjectType | None
-    object_id: str | None
-    env: str
-    role: Role
-    kind: Literal["question", "command"]
-    expect: Call | Refusal | Ask
-    split: Literal["tune", "heldout"]
-
-    @property
-    def tool(self) -> str:
-        return self.expect.tool if isinstance(self.expect, Call) else self.expect.for_tool
-
-    def selection(self) -> Selection:
-        context = UIContext.model_validate(
-            {
-                "contextVersion": 1,
-                "objectType": self.object_type,
-                "objectId": self.object_id,
-                "envId": self.env,
-                "route": "/",
-            }
-        )
-        return select_tools(self.role, context)
+def _selection(request: Request) -> Selection:
+    return select_tools(request.role, request.context())
 
 
 @cache
 def requests() -> tuple[Request, ...]:
-    lines = REQUESTS.read_text(encoding="utf-8").splitlines()
-    return tuple(Request.model_validate_json(line) for line in lines if line.strip())
+    return tuple(read_requests(REQUESTS))
 
 
 def _folded(text: str) -> str:
@@ -145,7 +99,7 @@ def test_every_expected_tool_is_offered_there_with_the_slots_it_has() -> None:
     for request in requests():
         if isinstance(request.expect, Refusal):
             continue
-        selection = request.selection()
+        selection = _selection(request)
         assert request.tool in selection.offered, (request.text, selection.hidden[request.tool])
         fields = set(CATALOGUE[request.tool].args_model.model_fields)
         allowed = fields | DERIVED_SLOTS.get(request.tool, set())
@@ -166,7 +120,7 @@ def test_every_refusal_names_the_role_the_tool_is_hidden_for() -> None:
         needed = Role(request.expect.refusal_role)
         assert not request.role.allows(needed), request.text
         tool = CATALOGUE[request.expect.for_tool]
-        hidden = request.selection().hidden.get(tool.name)
+        hidden = _selection(request).hidden.get(tool.name)
         if hidden is None:  # offered, but this call writes (DML, a commit): decided per call
             assert tool.classify is not None, request.text
             assert needed is max(tool.min_role, Role.engineer, key=lambda role: role.rank)

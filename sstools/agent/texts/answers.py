@@ -37,7 +37,6 @@ NOUNS: dict[str, tuple[str, str, str]] = {
 }
 
 RESULT = "результат"  # the heading of a result whose tool is not known
-ASK_ARGUMENTS = "Чтобы выполнить «{tool}», уточните: {missing}."
 FAILED = "Не получилось: {message}"
 OPEN_SSTOOLS = "в sstools"
 OPEN_SUPERSET = "в Superset"

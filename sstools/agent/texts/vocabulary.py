@@ -50,7 +50,13 @@ DATABASE_MENTION = re.compile(r"(?:баз[аеуы]|database|db)\D{0,3}([0-9]{1,
 # Asks what a write would change: answered with its plan (a dry run or the preview tool).
 PLAN_QUESTIONS = (
     "что изменит", "что поменяет", "что будет", "что произойд", "что случит", "изменится ли",
-    "предпросмотр", "превью", "план", "сравни",
+    "предпросмотр", "превью", "план", "сравни", "оцени", "без изменений", "без выкатки",
+    "ничего не меняя", "затрон", "поедут", "перезапиш", "перезатр", "конфликт", "что отличается",
+    "что вернется", "что откатится", "поменяется", "поменяются", "изменится", "изменятся",
+    "разниц", "различия", "дифф",
+    "would change", "will change", "change if", "changes if", "affected", "what s different",
+    "whats different", "differences", "what happens", "what happen", "what if", "что если",
+    "а если",
     "what would", "what will", "what changes", "what is going to", "whats going to",
     "preview", "dry run", "dryrun", "plan", "diff",
 )  # fmt: skip
@@ -75,7 +81,8 @@ COMMAND_LEAD = ("please", "ok", "okay", "go ahead and", "now", "pls")
 
 # Asks to be shown something: a read.
 READ_QUESTIONS = (
-    "покаж", "показ", "посмотр", "каки", "какой", "какая", "какую", "каков", "спис", "истори",
+    "покаж", "показ", "посмотр", "каки", "какой", "какая", "какую", "каков", "какого", "каком",
+    "перечисл", "спис", "истори",
     "есть ли", "были ли", "был ли", "когда", "сколько", "что", "где", "кто",
     "show", "list", "which", "history", "is there", "are there", "do we have", "did", "when",
     "how many", "what", "whats", "where", "who", "any",
@@ -108,3 +115,244 @@ DASHBOARD_MENTION = re.compile(
 
 # What a plan question names when it asks about a rollback (else a deploy or a migration).
 ROLLBACK_WORDS = ("откат", "откати", "rollback", "roll back", "undo", "revert", "верн")
+
+# -- what a request means (the offline planner's intent step, issue 22 §2) ---------------------
+# Each intent is a set of frames, tried in the order of INTENT_FRAMES (the first that matches and
+# whose tool is here wins; the router's ranking decides when none does). A frame is words matched
+# on the folded text as the start of a word, one right after the other; «…» between two words
+# lets anything come between them. Russian and English as people type them; transliterated
+# Russian folds to the same letters («выкати» and "vykati" meet).
+
+INTENT_FRAMES: dict[str, tuple[str, ...]] = {
+    "capabilities": (
+        "что ты умеешь", "что умеешь", "умеешь", "что … можно сделать", "что тут можно",
+        "что здесь можно", "мне доступно", "что доступно", "мои возможности", "твои возможности",
+        "твоих возможностей", "возможности", "какие … команды", "список команд", "помощь",
+        "помоги", "чем … помочь", "чем можешь", "что … можешь", "что ты можешь", "что я могу",
+        "что мне можно", "help", "what can you", "what can i", "what tools", "my options",
+        "capabilit", "what are you able", "which commands", "what commands", "what do you do",
+        "what are my", "chto umeesh", "umeesh",
+        "почему … не могу", "не могу", "why can t i", "why cant i", "why can i not",
+    ),
+    "restore": (
+        "восстанов", "восстан", "restor", "накати бэкап", "накати бекап", "накати копию",
+        "накати резерв", "верни … из копии", "верни … из бэкапа", "верни … из бекапа",
+        "подними … из бэкапа", "подними … из бекапа", "подними … из копии", "откатись на бэкап",
+        "откатись к бэкапу", "recover", "roll … back to backup", "bring back from", "vosstan",
+        "верни … из резервн",
+    ),
+    "rollback": (
+        "откат", "откати", "откатить", "откатим", "откатись", "rollback", "roll back",
+        "roll it back", "roll … back", "undo", "undoing", "revert", "верни как было",
+        "верни … как было", "вернуть задачу", "верни задачу", "вернуть выкатку", "верни выкатку",
+        "верни предыдущ", "отмени выкатку", "отмени деплой", "otkat",
+    ),
+    "task_status": (
+        "статус задачи", "состояние задачи", "задача … ещё", "задача … еще", "задача … идет",
+        "задача … готова", "задача … закончил", "задача … завершил", "моя задача",
+        "моей задачи", "мою задачу", "доехал", "доехала", "progress of", "status of task",
+        "task status", "status of job", "job status", "is my task", "is the task", "my task",
+        "how is task", "как там задача", "что с задачей", "задач … статус", "статус задч",
+        "задач … status", "task … status", "status … task", "check task", "task … done",
+        "task … finished", "задача … висит", "где … задача", "zadach … status",
+        "task … going", "how s … task", "how is … task", "как … задача",
+    ),
+    "backup_make": (
+        "сделай бэкап", "сделай бекап", "сделай резервн", "сделай копию", "создай резервн",
+        "создай бэкап", "создай бекап", "запусти бэкап", "запусти бекап", "запусти резервн",
+        "бэкапни", "бекапни", "забэкап", "забекап", "сними бэкап", "сними бекап", "сними копию",
+        "сними снапшот", "сделай снапшот", "сделай дамп", "нужен бэкап", "нужен бекап",
+        "backup now", "back up", "backup … now", "run a backup", "run backup", "start a backup",
+        "take a backup", "make a backup", "create a backup", "backup this", "backup pls",
+        "backup please", "backup the", "snapshot", "бэкап сейчас", "sdelay bekap", "бэкп",
+        "бекп", "zabekap",
+        "сохрани резервн", "сохрани копию", "save … backup",
+        "нужна резервн", "нужна копия", "нужен снапшот", "need a backup",
+        "бэкап … нужен", "бекап … нужен", "нужен … бэкап",
+    ),
+    "backup_list": (
+        "бэкап", "бекап", "бэкапы", "резервн", "копии", "снапшот", "backups", "backup", "архив",
+        "bekap",
+    ),
+    "format_sql": (
+        "отформатируй", "отформат", "отфоратир", "форматир", "формат", "причеши", "красиво",
+        "приведи в порядок", "выровняй", "сделай читаем", "читаемым", "pretty", "prettify",
+        "beautify", "format", "reformat", "tidy", "indent", "lint … sql", "lint … query",
+        "читаемый вид", "в читаем", "readable",
+    ),
+    "create_dataset": (
+        "создай … датасет", "создай … dataset", "заведи … датасет", "сделай … датасет",
+        "добавь … датасет", "оберни … в датасет", "новый датасет", "create … dataset",
+        "new dataset", "register … as a dataset", "register … dataset", "make … dataset",
+        "add … dataset", "датасет из таблиц", "датасет на таблиц", "датасет по таблиц",
+        "датасет для таблиц", "dataset from table", "dataset for table", "dataset iz",
+        "sozday dataset", "зарегистрируй таблиц", "register table",
+        "нужен … датасет", "виртуальн … датасет", "virtual dataset", "need … dataset",
+    ),
+    "execute_sql": (
+        "выполни запрос", "выполни sql", "запусти запрос", "запусти sql", "выполни в базе",
+        "прогони запрос", "run … query", "run … sql", "execute", "exec", "выполнить запрос",
+        "сколько строк", "how many rows", "count rows", "row count", "посчитай", "среднее", "сумма",
+        "максимальн", "минимальн", "max ", "min ", "average", "sum of",
+    ),
+    "git_status": (
+        "статус git", "статус гит", "статус репо", "git status", "состояние репо",
+        "состояние git", "состояние гит", "uncommitted", "не закоммич", "незакоммич",
+        "расходятся с", "отличается от ветк", "отличаются от ветк", "diff with the repo",
+        "diff against the repo", "diff with git", "what changed in git", "что в гите",
+        "что в git", "изменения в гите", "статус репозитория", "состояние репозитория",
+        "repo status", "working tree", "pending changes", "status gita", "status git",
+        "что изменилось", "what changed since", "changed since", "изменилось с",
+        "с последнего коммита", "since … commit",
+        "в какой … ветке", "на какой ветке", "current branch", "which branch am i",
+    ),
+    "branch_create": (
+        "создай … ветк", "создай … бранч", "заведи … ветк", "заведи … бранч", "нужна ветк",
+        "нужен бранч", "новая ветк", "новую ветк", "новый бранч", "ветку … создай",
+        "бранч … создай", "ветку … заведи", "create … branch", "new branch", "make … branch",
+        "open … branch", "start … branch", "branch called", "branch named", "branch off",
+        "checkout b", "сделай ветк", "сделай бранч", "отведи ветк", "ответви",
+    ),
+    "branch_list": (
+        "ветки", "ветк", "бранчи", "бранч", "фичеветк", "branches", "branch", "vetki",
+    ),
+    "documentation": (
+        "документац", "задокументир", "доку", "доки", "readme", "docs", "document",
+        "опиши дашборд для", "опиши … для вики", "для вики", "wiki", "markdown",
+        "описание дашборда", "напиши описание", "write up", "dokument",
+    ),
+    "commit": (
+        "закоммит", "закомм", "закомит", "коммит", "commit", "запушь", "запуш", "push … to git",
+        "push … repo", "в репу", "сохрани … в гит", "сохрани … в git", "отправь … в гит",
+        "зафиксируй", "check in", "zakommit",
+    ),
+    "permissions": (
+        "права", "прав доступа", "доступа", "доступ к", "доступы", "кто может", "кто видит",
+        "у кого", "grant", "грант", "роли", "permission", "who can", "who is allowed",
+        "who has access", "access to", "rbac", "dostup k",
+        "кому доступ", "кто имеет доступ",
+    ),
+    "validation": (
+        "провалид", "валидац", "validate", "validation", "проверь", "проверка", "проверку",
+        "проверить", "чекни", "линт", "lint", "прогони проверку", "run a check", "check for",
+        "sanity check", "найди проблемы", "найди ошибки", "поищи ошибки", "audit the dashboard",
+        "проверь на ошибки", "proverk", "proveri",
+        "ревью", "review", "проверь дашборд",
+    ),
+    "tasks_list": (
+        "истори", "журнал", "последние задачи", "список задач", "какие задачи", "задачи",
+        "таски", "в работе", "что запущено", "что выполняется", "history", "recent tasks",
+        "last tasks", "list tasks", "running tasks", "tasks", "jobs", "log of", "какие выкатки",
+        "какие деплои", "какие миграции", "кто последн", "что выкатывали", "что деплоили",
+        "what got", "who deployed", "who migrated", "what was deployed", "what ran",
+        "список … задач", "последн … задач", "list … tasks", "recent … tasks", "spisok … zadach",
+        "статус выкат", "статус депло", "статус миграц", "когда … выкатывали",
+        "когда … деплоили", "когда … мигрировали", "when … deployed", "when … migrated",
+        "running", "in progress", "в процессе", "сейчас идут", "идут ли", "recent", "недавн",
+        "последние выкатки", "последние миграции", "последние деплои", "last deploys",
+        "last migrations",
+        "по задачам", "задачам", "задачах", "таск", "тасок", "что крутится",
+        "покажи выкатки", "покажи деплои", "покажи миграции", "список выкаток", "список миграций",
+        "show … deploys", "list … deploys", "list … migrations",
+    ),
+    "compare": ("сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц"),
+    "migration": (
+        "миграц", "мигрир", "мигрируй", "перенес", "перенос", "перенеси", "перетащи", "переложи",
+        "скопируй", "migrat", "migrate", "move … to", "copy … to", "transfer", "promote",
+        "migracii", "perenes",
+    ),
+    "deploy": (
+        "выкат", "выкати", "деплой", "депло", "задеплой", "разверн", "разворач", "раскат",
+        "катни", "закинь", "залей", "выложи", "опубликуй", "deploy", "deplyo", "depoly", "ship",
+        "push … to prod", "push … to production", "push … to staging", "push … live",
+        "go live", "release", "roll out", "publish to", "vykat", "zadeplo", "deplo",
+    ),
+    "explore": (
+        "колонк", "столбц", "поля", "схем", "таблиц", "базы", "базу", "база данных", "метрик",
+        "что за датасет", "с датасетом", "датасет", "columns", "fields", "schema", "tables",
+        "databases", "metrics", "describe … dataset", "what … use this dataset",
+        "what s in this dataset", "kolonki",
+    ),
+    "search": (
+        "найди", "поиск", "ищи", "поищи", "search", "find", "look up", "look for", "со словом",
+        "похожие", "какие … дашборды", "какие есть дашборды", "список дашбордов", "все дашборды",
+        "дашборды по", "дашборды про", "где дашборд", "есть ли дашборд", "naydi",
+        "where is … dashboard", "list … dashboards", "any dashboards", "dashboards about",
+    ),
+    "overview": (
+        "расскажи про", "расскажи о", "расскажи", "что показывает", "что на этом дашборде",
+        "что на дашборде", "о чем этот дашборд", "о чем дашборд", "что за дашборд", "обзор",
+        "опиши этот дашборд", "what does … show", "tell me about", "overview",
+        "what is this dashboard", "what s on this dashboard", "describe this dashboard",
+        "rasskazhi",
+    ),
+    "health": (
+        "как дела", "здоров", "состояни", "статус", "опубликован", "в порядке", "норм",
+        "кто владелец", "владел", "графики не", "сломан", "health", "status", "broken",
+        "who owns", "about this", "закоммичен", "в гите",
+        "все ок", "все ли ок", "ломаютс", "правили", "менялся", "меняли", "что с этим",
+        "is it ok", "is this ok", "whats wrong", "what s wrong", "last modified", "published",
+        "чувствует", "самочувств", "how is … doing", "how s … doing",
+    ),
+    "environments": (
+        "окружени", "энвы", "энв", "envs", "environments", "environment", "инстанс", "стенды",
+        "суперсеты", "суперсетов", "доступен", "жив", "отвечает", "reachable", "instances",
+        "are … up", "is … up", "живой", "жива", "okruzh",
+        "alive", "down", "работает ли", "лежит", "online",
+    ),
+}  # fmt: skip
+
+# A search verb that starts a message leads it: «найди дашборды, которые надо перенести».
+SEARCH_VERBS = ("найди", "поищи", "ищи", "search", "find", "look for", "look up", "naydi")
+
+# The environments as people name them, by stage, as whole folded words («прод», «на проде»,
+# "prod", «стейджинг», «дэв»): a word is matched whole, so «продажи» is not prod.
+ENVIRONMENT_WORDS = {
+    "prod": re.compile(
+        r"p+r+od(?:a|e|u|om|ovyy|ovom|ovoy|ovyh|ovye|ovoe|ovuyu)?|prodakshe?n\w*|production|prd"
+        r"|produktiv\w*|prom|proma|prome|promu"
+    ),
+    "stag": re.compile(r"ste[yij]?d?zh\w*|stadzh\w*|stage|staging|stg|steydzhing\w*|preprod\w*"),
+    "dev": re.compile(r"dev|deva|deve|devu|devom|develop\w*|razrabotk\w*"),
+}
+
+# Before an environment: it is where from («из стейджа», "from staging"), not where to.
+SOURCE_MARKS = ("iz", "from", "s", "so", "ot")
+# «здесь», "here": the page's environment.
+HERE_WORDS = ("zdes", "tut", "here")
+
+# A branch a message names: after these words («ветку feature/x», "branch called cleanup").
+BRANCH_WORDS = re.compile(
+    r"(?:ветк\w*|бранч\w*|branch\w*|vetk\w*)[:\s]+(?:(?:called|named|с именем|под названием|"
+    r"из|from)\s+)?[«\"'`]?([A-Za-z0-9][\w./-]*)",
+    re.IGNORECASE,
+)
+# The name a new object is given («с именем sales_eu», «назови его orders_v2», "called churn").
+NAME_MENTION = re.compile(
+    r"(?:с именем|под (?:названием|именем)|назови(?:\s+его)?|названи(?:ем|е)|named|called|"
+    r"name it|with (?:the )?name)\s*[:=]?\s*[«\"'`]?([A-Za-z0-9_][\w./-]*)",
+    re.IGNORECASE,
+)
+# The table, schema and database a message names («таблица events», "schema crm", «в базе 1»).
+TABLE_MENTION = re.compile(
+    r"(?:таблиц\w*|table|tablic\w*|tablits\w*)\s+[«\"'`]?([A-Za-z_][\w.]*)", re.IGNORECASE
+)
+SCHEMA_MENTION = re.compile(r"(?:схем\w*|schema|shem\w*)\s+[«\"'`]?([A-Za-z_]\w*)", re.IGNORECASE)
+# «датасет 7», «датасету 7», "dataset 7": the dataset a permissions audit is about.
+DATASET_MENTION = re.compile(r"(?:датасет|dataset)\w*\s*#?\s*([0-9]{1,9})", re.IGNORECASE)
+
+# Documentation to be committed to git («и закоммить», "and commit it").
+COMMIT_WORDS = ("коммит", "закоммит", "commit", "в гит", "в git", "git", "гит", "zakommit")
+# Where a query ends and the person's words resume: «… в базе 3», "… on db 2".
+TRAILING_PROSE = re.compile(
+    r"[\s,;]+(?:(?:в|на|из|по|on|in|against)\s+)?(?:баз\w*|database|db)\s*#?\s*[0-9]+\s*$",
+    re.IGNORECASE,
+)
+
+# «без коммита», "don't commit": documentation that is not to be committed.
+NO_COMMIT = ("без коммит", "не коммит", "не закоммит", "не комить", "don t commit", "dont commit",
+             "do not commit", "no commit", "without commit", "without committing")  # fmt: skip
+
+# The latest deploy: «последняя выкатка», "the last deploy" (its task, from the conversation).
+LAST_WORDS = ("последн", "недавн", "прошл", "last", "latest", "recent", "previous", "poslednii",
+              "poslednei", "posledn")  # fmt: skip

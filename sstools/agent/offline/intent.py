@@ -1,0 +1,252 @@
+"""What a request means: which tool the offline planner calls (issue 22 §2).
+
+Two readings, in this order:
+
+1. **Frames** (:data:`~sstools.agent.texts.vocabulary.INTENT_FRAMES`): what people say for each
+   intent («сделай бэкап», «история выкаток», «создай ветку», "pretty print"), tried in order,
+   so a verb decides before the object or the environment a message names («сделай резервную
+   копию окружения staging» is a backup, not the environment list). An intent names its tools
+   best first; the first one that is here (offered, or hidden only by the role) wins.
+2. **The router's ranking** (BM25 + the shipped multilingual embedding, over the tools' texts and
+   example requests in ``routing/tools.yaml``) when no frame matches: the meaning of the request.
+
+A question (:func:`asks`) never becomes a write: a write with a plan is asked with
+``dry_run`` (its plan is the answer), another write is passed over for the next reading — unless
+the role lacks it, when the answer is the refusal naming the role.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from sstools.agent.routing.router import indexes, ranking, scores
+from sstools.agent.routing.tokens import fold
+from sstools.agent.texts import vocabulary as vocab
+from sstools.agent.tools import CATALOGUE, ToolKind
+
+Asking = Literal["plan", "read"]
+
+# Each intent's tools, best first; for a plan question, :data:`_PLAN_TOOLS` first.
+_TOOLS: dict[str, tuple[str, ...]] = {
+    "capabilities": ("show_capabilities",),
+    "restore": ("restore_backup",),
+    "rollback": ("rollback_deploy",),
+    "task_status": ("get_task_status",),
+    "backup_make": ("run_backup",),
+    "backup_list": ("list_backups",),
+    "format_sql": ("superset_format_sql",),
+    "create_dataset": ("superset_create_dataset",),
+    "execute_sql": ("superset_execute_sql",),
+    "git_status": ("get_git_status",),
+    "branch_create": ("create_branch",),
+    "documentation": ("run_llm_documentation",),
+    "commit": ("commit_changes",),
+    "permissions": ("superset_audit_permissions",),
+    "validation": ("run_llm_validation",),
+    "tasks_list": ("list_tasks",),
+    "compare": ("preview_migration", "deploy_dashboard", "execute_migration"),
+    "migration": ("execute_migration", "preview_migration"),
+    "deploy": ("deploy_dashboard",),
+    "branch_list": ("list_branches",),  # after the verbs: «выкати из ветки …» is a deploy
+    "explore": ("superset_explore_database",),
+    "search": ("search_dashboards",),
+    "overview": ("get_health_summary",),  # asked in full: what it shows (issue 22 §4)
+    "health": ("get_health_summary",),
+    "environments": ("list_environments",),
+}
+# A plan question about a migration is its preview first (a read), then the write's dry run.
+_PLAN_TOOLS = {"migration": ("preview_migration", "execute_migration")}
+# Frames that do not stand for an intent when a plan is asked: «что изменится при выкатке» is
+# about the deploy, not its history.
+_NOT_FOR_PLANS = frozenset({"tasks_list", "backup_list", "environments", "health", "search"})
+
+
+_TRANSLIT_I = re.compile(r"(?<=[aeiou])i(?![aeiou])")
+
+
+def spaced(text: str) -> str:
+    """Folded, with every run of non-letters one space: what the phrase patterns read. An «i»
+    after a vowel is the «й» of a transliteration ("sozdai", "poslednii" as «создай»)."""
+    return " ".join(re.findall(r"[a-z0-9]+", _TRANSLIT_I.sub("y", fold(text))))
+
+
+def phrases(items: Sequence[str], *, whole: bool = False) -> re.Pattern[str]:
+    """Any of ``items`` at the start of a word of the spaced text (``whole``: as whole words);
+    «…» in an item lets any words come between its parts."""
+    patterns = []
+    for item in sorted(items, key=len, reverse=True):
+        parts = [re.escape(spaced(part)) for part in item.split("…") if spaced(part)]
+        patterns.append(r"\S*(?: \S+)*? ".join(parts))
+    end = r"(?= |$)" if whole else ""
+    return re.compile(r"(?:^| )(?:" + "|".join(patterns) + ")" + end)
+
+
+_PLAN_QUESTION = phrases(vocab.PLAN_QUESTIONS)
+_WRITE_COMMAND = phrases(vocab.WRITE_COMMANDS, whole=True)
+_LEADS = "|".join(re.escape(spaced(lead)) for lead in vocab.COMMAND_LEAD)
+_WRITE_COMMAND_EN = re.compile(
+    rf"^(?:(?:{_LEADS}) )*(?:{'|'.join(map(re.escape, vocab.WRITE_COMMANDS_EN))})(?= |$)"
+)
+_READ_QUESTION = phrases(vocab.READ_QUESTIONS)
+_POLITE = phrases(vocab.POLITE_ASKS, whole=True)
+_SEARCH_VERB = phrases(vocab.SEARCH_VERBS)
+# A SQL text: backquoted, or from the keyword a statement starts with to the end.
+SQL = re.compile(
+    r"`([^`]+)`|(\b(?:select\s|with\s+\w+\s+as\s*\(|insert\s+into\s|update\s+\w+\s+set\s|"
+    r"delete\s+from\s|(?:create|drop|alter)\s+(?:table|view|index|schema)\s|truncate\s).*)",
+    re.IGNORECASE | re.DOTALL,
+)
+# A task's id, whole or its first digits: hexadecimal with a digit and a letter, 8 to 32 long
+# (or written as a UUID).
+TASK_ID = re.compile(
+    r"(?<![\w-])(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}"
+    r"|(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{8,32})(?![\w-])"
+)
+# A backup's id as list_backups names it: «ss-dev.20261130T051038123456Z».
+BACKUP_ID = re.compile(r"[\w-]+\.[0-9]{8}T[0-9]{6,}Z")
+
+
+def asks(text: str) -> Asking | None:
+    """Whether the message asks rather than orders: ``plan`` when it asks what a write would
+    change, ``read`` when it asks to be shown something; None: a command (its card, if a write).
+
+    An imperative write verb makes a command («выкати в prod», even with «?»), unless the
+    message asks what would change; a trailing «?» asks, unless it is politeness («можешь…?»).
+    """
+    said = spaced(SQL.sub(" ", text))  # a query's words («select», «with») are not the ask
+    if _PLAN_QUESTION.search(said):
+        return "plan"
+    if _WRITE_COMMAND.search(said) or _WRITE_COMMAND_EN.search(said):
+        return None
+    if _READ_QUESTION.search(said):
+        return "read"
+    if text.rstrip().endswith("?") and not _POLITE.search(said):
+        return "read"
+    return None
+
+
+@cache
+def _frames() -> dict[str, re.Pattern[str]]:
+    return {intent: phrases(items) for intent, items in vocab.INTENT_FRAMES.items()}
+
+
+def intents(text: str) -> list[str]:
+    """The intents whose frames the message matches, in their order of precedence."""
+    said = spaced(SQL.sub(" sql ", text))
+    found = [intent for intent, frame in _frames().items() if frame.search(said)]
+    leading = {i: m.end() for i in found if (m := _frames()[i].match(said)) is not None}
+    searching = _SEARCH_VERB.match(said)
+    if searching and max(leading, key=lambda i: leading[i]) == "search":
+        found.remove("search")  # «найди дашборды, которые надо перенести»: the verb leads
+        return ["search", *sorted(set(found), key=list(_TOOLS).index)]
+    if SQL.search(text):
+        # A query to run, unless a verb says what else to do with it (format it, wrap it).
+        found.append("execute_sql")
+    if BACKUP_ID.search(text) and "backup_make" not in found:
+        found.append("restore")  # a backup's id: restoring it, unless a verb says more
+    if TASK_ID.search(BACKUP_ID.sub(" ", text.lower())):
+        found.append("task_status")  # a task's number: its status, unless a verb says more
+    order = list(_TOOLS)
+    return sorted(set(found), key=order.index)
+
+
+def writes(name: str) -> bool:
+    return CATALOGUE[name].kind is ToolKind.write
+
+
+def has_plan(name: str) -> bool:
+    return "dry_run" in CATALOGUE[name].args_model.model_fields
+
+
+def answers_a_question(name: str) -> bool:
+    """A read, a write with a plan (asked with ``dry_run``), or a tool whose kind depends on the
+    call (its arguments decide, later)."""
+    tool = CATALOGUE[name]
+    return tool.kind is ToolKind.read or has_plan(name) or tool.classify is not None
+
+
+# The embedding's closest passage at least this close (cosine) means the request is about a tool;
+# greetings and noise («привет», «спасибо», "asdf") stay below it (measured on the tune split).
+MEANING_FLOOR = 0.9
+
+
+def _has_an_opinion(text: str, names: Sequence[str]) -> bool:
+    """Whether the router's ranking means something: a word of a tool's texts (BM25), or a
+    meaning close to one of their passages (the embedding)."""
+    if scores(text, names, "bm25").any():
+        return True
+    return float(indexes().semantic.scores(text, names).max()) >= MEANING_FLOOR
+
+
+# Intents whose question is what the write would change, when they come first.
+_WRITES_ASKED_ABOUT = frozenset({"rollback", "compare", "migration", "deploy"})
+
+
+def _about_a_write(intent: str, text: str) -> bool:
+    return intent in _WRITES_ASKED_ABOUT or (
+        intent == "restore" and BACKUP_ID.search(text) is not None
+    )
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The tools to try for a request, best first, and whether it asks a question."""
+
+    tools: tuple[str, ...]
+    asking: Asking | None
+    overview: bool = False  # «расскажи про этот дашборд»: what it shows, not its status
+
+
+def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Choice:
+    """The tools that answer ``text``, best first, among those ``offered`` and those the role
+    lacks (``beyond_role``: then the answer is the refusal naming the role)."""
+    asking = asks(text)
+    found = intents(text)
+    if asking == "read" and found and _about_a_write(found[0], text):
+        asking = "plan"  # «what does undoing the last deploy revert?»: what the write would do
+    here = [*offered, *(name for name in beyond_role if name not in offered)]
+    chosen: list[str] = []
+    plans: list[str] = []  # for a question that is not about a plan: a plan only if nothing reads
+
+    def admit(name: str) -> None:
+        if name not in here or name in chosen:
+            return
+        if asking is not None and name in offered and not answers_a_question(name):
+            return  # a question is never answered by a write it may make
+        if asking == "plan" and name in offered and writes(name) and not has_plan(name):
+            return
+        if asking == "read" and name in offered and writes(name):
+            plans.append(name)
+            return
+        chosen.append(name)
+
+    if asking == "plan":  # what a write would change first, its history or list after
+        found = sorted(found, key=lambda intent: intent in _NOT_FOR_PLANS)
+    for intent in found:
+        tools = (_PLAN_TOOLS.get(intent) if asking == "plan" else None) or _TOOLS[intent]
+        if intent == "restore" and asking == "read" and not BACKUP_ID.search(text):
+            tools = ("list_backups", *tools)  # «из какого бэкапа можно восстановить?»: the list
+        for name in tools:
+            admit(name)
+    if asking == "plan" and not chosen:
+        # «что изменится, если…» with no object named: the deploy's or the migration's plan.
+        for name in ("preview_migration", "deploy_dashboard", "execute_migration"):
+            if name in here:
+                chosen.insert(0, name)
+                break
+    if not chosen:
+        # The meaning, when no frame says it: a question among the offered tools, a command
+        # also among those the role lacks (then it is refused naming the role).
+        ranked = here if asking is None else list(offered)
+        if len(ranked) > 1 and not _has_an_opinion(text, ranked):
+            return Choice(tools=(), asking=asking)  # «привет»: the page's default answers
+        for name, _ in ranking(text, ranked, "hybrid") if len(ranked) > 1 else []:
+            admit(name)
+        for name in ranked:
+            admit(name)
+    chosen += [name for name in plans if name not in chosen]
+    return Choice(tools=tuple(chosen), asking=asking, overview="overview" in found[:1])

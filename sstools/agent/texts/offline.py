@@ -1,0 +1,73 @@
+"""What the offline planner says itself: its questions back and its refusals (issue 22 §2, §3).
+
+A question back names what is missing in words and offers choices; it never prints an
+argument's name (``task_id``). Each one starts with the tool's title, so a person knows what
+the question is for.
+"""
+
+from __future__ import annotations
+
+# What the question is about, per tool: «какой дашборд {verb}?».
+VERBS = {
+    "deploy_dashboard": "выкатить",
+    "execute_migration": "перенести",
+    "preview_migration": "сравнить",
+    "get_health_summary": "посмотреть",
+    "run_llm_validation": "проверить",
+    "run_llm_documentation": "описать",
+    "commit_changes": "закоммитить",
+    "rollback_deploy": "откатить",
+    "get_task_status": "посмотреть",
+    "restore_backup": "восстановить",
+    "superset_execute_sql": "выполнить",
+    "superset_format_sql": "отформатировать",
+    "superset_create_dataset": "создать",
+}
+DEFAULT_VERB = "выполнить"
+
+ASK_DASHBOARD = (
+    "«{tool}»: какой дашборд {verb}? Назовите его номер («дашборд 12») "
+    "или откройте страницу дашборда и спросите там."
+)
+ASK_DASHBOARDS = (
+    "«{tool}»: какие дашборды {verb}? Назовите их номера («дашборды 7 и 8») "
+    "или откройте страницу дашборда."
+)
+ASK_TARGET = "«{tool}»: в какое окружение — {choices}?"
+ASK_ENVIRONMENT = "«{tool}»: какое окружение — {choices}?"
+OR = " или "
+ASK_BRANCH = (
+    "«{tool}»: как назвать новую ветку? Напишите название, например «feature/новые-фильтры»."
+)
+ASK_SQL = "«{tool}»: какой SQL {verb}? Вставьте текст запроса после команды."
+ASK_BACKUP = "«{tool}»: какая резервная копия нужна? {choices}"
+BACKUP_CHOICES = "Последние копии: {items}."
+BACKUP_NONE = "Спросите «покажи бэкапы», чтобы увидеть, какие есть."
+ASK_TASK = "«{tool}»: какую задачу {verb}? {choices}"
+ASK_DEPLOY = "«{tool}»: какую выкатку {verb}{where}? {choices}"
+ASK_WHERE = " в {env}"
+TASK_CHOICES = "Последние задачи этого разговора: {items}."
+TASK_CHOICE = "{kind} {id} ({status})"
+TASK_NONE = (
+    "В этом разговоре задач ещё не было: назовите задачу по первым 8 цифрам её номера "
+    "или спросите «покажи последние задачи»."
+)
+DEPLOY_NONE = (
+    "В этом разговоре выкаток не было: назовите задачу выкатки по первым 8 цифрам её номера "
+    "или спросите «история выкаток»."
+)
+ASK_TABLE = "«{tool}»: из какой таблицы? Напишите «таблица …» и, если нужно, «схема …»."
+ASK_OTHER = "«{tool}»: уточните, пожалуйста: {labels}."
+
+# -- «расскажи про этот дашборд»: what it shows, not its status (issue 22 §4) -------------------
+OVERVIEW_TITLE = "{title} — что показывает"
+OVERVIEW_CHARTS = "Графики ({count}): {names}"
+OVERVIEW_NO_CHARTS = "Графиков нет: дашборд пустой"
+OVERVIEW_DATASETS = "Данные: {count} — {ids}"
+OVERVIEW_DATASET = "датасет #{id}"
+OVERVIEW_OWNERS = "Владельцы: {names}"
+OVERVIEW_WHERE = "Где находится: окружение {env}, {published}; изменён {when}"
+OVERVIEW_PUBLISHED = "опубликован"
+OVERVIEW_DRAFT = "черновик (не опубликован)"
+OVERVIEW_GIT = "В git: {status}"
+OVERVIEW_STATUS_HINT = "Состояние и проблемы: спросите «как дела у дашборда»."
