@@ -117,13 +117,22 @@ def dashboards(said: Said) -> list[int]:
 
 
 def branch(said: Said) -> str | None:
-    """A branch's name: a word with ``/`` («feature/energy-css»), else the word after «ветка»."""
-    slashed = re.findall(r"(?<![\w/])[A-Za-z0-9][\w.-]*(?:/[\w.-]+)+", said.prose)
+    """A branch's name: a word with ``/`` («feature/energy-css»), else the word after «ветка»,
+    else the name given («ветку назови energy.v2»). A name in backquotes reads as code to the
+    SQL reader: a one-word «query» is a name."""
+    quoted = said.sql if said.sql and not said.sql.split()[1:] else ""
+    text = f"{said.prose} {quoted}"
+    slashed = re.findall(r"(?<![\w/])[A-Za-z0-9][\w.-]*(?:/[\w.-]+)+", text)
     if slashed:
         return str(slashed[-1])
     named = vocab.BRANCH_WORDS.search(said.prose)
     if named and fold(named.group(1)) not in _NOT_NAMES:
         return named.group(1)
+    if quoted and _mentions_branch(said):
+        return quoted
+    given = vocab.NAME_MENTION.search(said.prose)
+    if given and _mentions_branch(said):
+        return given.group(1)
     return None
 
 
@@ -203,7 +212,7 @@ def _origin(backup_id: str, known: Sequence[str]) -> str | None:
 
 
 def _mentions_branch(said: Said) -> bool:
-    return vocab.BRANCH_WORDS.search(said.prose) is not None
+    return vocab.BRANCH_WORD.search(said.prose) is not None
 
 
 def _audited(said: Said) -> dict[str, Any]:

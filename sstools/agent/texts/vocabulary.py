@@ -321,6 +321,8 @@ SOURCE_MARKS = ("iz", "from", "s", "so", "ot")
 # «здесь», "here": the page's environment.
 HERE_WORDS = ("zdes", "tut", "here")
 
+# A message about a branch at all («ветку назови …», "the branch").
+BRANCH_WORD = re.compile(r"ветк|бранч|branch|vetk", re.IGNORECASE)
 # A branch a message names: after these words («ветку feature/x», "branch called cleanup").
 BRANCH_WORDS = re.compile(
     r"(?:ветк\w*|бранч\w*|branch\w*|vetk\w*)[:\s]+(?:(?:called|named|с именем|под названием|"
