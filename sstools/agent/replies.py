@@ -65,7 +65,12 @@ def _call_id() -> str:
 def as_calls(written: WrittenCalls, reply: AIMessage) -> AIMessage:
     """The reply as the calls it wrote, its prose kept (the JSON is not)."""
     calls = [
-        {"name": call.name, "args": storable(call.arguments or {}), "id": _call_id(), "type": "tool_call"}
+        {
+            "name": call.name,
+            "args": storable(call.arguments or {}),
+            "id": _call_id(),
+            "type": "tool_call",
+        }
         for call in written.calls
     ]
     return AIMessage(content=written.prose, tool_calls=calls, id=reply.id)
