@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
@@ -18,6 +19,10 @@ from tests.agent.conftest import DASHBOARD_SET, dashboard_context
 from tests.conftest import AuthHeaders
 from tests.openai_server import chat_through_openai_client
 from tests.support import read_events, types
+
+
+def _done_of(run_id: str, event: dict[str, Any]) -> bool:
+    return bool(event["type"] == "done" and event["run_id"] == run_id)
 
 
 async def _sent(agent: Any, tool: str) -> int:
@@ -131,7 +136,7 @@ async def test_the_tools_sent_stay_byte_identical_through_a_turn(
                 client,
                 cid,
                 headers,
-                until=lambda e, run_id=run_id: e["type"] == "done" and e["run_id"] == run_id,
+                until=partial(_done_of, run_id),
             )
     first_turn = llm.requests[:3]
     assert len(llm.requests) == 4

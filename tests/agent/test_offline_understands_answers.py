@@ -22,13 +22,12 @@ from tests.agent.test_offline_understands_requests import (
     ENVIRONMENTS,
     Planner,
     Server,
-    _context,
     answer,
     called,
     say,
     server,
 )
-from tests.agent.test_questions_are_read import TASK
+from tests.agent.test_questions_are_read import TASK, page_context
 from tests.support import read_events, types
 
 __all__ = ["server"]  # the fixture, shared with the requests' tests
@@ -112,17 +111,17 @@ async def test_the_last_deploy_and_my_task_are_this_conversations_own(
     made, url = server
     async with make_agent(Planner(environment_ids=ENVIRONMENTS), tools_base_url=url) as agent:
         cid = await agent.conversation(E)
-        await agent.send(cid, "выкати в prod", _context(D), E)
+        await agent.send(cid, "выкати в prod", page_context(D), E)
         first = await read_events(agent.client, cid, agent.auth(E))
         await agent.decide(cid, first[-1]["confirmation_id"], "approve", E)
         started = await read_events(
             agent.client, cid, agent.auth(E), last_event_id=first[-1]["_id"]
         )
-        await agent.send(cid, "как там моя задача?", _context(M), E)
+        await agent.send(cid, "как там моя задача?", page_context(M), E)
         status = await read_events(
             agent.client, cid, agent.auth(E), last_event_id=started[-1]["_id"]
         )
-        await agent.send(cid, "откати последнюю выкатку", _context(M), E)
+        await agent.send(cid, "откати последнюю выкатку", page_context(M), E)
         rollback = await read_events(
             agent.client, cid, agent.auth(E), last_event_id=status[-1]["_id"]
         )

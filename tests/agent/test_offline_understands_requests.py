@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse, Response
 from sstools.agent.offline.planner import OfflinePlanner
 from sstools.auth.roles import Role
 from sstools.testing import LiveServer
-from tests.agent.test_questions_are_read import BACKUP_ID, TASK, ToolServer, _context
+from tests.agent.test_questions_are_read import BACKUP_ID, TASK, ToolServer, page_context
 from tests.support import read_events, types
 
 ENVIRONMENTS = ("ss-dev", "staging", "prod")
@@ -81,7 +81,7 @@ async def say(
     """The events of one request said on a page (None: no object open) with no model."""
     async with make_agent(Planner(environment_ids=ENVIRONMENTS), tools_base_url=url) as agent:
         cid = await agent.conversation(role)
-        sent = await agent.send(cid, text, _context(page), role)
+        sent = await agent.send(cid, text, page_context(page), role)
         assert sent.status_code in (200, 201, 202), sent.text
         events: list[dict[str, Any]] = await read_events(agent.client, cid, agent.auth(role))
         return events

@@ -124,7 +124,7 @@ def tool_server() -> Iterator[tuple[ToolServer, str]]:
         yield server, live.url
 
 
-def _context(object_type: str | None) -> dict[str, Any]:
+def page_context(object_type: str | None) -> dict[str, Any]:
     context: dict[str, Any] = {"contextVersion": 1, "envId": "ss-dev", "route": "/agent"}
     if object_type == "dashboard":
         context |= {
@@ -152,7 +152,7 @@ async def _say(
     planner = OfflinePlanner(environment_ids=("ss-dev", "staging", "prod"))
     async with make_agent(planner, tools_base_url=url) as agent:
         cid = await agent.conversation(role)
-        sent = await agent.send(cid, text, _context(object_type), role)
+        sent = await agent.send(cid, text, page_context(object_type), role)
         assert sent.status_code in (200, 201, 202), sent.text
         events = await read_events(agent.client, cid, agent.auth(role))
         return events, await _audited_kinds(agent)
@@ -305,11 +305,13 @@ async def test_approving_a_command_after_its_dry_run_sends_the_write_once(
     planner = OfflinePlanner(environment_ids=("ss-dev", "staging", "prod"))
     async with make_agent(planner, tools_base_url=url) as agent:
         cid = await agent.conversation(Role.engineer)
-        await agent.send(cid, "что изменится, если выкатить в prod?", _context(D), Role.engineer)
+        await agent.send(
+            cid, "что изменится, если выкатить в prod?", page_context(D), Role.engineer
+        )
         asked = await read_events(agent.client, cid, agent.auth(Role.engineer))
         assert "confirm_required" not in types(asked)
         assert server.writes == []
-        await agent.send(cid, "выкати в prod", _context(D), Role.engineer)
+        await agent.send(cid, "выкати в prod", page_context(D), Role.engineer)
         later = await read_events(
             agent.client, cid, agent.auth(Role.engineer), last_event_id=asked[-1]["_id"]
         )

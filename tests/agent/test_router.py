@@ -23,7 +23,8 @@ from pydantic import ValidationError
 
 from sstools.agent import step_messages, texts
 from sstools.agent.context import ObjectType, UIContext
-from sstools.agent.graph import AgentGraph, AgentState
+from sstools.agent.graph import AgentGraph
+from sstools.agent.graph_state import AgentState
 from sstools.agent.invocation import Refused, ToolCall, check_call
 from sstools.agent.routing import tool_router
 from sstools.agent.routing.catalogue import routing_texts

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import httpx
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from playwright.async_api import BrowserContext, Page, expect
+from playwright.async_api import BrowserContext, Page, ViewportSize, expect
 
 from sstools.agent.context import BLOCK_END, BLOCK_START
 from sstools.auth.roles import Role
@@ -27,8 +27,8 @@ from tests.integration.deploy_support import Restore, Superset
 
 AGENT = "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/dashboards/10"
 ZONE = "Asia/Yekaterinburg"  # UTC+5: a stamp in UTC (the server's clock) would read wrong
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
+PHONE = ViewportSize(width=390, height=844)
+DESKTOP = ViewportSize(width=1280, height=900)
 # Every item of the transcript as a person reads it: its kind and its words.
 TRANSCRIPT = """() => [...document.querySelectorAll('#transcript > li')].map(
   (li) => [li.className, li.innerText.trim()])"""
@@ -40,7 +40,9 @@ async def _as_alice(s: Any) -> BrowserContext:
     async with session_factory(engine)() as session:
         await add_user(session, "alice", Role.engineer, "alice-test-password")
     await engine.dispose()
-    context = await s.browser.new_context(locale="ru-RU", timezone_id=ZONE, viewport=DESKTOP)
+    context: BrowserContext = await s.browser.new_context(
+        locale="ru-RU", timezone_id=ZONE, viewport=DESKTOP
+    )
     token = issue_token(s.settings, Principal(username="alice", role=Role.engineer))
     csrf = secrets.token_urlsafe(16)
     await context.add_cookies(

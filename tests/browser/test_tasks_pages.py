@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 import yaml
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, ViewportSize, expect
 
 from sstools.config import Settings
 from sstools.sandbox import Sandbox
@@ -27,8 +27,8 @@ from tests.conftest import make_settings, seed_users
 from tests.integration.deploy_support import Restore, Superset
 
 RAW_ID = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
+PHONE = ViewportSize(width=390, height=844)
+DESKTOP = ViewportSize(width=1280, height=900)
 TITLE = "Отчёт по энергопотреблению"  # ss-dev's dashboard 10
 
 

@@ -16,7 +16,7 @@ from sstools.environments import Stage
 from sstools.superset import SupersetClient
 
 DB, DATASET, CHART, DASHBOARD = (f"d0000000-0000-4000-8000-00000000000{n}" for n in range(1, 5))
-DOCUMENTS = {
+DOCUMENTS: dict[str, dict[str, Any]] = {
     f"databases/{DB}.yaml": {
         "uuid": DB,
         "database_name": "warehouse",
