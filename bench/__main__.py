@@ -26,6 +26,7 @@ MODULES = (
     "bench.cards",
     "bench.planner",
     "bench.deploys",
+    "bench.dashboard_page",
 )
 
 

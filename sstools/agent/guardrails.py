@@ -46,6 +46,25 @@ class CardArgument(BaseModel):
     value: str
 
 
+class CardFieldChange(BaseModel):
+    """One changed field on the card, with the values the server compared (data: text only)."""
+
+    label: str  # in words: «CSS», «фильтры»
+    field: str  # the dotted key
+    before: str | None  # the target's value; None: it has no such key
+    after: str | None  # the source's value
+    diff: str | None  # unified line diff target → source
+    truncated: bool = False  # a value was cut at its bound
+    omitted: bool = False  # values left out (the plan's or the card's budget was spent)
+
+
+class CardObjectChanges(BaseModel):
+    """An object the plan changes, with its fields: «дашборд «Energy KPIs»: изменить»."""
+
+    title: str
+    fields: list[CardFieldChange]
+
+
 class GuardrailDecision(BaseModel):
     level: RiskLevel
     tone: Tone
@@ -60,6 +79,8 @@ class GuardrailDecision(BaseModel):
     # is bound to (the server refuses the apply if the target moved since).
     objects: list[str] = []
     digest: str | None = None
+    # The plan's changed fields with their values, shown collapsed under the impact line.
+    changes: list[CardObjectChanges] = []
     # The call's arguments in words, named from the page's context and the environments registry.
     arguments: list[CardArgument] = []
 
@@ -132,12 +153,67 @@ def plan_objects(preview: object) -> list[str]:
     return lines
 
 
+_MAX_CARD_FIELDS = 10
+# The card's values in all (UTF-8 bytes): past it a field is named without its values.
+_CARD_VALUES_MAX = 64 * 1024
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _card_field(change: dict[str, Any], left: int) -> tuple[CardFieldChange, int]:
+    before, after, diff = (_text(change.get(key)) for key in ("before", "after", "diff"))
+    size = sum(len(text.encode()) for text in (before, after, diff) if text is not None)
+    omitted = change.get("omitted") is True or size > left
+    one = CardFieldChange(
+        label=str(change.get("label") or change.get("field") or "")[:200],
+        field=str(change.get("field") or "")[:500],
+        before=None if omitted else before,
+        after=None if omitted else after,
+        diff=None if omitted else diff,
+        truncated=change.get("truncated") is True,
+        omitted=omitted,
+    )
+    return one, left if omitted else left - size
+
+
+def plan_changes(preview: object) -> list[CardObjectChanges]:
+    """Each object the plan updates with its fields' values, as the server computed them (the
+    plan's ``changes``); at most 20 objects of 10 fields, 64 KB of values in all."""
+    if not isinstance(preview, dict) or not isinstance(preview.get("objects"), list):
+        return []
+    out: list[CardObjectChanges] = []
+    left = _CARD_VALUES_MAX
+    for change in preview["objects"]:
+        if len(out) >= _MAX_CARD_OBJECTS:
+            break
+        if not isinstance(change, dict) or not isinstance(change.get("changes"), list):
+            continue
+        fields = []
+        for one in change["changes"][:_MAX_CARD_FIELDS]:
+            if isinstance(one, dict):
+                shown, left = _card_field(one, left)
+                fields.append(shown)
+        if fields:
+            title = texts.plan_object(
+                kind=str(change.get("kind")),
+                name=str(change.get("name", ""))[:200],
+                action=str(change.get("action")),
+                fields=[],
+            )
+            out.append(CardObjectChanges(title=title, fields=fields))
+    return out
+
+
 def plan_impact(preview: object) -> dict[str, object]:
-    """The card's fields a preview fills: the impact line, the objects and the plan's digest."""
+    """The card's fields a preview fills: the impact line, the objects, their changes and the
+    plan's digest."""
     digest = preview.get("digest") if isinstance(preview, dict) else None
     return {
         "impact": impact_text(preview),
         "objects": plan_objects(preview),
+        "changes": plan_changes(preview),
         "digest": digest if isinstance(digest, str) else None,
     }
 

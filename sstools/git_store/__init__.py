@@ -3,6 +3,7 @@
 See docs/git.md for the layout.
 """
 
+from sstools.git_store._cache import BoundedCache
 from sstools.git_store._database import clean_database
 from sstools.git_store._export import dump, normalise
 from sstools.git_store._repo import DEFAULT_BRANCH, Branch, CommitInfo, FileChange
@@ -27,6 +28,7 @@ from sstools.ids import SNAPSHOT_PREFIX, BranchName, WritableBranchName
 __all__ = [
     "DEFAULT_BRANCH",
     "SNAPSHOT_PREFIX",
+    "BoundedCache",
     "Branch",
     "BranchExists",
     "BranchName",

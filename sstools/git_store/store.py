@@ -14,6 +14,7 @@ from typing import Literal
 
 import anyio.to_thread
 
+from sstools.git_store._cache import BoundedCache
 from sstools.git_store._export import dashboards_in, normalise
 from sstools.git_store._repo import (
     DEFAULT_BRANCH,
@@ -28,6 +29,10 @@ from sstools.superset import SupersetClient
 from sstools.texts import git as texts
 
 Status = Literal["clean", "modified", "untracked"]
+
+# (environment, dashboard UUID, fingerprint of what its export is made of): see export_dashboard.
+ExportKey = tuple[str, str, str]
+EXPORT_CACHE_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -69,8 +74,17 @@ def _diff(exported: dict[str, bytes], committed: dict[str, bytes]) -> list[FileC
 class GitStore:
     """One repository of dashboard exports (``SSTOOLS_GIT_DIR``), shared by the app."""
 
-    def __init__(self, path: Path, remote: str | None = None, export_concurrency: int = 4) -> None:
+    def __init__(
+        self,
+        path: Path,
+        remote: str | None = None,
+        export_concurrency: int = 4,
+        export_cache_size: int = EXPORT_CACHE_SIZE,
+    ) -> None:
         self.repository = Repository(path, remote)
+        # One dashboard's normalised export by ExportKey: a page view needs it for the git status
+        # and for the plans behind «Отличается от источника», and again on the next view.
+        self.exports: BoundedCache[ExportKey, dict[str, bytes]] = BoundedCache(export_cache_size)
         self._write_lock = asyncio.Lock()
         # Per environment: a status of 100 dashboards is 100 exports, and each one makes
         # Superset zip a dashboard with its charts, datasets and databases.
@@ -99,16 +113,47 @@ class GitStore:
             self.repository.last_commit(branch, dashboard.path),
         )
 
-    async def dashboard_status(
-        self, superset: SupersetClient, dashboard_id: int, branch: str = DEFAULT_BRANCH
+    async def export_dashboard(
+        self,
+        superset: SupersetClient,
+        dashboard_id: int,
+        fresh: tuple[str, str] | None = None,
+    ) -> dict[str, bytes]:
+        """One dashboard's export; given ``fresh`` (its UUID and a fingerprint of what the export
+        is made of, which moves when any of it does), the one kept under that key if any.
+
+        The caller vouches for the fingerprint: a hit is only as fresh as what it covers.
+        """
+
+        async def export() -> dict[str, bytes]:
+            turn = self._exports.setdefault(
+                superset.env.id, asyncio.Semaphore(self._export_concurrency)
+            )
+            async with turn:
+                return await self.export(superset, [dashboard_id])
+
+        if fresh is None:
+            return await export()
+        uuid, fingerprint = fresh
+        return await self.exports.get_or_make((superset.env.id, uuid, fingerprint), export)
+
+    async def status_of(
+        self, dashboard_id: int, exported: dict[str, bytes], branch: str = DEFAULT_BRANCH
     ) -> DashboardStatus:
-        """How the dashboard in this environment compares with the branch."""
-        turn = self._exports.setdefault(
-            superset.env.id, asyncio.Semaphore(self._export_concurrency)
-        )
-        async with turn:
-            exported = await self.export(superset, [dashboard_id])
+        """How an export of the dashboard compares with the branch (no Superset call)."""
         return await anyio.to_thread.run_sync(self._compare, branch, dashboard_id, exported)
+
+    async def dashboard_status(
+        self,
+        superset: SupersetClient,
+        dashboard_id: int,
+        branch: str = DEFAULT_BRANCH,
+        fresh: tuple[str, str] | None = None,
+    ) -> DashboardStatus:
+        """How the dashboard in this environment compares with the branch (``fresh``: see
+        :meth:`export_dashboard`)."""
+        exported = await self.export_dashboard(superset, dashboard_id, fresh)
+        return await self.status_of(dashboard_id, exported, branch)
 
     async def status(
         self,

@@ -154,3 +154,74 @@ def rollback_summary(
     if deleted:
         parts.append(f"будут удалены созданные ею: {', '.join(deleted)}")
     return f"Откат задачи {task_id[:8]} (запустил {deployed_by}): {'; '.join(parts)}"
+
+
+# -- a plan's changed fields in words (sstools/domain/deploy/planner.py, FieldChange.label) -------
+
+# The longest known prefix of a dotted key names it; what follows is kept in brackets.
+FIELD_LABELS = {
+    ".": "весь объект",
+    "css": "CSS",
+    "sql": "SQL",
+    "description": "описание",
+    "slice_name": "название",
+    "dashboard_title": "название",
+    "table_name": "таблица",
+    "slug": "адрес (slug)",
+    "published": "опубликован",
+    "certified_by": "кем сертифицирован",
+    "certification_details": "сертификация",
+    "cache_timeout": "время кэша",
+    "viz_type": "тип графика",
+    "position": "расположение графиков",
+    "metadata": "настройки дашборда",
+    "json_metadata": "настройки дашборда",
+    "metadata.native_filter_configuration": "фильтры",
+    "json_metadata.native_filter_configuration": "фильтры",
+    "metadata.chart_configuration": "перекрёстные фильтры",
+    "metadata.global_chart_configuration": "перекрёстные фильтры",
+    "metadata.cross_filters_enabled": "перекрёстные фильтры",
+    "metadata.color_scheme": "цветовая схема",
+    "metadata.label_colors": "цвета подписей",
+    "metadata.shared_label_colors": "цвета подписей",
+    "metadata.refresh_frequency": "частота обновления",
+    "metadata.timed_refresh_immune_slices": "графики без автообновления",
+    "metadata.expanded_slices": "развёрнутые графики",
+    "metadata.filter_scopes": "области фильтров",
+    "metadata.default_filters": "фильтры по умолчанию",
+    "params": "параметры графика",
+    "params.metrics": "метрики",
+    "params.metric": "метрика",
+    "params.groupby": "группировка",
+    "params.columns": "колонки",
+    "params.adhoc_filters": "фильтры графика",
+    "params.time_range": "период",
+    "params.row_limit": "лимит строк",
+    "params.color_scheme": "цветовая схема",
+    "params.viz_type": "тип графика",
+    "query_context": "запрос графика",
+    "metrics": "метрики",
+    "columns": "колонки",
+    "database_uuid": "база данных",
+    "schema": "схема",
+    "catalog": "каталог",
+    "extra": "дополнительные настройки",
+    "template_params": "параметры шаблона",
+    "main_dttm_col": "основная колонка времени",
+    "filter_select_enabled": "выбор значений фильтра",
+    "fetch_values_predicate": "условие значений фильтра",
+    "offset": "сдвиг часового пояса",
+    "normalize_columns": "нормализация колонок",
+    "always_filter_main_dttm": "фильтр по основной колонке времени",
+}
+
+
+def field_label(field: str) -> str:
+    """«CSS», «фильтры», «расположение графиков (CHART-1.meta.width)»; the key where no words."""
+    parts = field.split(".") if field != "." else ["."]
+    for end in range(len(parts), 0, -1):
+        words = FIELD_LABELS.get(".".join(parts[:end]))
+        if words is not None:
+            rest = ".".join(parts[end:])
+            return f"{words} ({rest})" if rest else words
+    return field

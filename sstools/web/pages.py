@@ -11,14 +11,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal
-from sstools.domain.dashboards import dashboard_overview
+from sstools.domain.dashboards import dashboard_view
 from sstools.domain.datasets import dataset_with_review
-from sstools.domain.placement import DashboardPlacements, dashboard_placements
+from sstools.domain.placement import DashboardPlacements
 from sstools.environments import Environment
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
 from sstools.http.services import Services
 from sstools.superset import SupersetError, SupersetNotFound
-from sstools.web import home_page, task_pages
+from sstools.web import compare_page, home_page, task_pages
 from sstools.web._kit import (
     STATIC_DIR,
     LoginRequired,
@@ -46,6 +46,7 @@ __all__ = [
 router = APIRouter(include_in_schema=False)
 router.include_router(home_page.router)
 router.include_router(task_pages.router)
+router.include_router(compare_page.router)
 
 
 DEFAULT_NEXT = "/dashboards"
@@ -131,18 +132,22 @@ async def dashboard_page(
 ) -> HTMLResponse:
     env = environment(services, env_id)
     try:
-        overview = await dashboard_overview(
-            services.superset.client(env.id), services.git, dashboard_id, services.sessions
+        # One fetch of the dashboard, its export shared by the git status and the plans (or
+        # none at all while nothing moved), every environment asked at once.
+        view = await dashboard_view(
+            services.superset,
+            list(services.environments.values()),
+            services.git,
+            env.id,
+            dashboard_id,
+            services.sessions,
         )
     except SupersetNotFound as exc:
         absent = UI["dashboard_absent"].format(id=dashboard_id, env=env.name)
         raise HTTPException(404, absent) from exc
+    overview, placements = view.overview, view.placements
     dashboard = overview.dashboard
     route = f"/dashboards/{dashboard_id}"
-    # The health above already exported this dashboard for its git status: not a second time.
-    placements = await _placements_or_none(
-        services, env, dashboard_id, {env.id: overview.health.git_status}
-    )
 
     def ask(prompt: str | None = None) -> str:
         return agent_link("dashboard", dashboard_id, dashboard.title, env.id, route, prompt)
@@ -151,7 +156,6 @@ async def dashboard_page(
     actions = {
         row.env_id: {
             "deploy": ask(UI["prompt_deploy"].format(target=row.name)) if may_deploy else None,
-            "compare": ask(UI["prompt_compare"].format(source=env.name, target=row.name)),
         }
         for row in (placements.environments if placements else [])
         if row.env_id != env.id
@@ -190,23 +194,6 @@ async def _history(
     if uuid is None:
         return []
     return await task_pages.dashboard_history(session, services, user, uuid)
-
-
-async def _placements_or_none(
-    services: Services, env: Environment, dashboard_id: int, known_git_status: dict[str, str]
-) -> DashboardPlacements | None:
-    """Where the dashboard lives; None (the table says so) if its environment stopped answering."""
-    try:
-        return await dashboard_placements(
-            services.superset,
-            list(services.environments.values()),
-            services.git,
-            services.superset.client(env.id),
-            dashboard_id,
-            known_git_status,
-        )
-    except SupersetError:
-        return None
 
 
 @router.get("/datasets")

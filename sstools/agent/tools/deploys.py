@@ -183,18 +183,45 @@ class PreviewArgs(_MigrationTarget, DetailArgs):
 
 
 _CHANGES_SHOWN = 20
+# The model reads a changed field's values only as an excerpt: the card and the compare page
+# show them whole, and the model's token budget is better spent elsewhere.
+_EXCERPTS_SHOWN = 3
+_EXCERPT_CHARS = 80
+
+
+def _excerpt(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    flat = " ".join(value.split())
+    return flat if len(flat) <= _EXCERPT_CHARS else flat[: _EXCERPT_CHARS - 1] + "…"
+
+
+def _excerpts(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The first changed fields in words, each with a short excerpt of before and after."""
+    return [
+        {
+            "label": change.get("label"),
+            "before": _excerpt(change.get("before")),
+            "after": _excerpt(change.get("after")),
+        }
+        for change in listed(item.get("changes"))[:_EXCERPTS_SHOWN]
+        if isinstance(change, dict)
+    ]
+
+
+def _changing(item: dict[str, Any]) -> dict[str, Any]:
+    shown = pick(item, "kind", "name", "action", "fields", "target_id")
+    excerpts = _excerpts(item)
+    return shown | {"changes": excerpts} if excerpts else shown
 
 
 def plan_shape(payload: Any, args: ToolArgs) -> Any:
-    """The verdict, then only the objects that change (unchanged ones counted), by name and id."""
+    """The verdict, then only the objects that change (unchanged ones counted), by name and id;
+    a changed field's values as a short excerpt only."""
     out = pick(payload, "source", "target_env_id", "target_stage", "summary", "dashboards_changed")
     out |= pick(payload, "applicable", "backup_id", "deploy_task_id", "deployed_by", "digest")
     objects = [item for item in listed(payload["objects"]) if isinstance(item, dict)]
-    changing = [
-        pick(item, "kind", "name", "action", "fields", "target_id")
-        for item in objects
-        if item.get("action") != "unchanged"
-    ]
+    changing = [_changing(item) for item in objects if item.get("action") != "unchanged"]
     out["objects"] = changing[:_CHANGES_SHOWN]
     out["objects_total_count"] = len(objects)
     out["unchanged_count"] = len(objects) - len(changing)

@@ -44,7 +44,10 @@ class BackupRequest(BaseModel):
 
 
 class RestorePlanRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # /docs «Try it out» starts from this (a generated one names the environment "string").
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"target_env_id": "staging"}]}
+    )
 
     target_env_id: str = Field(
         max_length=64, pattern=ENV_ID_PATTERN, description="Environment to restore into"

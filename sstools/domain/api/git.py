@@ -44,7 +44,19 @@ class NewBranch(BaseModel):
 
 
 class CommitRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # /docs «Try it out» starts from this (a generated one names the environment "string").
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "env_id": "ss-dev",
+                    "dashboard_ids": [10],
+                    "message": "Energy KPIs from ss-dev",
+                }
+            ]
+        },
+    )
 
     env_id: str = Field(max_length=64, pattern=ENV_ID_PATTERN)
     dashboard_ids: list[Annotated[int, Field(ge=1, le=MAX_ID, strict=True)]] = Field(

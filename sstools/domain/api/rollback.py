@@ -46,7 +46,8 @@ TaskIdPath = Annotated[
 
 
 class RollbackPlanRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # /docs «Try it out» starts from this (a generated one names the environment "string").
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"env_id": "prod"}]})
 
     env_id: str = Field(max_length=64, pattern=ENV_ID_PATTERN, description="The task's target")
 

@@ -7,7 +7,7 @@ from typing import Annotated
 import anyio
 import anyio.to_thread
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from sstools.auth.roles import Role
 from sstools.http.auth import CurrentUser, RoleRequired
@@ -32,6 +32,13 @@ SqlText = Annotated[str, Field(min_length=1, max_length=100_000)]
 
 
 class FormatRequest(BaseModel):
+    # /docs fills «Try it out» with this (a generated one would name an environment "string").
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"sql": "select region, sum(kwh) from energy_consumption group by 1"}]
+        }
+    )
+
     sql: SqlText
     env_id: str | None = Field(default=None, max_length=64)
     database_id: int | None = Field(default=None, ge=1)
@@ -43,6 +50,11 @@ class FormatResponse(BaseModel):
 
 
 class ExecuteRequest(BaseModel):
+    # /docs «Try it out» starts from this (a generated one runs "string" on database 1).
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"database_id": 1, "sql": "select count(*) from regions"}]}
+    )
+
     database_id: int = Field(ge=1)
     sql: SqlText
     schema_: str | None = Field(default=None, alias="schema", max_length=256)

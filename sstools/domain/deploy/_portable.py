@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import difflib
 import json
 from typing import Any
 
@@ -179,17 +180,134 @@ def portable(kind: str, document: Document) -> Document:
     return transform(cleaned) if transform else cleaned
 
 
-def differing_fields(source: Any, target: Any, prefix: str = "") -> list[str]:
-    """Dotted keys whose values differ (lists compare whole); at most :data:`MAX_FIELDS`."""
+class _Missing:
+    """A key one side lacks (``None`` is a value: ``null``)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+def differences(source: Any, target: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """``(dotted key, source value, target value)`` of each difference (lists compare whole;
+    :data:`MISSING` for a key one side lacks); at most :data:`MAX_FIELDS`."""
     if not (isinstance(source, dict) and isinstance(target, dict)):
-        return [] if source == target else [prefix or "."]
-    fields: list[str] = []
+        return [] if source == target else [(prefix or ".", source, target)]
+    found: list[tuple[str, Any, Any]] = []
     for key in sorted(set(source) | set(target), key=str):
-        if len(fields) >= MAX_FIELDS:
+        if len(found) >= MAX_FIELDS:
             break
         path = f"{prefix}.{key}" if prefix else str(key)
         if key not in source or key not in target:
-            fields.append(path)
+            found.append((path, source.get(key, MISSING), target.get(key, MISSING)))
         else:
-            fields.extend(differing_fields(source[key], target[key], path))
-    return fields[:MAX_FIELDS]
+            found.extend(differences(source[key], target[key], path))
+    return found[:MAX_FIELDS]
+
+
+def differing_fields(source: Any, target: Any, prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ (lists compare whole); at most :data:`MAX_FIELDS`."""
+    return [path for path, _, _ in differences(source, target, prefix)]
+
+
+# -- values of the differences: what a person reads on the card and the compare page ----------
+
+# Each side of a field, and its line diff, is cut at these many UTF-8 bytes («…» where cut).
+MAX_VALUE_BYTES = 4096
+MAX_DIFF_BYTES = 8192
+# A diff too long for its bound is made from both sides cut to this: each side shows (the line
+# prefixes and hunk headers fit in what is left).
+_DIFF_SIDE_BYTES = MAX_DIFF_BYTES // 2 - 512
+# A whole plan's values: past it, a change names its field and leaves its values out.
+MAX_PLAN_VALUE_BYTES = 256 * 1024
+_CUT = "…"
+# Top-level keys whose text reads as lines (a one-line CSS too): they get a line diff.
+_LINE_KEYS = frozenset({"css", "sql", "extra", "template_params"})
+# Keys whose values are never shown (exports carry no secrets; this keeps it so if one does).
+_SECRET_WORDS = ("password", "secret", "token", "encrypted_extra", "private_key", "credentials")
+MASK = "••••••"  # shown instead of a secret
+
+
+def _secret(key: str) -> bool:
+    return any(word in key.lower() for word in _SECRET_WORDS)
+
+
+def _masked(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: MASK if _secret(str(key)) else _masked(one) for key, one in value.items()}
+    if isinstance(value, list):
+        return [_masked(one) for one in value]
+    return value
+
+
+def value_text(value: Any) -> str | None:
+    """A value as a person reads it: a string as it is (JSON text indented), anything else as
+    indented JSON; ``None`` for :data:`MISSING`, ``""`` for ``null``."""
+    if value is MISSING:
+        return None
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        if value.startswith(("{", "[")):
+            with contextlib.suppress(json.JSONDecodeError):
+                return value_text(_masked(json.loads(value)))
+        return value
+    return json.dumps(_masked(value), ensure_ascii=False, indent=2, sort_keys=True, default=str)
+
+
+def cut(text: str | None, limit: int) -> tuple[str | None, bool]:
+    """``text`` within ``limit`` UTF-8 bytes, «…» at the cut; and whether it was cut."""
+    if text is None:
+        return None, False
+    data = text.encode()
+    if len(data) <= limit:
+        return text, False
+    return data[: limit - len(_CUT.encode())].decode(errors="ignore") + _CUT, True
+
+
+def line_diff(field: str, before: str | None, after: str | None) -> str | None:
+    """The unified line diff target → source (hunks only), for multi-line text and the
+    :data:`_LINE_KEYS`; ``None`` for a one-line value (before and after say it all)."""
+    old, new = before or "", after or ""
+    if "\n" not in old + new and field.split(".")[0] not in _LINE_KEYS:
+        return None
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))
+    return "\n".join(lines[2:]) or None  # without the ---/+++ header: the page names both sides
+
+
+class ValueBudget:
+    """What is left of a plan's :data:`MAX_PLAN_VALUE_BYTES`."""
+
+    def __init__(self, left: int = MAX_PLAN_VALUE_BYTES) -> None:
+        self.left = left
+
+    def spend(self, *texts: str | None) -> bool:
+        """Take the texts' size; False (nothing taken) when they no longer fit."""
+        size = sum(len(text.encode()) for text in texts if text is not None)
+        if size > self.left:
+            self.left = 0  # the rest of the plan is named, not shown: no half-shown objects
+            return False
+        self.left -= size
+        return True
+
+
+def field_values(
+    path: str, source: Any, target: Any, budget: ValueBudget
+) -> tuple[str | None, str | None, str | None, bool, bool]:
+    """``before, after, diff, truncated, omitted`` of one difference (``target`` is before)."""
+    if _secret(path.rsplit(".", 1)[-1]):
+        shown = [None if value is MISSING else MASK for value in (target, source)]
+        return shown[0], shown[1], None, False, False
+    before_text, after_text = value_text(target), value_text(source)
+    diff, diff_cut = cut(line_diff(path, before_text, after_text), MAX_DIFF_BYTES)
+    if diff_cut:  # a unified diff lists removals first: cut, it would show no added line
+        old, _ = cut(before_text, _DIFF_SIDE_BYTES)
+        new, _ = cut(after_text, _DIFF_SIDE_BYTES)
+        diff, _ = cut(line_diff(path, old, new), MAX_DIFF_BYTES)
+    before, before_cut = cut(before_text, MAX_VALUE_BYTES)
+    after, after_cut = cut(after_text, MAX_VALUE_BYTES)
+    if not budget.spend(before, after, diff):
+        return None, None, None, False, True
+    return before, after, diff, before_cut or after_cut or diff_cut, False

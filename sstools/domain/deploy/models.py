@@ -34,7 +34,15 @@ class DeploySource(BaseModel):
 
 
 class PlanRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # /docs «Try it out» starts from this: one way of naming the dashboards, real environments.
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"dashboard_ids": [10], "source": {"env_id": "ss-dev"}, "target_env_id": "staging"}
+            ]
+        },
+    )
 
     dashboard_ids: list[Annotated[int, Field(ge=1, le=MAX_ID, strict=True)]] = Field(
         default_factory=list, max_length=MAX_PLAN_DASHBOARDS
@@ -51,6 +59,24 @@ class PlanRequest(BaseModel):
     ) = Field(default=None, max_length=50)
 
 
+class FieldChange(BaseModel):
+    """One changed field with its values, as the server compared them (never the model's words).
+
+    Values are text: strings as they are, anything else as indented JSON. Each side is cut at
+    :data:`~sstools.domain.deploy._portable.MAX_VALUE_BYTES` and the diff at ``MAX_DIFF_BYTES``,
+    with «…» where it was cut and ``truncated`` set.
+    """
+
+    field: str  # the dotted key, as in ObjectChange.fields
+    label: str  # the key in words («CSS», «фильтры»), the key itself where there are none
+    before: str | None  # the target's value; None: the target has no such key
+    after: str | None  # the source's value; None: the source has none
+    diff: str | None  # unified line diff target → source (CSS, SQL, JSON, any multi-line text)
+    truncated: bool = False  # a value or the diff was cut at its bound
+    # The plan's budget for values was spent before this field: named, values left out.
+    omitted: bool = False
+
+
 class ObjectChange(BaseModel):
     kind: Kind
     uuid: str
@@ -59,6 +85,8 @@ class ObjectChange(BaseModel):
     fields: list[str]  # dotted keys that differ from the target (update only)
     target_id: int | None
     target_changed_on: UtcDatetime | None
+    # The same fields with their values (update only; the order of ``fields``).
+    changes: list[FieldChange] = []
 
 
 class DatabaseMapping(BaseModel):

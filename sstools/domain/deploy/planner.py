@@ -19,11 +19,20 @@ import yaml
 
 from sstools.domain.deploy import _target
 from sstools.domain.deploy._bundle import Reader, path_of
-from sstools.domain.deploy._portable import Document, chart_ids, differing_fields, portable
+from sstools.domain.deploy._portable import (
+    MISSING,
+    Document,
+    ValueBudget,
+    chart_ids,
+    differences,
+    field_values,
+    portable,
+)
 from sstools.domain.deploy._sources import MappedSources, Sources, map_sources, read_sources
 from sstools.domain.deploy.errors import InvalidPlanRequest, UnknownDashboard, UnknownEnvironment
 from sstools.domain.deploy.models import (
     DeploySource,
+    FieldChange,
     ObjectChange,
     Plan,
     PlanRequest,
@@ -80,8 +89,31 @@ def _taken_off(chart: UnresolvedChart, target_files: dict[str, bytes]) -> Unreso
     return chart.model_copy(update={"removed_from_target": True, "message": texts.CHART_REMOVED})
 
 
+def _field_changes(found: list[tuple[str, Any, Any]], budget: ValueBudget) -> list[FieldChange]:
+    """Each difference with its values, bounded (see ``_portable.field_values``)."""
+    changes = []
+    for path, ours, theirs in found:
+        before, after, diff, truncated, omitted = field_values(path, ours, theirs, budget)
+        changes.append(
+            FieldChange(
+                field=path,
+                label=texts.field_label(path),
+                before=before,
+                after=after,
+                diff=diff,
+                truncated=truncated,
+                omitted=omitted,
+            )
+        )
+    return changes
+
+
 def _change(
-    kind: str, document: Document, found: _target.Inventory, target_files: dict[str, bytes]
+    kind: str,
+    document: Document,
+    found: _target.Inventory,
+    target_files: dict[str, bytes],
+    budget: ValueBudget,
 ) -> ObjectChange:
     uuid = str(document["uuid"])
     row = found.get(kind, uuid)
@@ -97,19 +129,21 @@ def _change(
             target_changed_on=None,
         )
     current = target_files.get(path_of(kind, uuid))
-    if current is None:
-        fields = ["."]  # in the target's list but not in its export: assume it differs
+    if current is None:  # in the target's list but not in its export: assume it differs
+        differing: list[tuple[str, Any, Any]] = [(".", portable(kind, document), MISSING)]
     else:
         theirs = yaml.safe_load(current)
         if kind == "datasets":
             document, theirs = _without_the_connections_timeout(document, theirs, target_files)
-        fields = differing_fields(portable(kind, document), portable(kind, theirs))
+        differing = differences(portable(kind, document), portable(kind, theirs))
+    fields = [path for path, _, _ in differing]
     return ObjectChange(
         kind=_KINDS[kind],
         uuid=uuid,
         name=name,
         action="update" if fields else "unchanged",
         fields=fields,
+        changes=_field_changes(differing, budget),
         target_id=row.id,
         target_changed_on=row.changed_on,
     )
@@ -149,10 +183,12 @@ def build_plan(
     ``origin`` follows the target in the summary (« из копии …» for a restore).
     """
     changes: dict[str, ObjectChange] = {}
+    budget = ValueBudget()  # the plan's values in all are bounded, not only each field's
 
     def change(path: str, document: Document) -> ObjectChange:
-        kind = path.split("/")[0]
-        return changes.setdefault(path, _change(kind, document, found, target_files))
+        if path not in changes:
+            changes[path] = _change(path.split("/")[0], document, found, target_files, budget)
+        return changes[path]
 
     changed_dashboards: list[str] = []
     for dashboard in mapped.dashboards:

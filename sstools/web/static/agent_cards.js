@@ -8,6 +8,49 @@
   window.sstools.agentCards = (shared) => {
     const { ui, api, add, element, format, setTool, cards, conversationId } = shared;
 
+    // «- старое» / «+ новое» lines of one changed field: its line diff, else before and after.
+    function diffLines(field) {
+      const box = element("pre", "diff");
+      const said = (value) => value === null || value === undefined ? ui.diff_absent
+        : value === "" ? ui.diff_empty : String(value);
+      // Two one-line values read best as they are («-(пусто)» / «+…»), without a hunk header.
+      const oneLine = ![field.before, field.after].some((value) => String(value ?? "").includes("\n"));
+      const lines = typeof field.diff === "string" && field.diff && !(oneLine && !field.truncated)
+        ? field.diff.split("\n")
+        : [...said(field.before).split("\n").map((one) => `-${one}`),
+          ...said(field.after).split("\n").map((one) => `+${one}`)];
+      for (const line of lines) {
+        const kind = line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add"
+          : line.startsWith("-") ? "del" : "same";
+        box.append(element("span", `diff-line diff-${kind}`, `${line}\n`));
+      }
+      return box;
+    }
+
+    // The plan's changed fields with their values, collapsed: the server computed them from the
+    // plan's own documents; they are data (Superset's CSS, SQL, names), so textContent only.
+    function changesBlock(changes) {
+      const block = element("details", "card-changes");
+      block.append(element("summary", "", ui.changes_show));
+      const legend = element("p", "meta diff-legend");
+      legend.append(element("span", "diff-del", ui.changes_before), " ", element("span", "diff-add", ui.changes_after));
+      block.append(legend);
+      for (const object of changes) {
+        const part = element("section", "change-object");
+        part.append(element("h4", "", String(object.title)));
+        for (const field of Array.isArray(object.fields) ? object.fields : []) {
+          const head = element("p", "change-field", String(field.label));
+          if (field.field && field.field !== field.label) head.title = String(field.field);
+          part.append(head);
+          if (field.omitted) part.append(element("p", "meta", ui.changes_omitted));
+          else part.append(diffLines(field));
+          if (field.truncated) part.append(element("p", "meta change-cut", ui.changes_truncated));
+        }
+        block.append(part);
+      }
+      return block;
+    }
+
     function card(event) {
       if (cards.has(event.confirmation_id)) return; // re-sent on reconnect: shown once
       const decision = event.decision;
@@ -30,6 +73,8 @@
         for (const line of decision.objects) list.append(element("li", "", String(line)));
         item.append(list);
       }
+      const changes = Array.isArray(decision.changes) ? decision.changes : [];
+      if (changes.length) item.append(changesBlock(changes));
       if (typeof decision.digest === "string" && decision.digest) {
         const digest = element("p", "card-digest", `${ui.plan_digest}: ${decision.digest.slice(0, 12)}…`);
         digest.title = format(ui.plan_digest_title, { digest: decision.digest });
