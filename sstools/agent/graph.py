@@ -167,7 +167,9 @@ class AgentGraph:
     ) -> TurnState:
         """The turn's offered set, decided at its first model call and kept to its end: a tool
         used or a task started mid-turn changes nothing the model is sent, so a server's prompt
-        cache holds (they count from the next turn, through the selection's history)."""
+        cache holds (they count from the next turn, through the selection's history). An
+        approval is the one exception: the person's decision starts a new stretch, whose set
+        (``get_task_status`` for the task it starts) is decided at its first model call."""
         turn = state.get("turn")
         if turn is None or (messages and isinstance(messages[-1], HumanMessage)):
             selection = await self._selection(messages, page.context, role, timed=True)
@@ -337,7 +339,10 @@ class AgentGraph:
         if valid and answer.get("args_hash") != args_hash(call["args"]):
             why = "mismatch"
         elif valid and answer["decision"] == "approve":
-            return {"current": {**current, "approved": True}, "emit": [], "halted": False}
+            # A person's decision opens a new stretch of the turn: its set is decided again at
+            # the next model call (a task it starts can be followed), then kept as before.
+            approved: AgentState = {"current": {**current, "approved": True}, "turn": None}
+            return approved | {"emit": [], "halted": False}
         elif valid and answer["decision"] == "expired":
             why = "expired"
         elif valid:

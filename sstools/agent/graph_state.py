@@ -29,7 +29,9 @@ class AgentState(TypedDict, total=False):
     current: PendingCall | None
     emit: list[EncodedEvent]
     halted: bool
-    turn: TurnState  # decided at the turn's first model call (see ``AgentGraph._turn``)
+    # Decided at the turn's first model call (see ``AgentGraph._turn``), and again after an
+    # approval (None until then).
+    turn: TurnState | None
     again: bool  # ask the model once more before anything runs (a call written wrongly as text)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from sstools.agent.texts import tools as tool_texts
 from sstools.app import create_app
@@ -46,10 +46,18 @@ async def _css(superset: Superset, dashboard_id: int) -> str:
     return str(body["result"]["css"] or "")
 
 
-async def _tool_calls(app: Any) -> list[dict[str, Any]]:
+async def _tool_calls(app: Any, after: int = 0) -> list[dict[str, Any]]:
+    """The tool calls audited since entry ``after`` (the log is the whole session's)."""
     async with app.state.services.sessions() as session:
-        entries = await session.scalars(select(AuditEntry).where(AuditEntry.action == "tool_call"))
+        entries = await session.scalars(
+            select(AuditEntry).where(AuditEntry.action == "tool_call", AuditEntry.id > after)
+        )
         return [dict(entry.detail) for entry in entries]
+
+
+async def _last_entry(app: Any) -> int:
+    async with app.state.services.sessions() as session:
+        return int(await session.scalar(select(func.max(AuditEntry.id))) or 0)
 
 
 async def test_a_question_about_a_deploy_answers_its_plan_and_leaves_prod_unchanged(
@@ -64,6 +72,7 @@ async def test_a_question_about_a_deploy_answers_its_plan_and_leaves_prod_unchan
     with LiveServer(app) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
             tasks_before = (await client.get("/api/tasks", headers=headers)).json()
+            audited_before = await _last_entry(app)
             cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
             await client.post(
                 f"/api/agent/conversations/{cid}/messages",
@@ -72,7 +81,7 @@ async def test_a_question_about_a_deploy_answers_its_plan_and_leaves_prod_unchan
             )
             events = await read_events(client, cid, headers, timeout_s=120)
             tasks_after = (await client.get("/api/tasks", headers=headers)).json()
-        audited = await _tool_calls(app)
+        audited = await _tool_calls(app, after=audited_before)
     assert "confirm_required" not in types(events), events
     calls = [event for event in events if event["type"] == "tool_call"]
     assert [(c["tool"], c["args"].get("dry_run")) for c in calls] == [("deploy_dashboard", True)]
