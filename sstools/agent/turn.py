@@ -11,6 +11,7 @@ the server's own line under a model's answer (:func:`executed_line`), the last r
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,16 +117,29 @@ def _same(one: ToolCall, other: ToolCall) -> bool:
 
 
 def answered_before(call: ToolCall, messages: Sequence[AnyMessage]) -> ToolMessage | None:
-    """The answer to an identical call (same tool, same arguments) earlier in this turn."""
+    """The answer to an identical call (same tool, same arguments) earlier in this turn; a
+    task's status asked again while the task was still unfinished is a new question."""
     turn = this_turn(messages)
     calls = _calls(turn)
     for message in turn:
         retry = isinstance(message, ToolMessage) and message.response_metadata.get("retry")
         if isinstance(message, ToolMessage) and message.tool_call_id != call["id"] and not retry:
             earlier = calls.get(message.tool_call_id)
-            if earlier is not None and _same(earlier, call):
+            if earlier is not None and _same(earlier, call) and not _still_running(message):
                 return message
     return None
+
+
+_UNFINISHED = ("queued", "running")
+
+
+def _still_running(answer: ToolMessage) -> bool:
+    """Whether the answer was a task record of a task not yet ended (its status may move)."""
+    try:
+        record = json.loads(str(answer.content))
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("status") in _UNFINISHED
 
 
 def repeats(calls: Sequence[ToolCall], messages: Sequence[AnyMessage]) -> bool:

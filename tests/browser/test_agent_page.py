@@ -120,7 +120,9 @@ async def test_permission_denied_card_offers_only_dismiss(site: Any) -> None:
         await expect(card).to_contain_text("Недостаточно прав")
         await expect(card).to_contain_text("доступно роли «инженер»; у вас — «аналитик»")
         await expect(card).not_to_contain_text("engineer")
-        await expect(page.locator(".msg.assistant")).to_have_text("Понял.")
+        await expect(page.locator(".msg.assistant")).to_have_text(
+            re.compile(r"^Понял\.\s+Изменений не было\.\s*$")
+        )
         # Said once, by the card: no tool line repeats it, and no tool id shows anywhere.
         said = await page.locator("#transcript").inner_text()
         assert said.count("Недостаточно прав") == 2, said  # the card's heading and its sentence
@@ -252,10 +254,14 @@ async def test_agctx_fr_003_history_is_restored_on_reload_and_a_new_object_start
     async with site(answer("ответ агента")) as s:
         page = await s.page("/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/a")
         await ask(page, "вопрос")
-        await expect(page.locator(".msg.assistant")).to_have_text("ответ агента")
+        await expect(page.locator(".msg.assistant")).to_have_text(
+            re.compile(r"^ответ\ агента\s+Изменений не было\.\s*$")
+        )
         await page.reload()
         await expect(page.locator(".msg.user")).to_have_text("вопрос")
-        await expect(page.locator(".msg.assistant")).to_have_text("ответ агента")
+        await expect(page.locator(".msg.assistant")).to_have_text(
+            re.compile(r"^ответ\ агента\s+Изменений не было\.\s*$")
+        )
         await page.goto(s.url + "/agent?objectType=dashboard&objectId=11&envId=ss-dev&route=/b")
         await expect(page.locator("#context-chip")).to_contain_text("#11")
         await expect(page.locator(".msg")).to_have_count(0)

@@ -127,7 +127,9 @@ async def test_a_running_task_resumes_after_reload_advances_and_ends_done(
     async with site(answer("ок"), routes=start_route) as s:
         page = await s.page(AGENT)
         await ask(page, "перенеси дашборды в staging")
-        await expect(page.locator(".msg.assistant")).to_have_text("ок")
+        await expect(page.locator(".msg.assistant")).to_have_text(
+            re.compile(r"^ок\s+Изменений не было\.\s*$")
+        )
         async with await _api(page, s.url) as api:
             task_id = (await api.post("/test/tasks", json={"folder": str(tmp_path)})).json()["id"]
         try:
@@ -166,7 +168,9 @@ async def test_failed_and_cancelled_tasks_end_their_lines(site: Any, tmp_path: P
     async with site(answer("ок"), routes=start_route) as s:
         page = await s.page(AGENT)
         await ask(page, "перенеси дашборды в staging")
-        await expect(page.locator(".msg.assistant")).to_have_text("ок")
+        await expect(page.locator(".msg.assistant")).to_have_text(
+            re.compile(r"^ок\s+Изменений не было\.\s*$")
+        )
         async with await _api(page, s.url) as api:
             try:
                 await _fail_and_cancel(page, api, tmp_path)

@@ -301,18 +301,19 @@ async def test_the_target_connections_cache_timeout_is_never_a_change(
 async def test_a_chart_the_import_would_take_off_the_target_dashboard_is_said_so(
     pool: SupersetPool, environments: EnvironmentRegistry, tmp_path: Path
 ) -> None:
-    """The archive's chart lost its dataset everywhere: deploying an edit of the dashboard
-    rewrites prod's copy without it, so the plan must say it will be removed there, not only
-    that it «не будет перенесён»."""
-    dev = pool.client("ss-dev")
-    archive = await _id(dev, ARCHIVE)
-    before = (await dev.get_json(f"/api/v1/dashboard/{archive}"))["result"].get("css") or ""
-    await dev.put_json(f"/api/v1/dashboard/{archive}", {"css": before + "/* a dev edit */"})
+    """The archive's chart lost its dataset everywhere: a deploy that rewrites prod's copy of
+    the dashboard (here prod's CSS differs) leaves it off, so the plan must say it will be
+    removed there, not only that it «не будет перенесён». Prod is put back exactly (its CSS is
+    null, not empty: the sandbox's own test compares raw exports)."""
+    prod = pool.client("prod")
+    archive = await _id(prod, ARCHIVE)
+    before = (await prod.get_json(f"/api/v1/dashboard/{archive}"))["result"].get("css")
+    await prod.put_json(f"/api/v1/dashboard/{archive}", {"css": "/* a prod hotfix */"})
     try:
         planned = await _plan(pool, environments, GitStore(tmp_path), ARCHIVE, "prod")
-        unchanged = await _plan_unedited_after(dev, archive, before, pool, environments, tmp_path)
     finally:
-        await dev.put_json(f"/api/v1/dashboard/{archive}", {"css": before})
+        await prod.put_json(f"/api/v1/dashboard/{archive}", {"css": before})
+    unchanged = await _plan(pool, environments, GitStore(tmp_path / "again"), ARCHIVE, "prod")
     (chart,) = planned.plan.unresolved_charts
     assert chart.removed_from_target is True
     assert "уберёт его с дашборда" in chart.message
@@ -321,18 +322,6 @@ async def test_a_chart_the_import_would_take_off_the_target_dashboard_is_said_so
     (kept,) = unchanged.plan.unresolved_charts
     assert kept.removed_from_target is False
     assert "не будет перенесён" in unchanged.plan.summary
-
-
-async def _plan_unedited_after(
-    dev: SupersetClient,
-    archive: int,
-    css: str,
-    pool: SupersetPool,
-    environments: EnvironmentRegistry,
-    tmp_path: Path,
-) -> PlannedDeploy:
-    await dev.put_json(f"/api/v1/dashboard/{archive}", {"css": css})
-    return await _plan(pool, environments, GitStore(tmp_path / "again"), ARCHIVE, "prod")
 
 
 async def test_a_plan_that_creates_says_created(
