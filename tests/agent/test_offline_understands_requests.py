@@ -216,6 +216,24 @@ async def test_a_question_stays_a_read(
             "deploy_dashboard",
             {"target_env_id": "prod", "git_ref": "feature/q4-css"},
         ),
+        # A branch named without «/», after a colon or «as»; the branch it starts from is not it.
+        (
+            "нужна новая ветка для правок: fix-kpi-tiles",
+            D,
+            "create_branch",
+            {"name": "fix-kpi-tiles"},
+        ),
+        ("отведи ветку release-2026.12 от main", D, "create_branch", {"name": "release-2026.12"}),
+        ("branch off main as energy-redesign", D, "create_branch", {"name": "energy-redesign"}),
+        (
+            "задеплой в прод из main",
+            D,
+            "deploy_dashboard",
+            {"target_env_id": "prod", "git_ref": "main"},
+        ),
+        # The environments' everyday names: «боевой», «тестовый стенд», UAT.
+        ("выкати дашборд на боевой", D, "deploy_dashboard", {"target_env_id": "prod"}),
+        ("ship it to UAT", D, "deploy_dashboard", {"target_env_id": "staging"}),
     ],
 )
 async def test_slots_are_read_as_people_give_them(
@@ -250,3 +268,39 @@ async def test_sql_after_a_formatting_verb_is_formatted_not_executed(
     assert [name for name, _ in called(events)] == ["superset_format_sql"], events
     assert ("POST", "/api/sql/format") in made.requests
     assert not [path for _, path in made.requests if path.startswith("/api/sql/execute")]
+
+
+@pytest.mark.parametrize(
+    ("text", "env"),
+    [("сделай бэкап продовского окружения", "prod"), ("забэкапь стейдж", "staging")],
+)
+async def test_a_backup_asked_for_another_environment_is_of_that_one(
+    make_agent: Any, server: tuple[Server, str], text: str, env: str
+) -> None:
+    """Asked on a dev page, the card backed up dev: the environment said is the one backed up,
+    and the card is as loud as its stage."""
+    made, url = server
+    events = await say(make_agent, url, text, None, A)
+    card = events[-1]
+    assert card["type"] == "confirm_required", events
+    assert (card["tool"], card["args"]) == ("run_backup", {"env_id": env})
+    assert card["decision"]["env_id"] == env
+    assert made.writes == []
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("как там задача #3F2A9C1B?", "3f2a9c1b"),
+        ("задача №20261201 ещё выполняется?", "20261201"),
+        ("таска 9f8e7d6c упала?", "9f8e7d6c"),
+    ],
+)
+async def test_a_task_is_found_by_the_digits_people_paste(
+    make_agent: Any, server: tuple[Server, str], text: str, task: str
+) -> None:
+    """A short reference in capitals, or one of digits only after «задача», named no task."""
+    made, url = server
+    events = await say(make_agent, url, text, None, E)
+    assert called(events) == [("get_task_status", {"task_id": task})], events
+    assert ("GET", f"/api/tasks/{task}") in made.requests

@@ -110,6 +110,12 @@ TASK_ID = re.compile(
 BACKUP_ID = re.compile(r"[\w-]+\.[0-9]{8}T[0-9]{6,}Z")
 
 
+def task_ids(text: str) -> list[str]:
+    """The tasks a text names by id, in order."""
+    lower = text.lower()
+    return TASK_ID.findall(lower) or vocab.TASK_NAMED.findall(lower)
+
+
 def asks(text: str) -> Asking | None:
     """Whether the message asks rather than orders: ``plan`` when it asks what a write would
     change, ``read`` when it asks to be shown something; None: a command (its card, if a write).
@@ -148,7 +154,7 @@ def intents(text: str) -> list[str]:
         found.append("execute_sql")
     if BACKUP_ID.search(text) and "backup_make" not in found:
         found.append("restore")  # a backup's id: restoring it, unless a verb says more
-    if TASK_ID.search(BACKUP_ID.sub(" ", text.lower())):
+    if task_ids(BACKUP_ID.sub(" ", text)):
         found.append("task_status")  # a task's number: its status, unless a verb says more
     order = list(_TOOLS)
     return sorted(set(found), key=order.index)

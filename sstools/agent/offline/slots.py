@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sstools.agent.offline.intent import BACKUP_ID, SQL, TASK_ID, phrases, spaced
+from sstools.agent.offline.intent import BACKUP_ID, SQL, phrases, spaced, task_ids
 from sstools.agent.routing.catalogue import keywords
 from sstools.agent.routing.tokens import fold, stem, words
 from sstools.agent.texts import vocabulary as vocab
@@ -50,8 +50,10 @@ class Said:
             query = (query or "")[: said.start()].strip()
         backups = tuple(BACKUP_ID.findall(prose))
         prose = BACKUP_ID.sub(" ", prose)
-        tasks = tuple(TASK_ID.findall(prose.lower()))
-        prose = TASK_ID.sub(" ", prose)
+        named = task_ids(prose)
+        for task in named:
+            prose = re.sub(re.escape(task), " ", prose, flags=re.IGNORECASE)
+        tasks = tuple(task.replace("-", "") for task in named)  # a UUID's dashes: the id is hex
         return cls(text, prose, query, backups, tasks)
 
     @property
@@ -116,27 +118,48 @@ def dashboards(said: Said) -> list[int]:
     return [int(one) for one in _NUMBER.findall(prose)]
 
 
-def branch(said: Said) -> str | None:
+def branch(said: Said, *, new: bool = False) -> str | None:
     """A branch's name: a word with ``/`` («feature/energy-css»), else the word after «ветка»,
-    else the name given («ветку назови energy.v2»). A name in backquotes reads as code to the
-    SQL reader: a one-word «query» is a name."""
+    else the name given («ветку назови energy.v2»), else — in a message about a branch — a word
+    shaped like one («нужна ветка для правок: fix-kpi-tiles»). The branch a ``new`` one starts
+    from («от main», "off main") is not its name. A name in backquotes reads as code to the SQL
+    reader: a one-word «query» is a name."""
     quoted = said.sql if said.sql and not said.sql.split()[1:] else ""
-    text = f"{said.prose} {quoted}"
+    prose = vocab.BRANCH_BASE.sub(" ", said.prose) if new else said.prose
+    text = f"{prose} {quoted}"
     slashed = re.findall(r"(?<![\w/])[A-Za-z0-9][\w.-]*(?:/[\w.-]+)+", text)
     if slashed:
         return str(slashed[-1])
-    named = vocab.BRANCH_WORDS.search(said.prose)
-    if named and fold(named.group(1)) not in _NOT_NAMES:
+    named = vocab.BRANCH_WORDS.search(prose)
+    if named and _could_be_branch(named.group(1)):
         return named.group(1)
-    if quoted and _mentions_branch(said):
+    if not _mentions_branch(said):
+        return None
+    if quoted:
         return quoted
-    given = vocab.NAME_MENTION.search(said.prose)
-    if given and _mentions_branch(said):
+    given = vocab.NAME_MENTION.search(prose)
+    if given:
         return given.group(1)
-    return None
+    shaped = [word for word in _BRANCH_SHAPED.findall(prose) if _could_be_branch(word)]
+    return shaped[-1] if shaped else None
 
 
-_NOT_NAMES = frozenset({"git", "v", "in", "na", "dlya", "for", "s", "iz", "from", "i", "and"})
+# A word a branch could be named: Latin letters, digits and ``-_.``, with a separator or a digit
+# («fix-kpi-tiles», «JIRA-123», «energy2»), so an English word of the sentence is not taken.
+_BRANCH_SHAPED = re.compile(
+    r"(?<![\w./-])(?=[\w.-]*[-_.0-9])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+(?![\w/])"
+    r"|(?<![\w./-])(?=[A-Za-z]*[0-9])[A-Za-z][A-Za-z0-9]+(?![\w./-])"
+)
+
+
+_NOT_NAMES = frozenset(
+    {"git", "v", "in", "na", "dlya", "for", "s", "iz", "from", "i", "and", "off", "as", "pod",
+     "main", "master", "new", "a", "the", "novuyu", "novaya"}
+)  # fmt: skip
+
+
+def _could_be_branch(word: str) -> bool:
+    return fold(word) not in _NOT_NAMES and not word.isdigit()
 
 
 def query(name: str, said: Said, mentioned: Sequence[str]) -> str | None:
@@ -183,12 +206,12 @@ def arguments(
         elif key == "task_id":
             value = said.task_ids[-1] if said.task_ids else None
         elif key == "name" and name == "create_branch":
-            value = branch(said)
+            value = branch(said, new=True)
         elif key == "name":
             named = vocab.NAME_MENTION.search(said.prose)
             value = named.group(1) if named else None
         elif key == "git_ref":
-            value = branch(said) if "/" in said.prose or _mentions_branch(said) else None
+            value = _ref(said)
         elif key == "commit":
             prose = spaced(said.prose)
             value = True if _COMMIT.search(prose) and not _NO_COMMIT.search(prose) else None
@@ -209,6 +232,14 @@ def _origin(backup_id: str, known: Sequence[str]) -> str | None:
     """The environment a backup was taken of: its id's first part («staging.2026…Z»)."""
     env = backup_id.split(".", 1)[0]
     return env if env in known else None
+
+
+def _ref(said: Said) -> str | None:
+    """The git ref to deploy from: a branch named, or «из main» / "from master"."""
+    if "/" in said.prose or _mentions_branch(said):
+        return branch(said)
+    base = vocab.BRANCH_BASE.search(said.prose)
+    return base.group(1) if base else None
 
 
 def _mentions_branch(said: Said) -> bool:

@@ -58,7 +58,7 @@ PLAN_QUESTIONS = (
     "whats different", "differences", "what happens", "what happen", "what if", "что если",
     "а если",
     "what would", "what will", "what changes", "what is going to", "whats going to",
-    "preview", "dry run", "dryrun", "plan", "diff",
+    "preview", "dry run", "dryrun", "plan", "diff", "simulat", "симулир", "прикин",
 )  # fmt: skip
 
 # Orders a write: the whole word (the imperative, not «выкатить» in «что будет, если выкатить»).
@@ -309,17 +309,19 @@ SEARCH_VERBS = ("найди", "поищи", "ищи", "search", "find", "look fo
 # "prod", «стейджинг», «дэв»): a word is matched whole, so «продажи» is not prod.
 ENVIRONMENT_WORDS = {
     "prod": re.compile(
-        r"p+r+od(?:a|e|u|om|ovyy|ovom|ovoy|ovyh|ovye|ovoe|ovuyu)?|prodakshe?n\w*|production|prd"
-        r"|produktiv\w*|prom|proma|prome|promu"
+        r"p+r+od(?:a|e|u|om|ov\w*)?|prodakshe?n\w*|production\w*|prd|prdo|produkt\w*|prom|proma"
+        r"|prome|promu|boev\w*|boyu|live"
     ),
-    "stag": re.compile(r"ste[yij]?d?zh\w*|stadzh\w*|stage|staging|stg|steydzhing\w*|preprod\w*"),
-    "dev": re.compile(r"dev|deva|deve|devu|devom|develop\w*|razrabotk\w*"),
+    "stag": re.compile(
+        r"ste[yij]?d?zh\w*|stadzh\w*|stage|staging\w*|stg|preprod\w*|uat|testov\w*|teste|testa"
+    ),
+    "dev": re.compile(r"dev|deva|deve|devu|devom|devov\w*|develop\w*|razrabotk\w*|razrab\w*"),
 }
 
 # Before an environment: it is where from («из стейджа», "from staging"), not where to.
 SOURCE_MARKS = ("iz", "from", "s", "so", "ot")
 # «здесь», "here": the page's environment.
-HERE_WORDS = ("zdes", "tut", "here")
+HERE_WORDS = ("zdes", "tut", "here", "tekuschee", "tekuschem", "tekuschego", "current")
 
 # A message about a branch at all («ветку назови …», "the branch").
 BRANCH_WORD = re.compile(r"ветк|бранч|branch|vetk", re.IGNORECASE)
@@ -327,6 +329,14 @@ BRANCH_WORD = re.compile(r"ветк|бранч|branch|vetk", re.IGNORECASE)
 BRANCH_WORDS = re.compile(
     r"(?:ветк\w*|бранч\w*|branch\w*|vetk\w*)[:\s]+(?:(?:called|named|с именем|под названием|"
     r"из|from)\s+)?[«\"'`]?([A-Za-z0-9][\w./-]*)",
+    re.IGNORECASE,
+)
+# After a word for a task, its first digits need no letter («задача 20261201»).
+TASK_NAMED = re.compile(r"(?:задач|таск|task|job|zadach)\w*\s*[#№:]?\s*([0-9a-f]{8,32})(?![\w-])")
+# Where a new branch starts from («от main», «на основе develop», "off main"): not its name.
+BRANCH_BASE = re.compile(
+    r"(?:\bот|\bиз|на основе|\bfrom|\boff(?: of)?|based on)\s+[«\"'`]?(?:ветк\w*\s+)?"
+    r"(main|master|trunk)\b[»\"'`]?",
     re.IGNORECASE,
 )
 # The name a new object is given («с именем sales_eu», «назови его orders_v2», "called churn").
@@ -344,7 +354,8 @@ SCHEMA_MENTION = re.compile(r"(?:схем\w*|schema|shem\w*)\s+[«\"'`]?([A-Za-z
 DATASET_MENTION = re.compile(r"(?:датасет|dataset)\w*\s*#?\s*([0-9]{1,9})", re.IGNORECASE)
 
 # Documentation to be committed to git («и закоммить», "and commit it").
-COMMIT_WORDS = ("коммит", "закоммит", "commit", "в гит", "в git", "git", "гит", "zakommit")
+COMMIT_WORDS = ("коммит", "закоммит", "commit", "в гит", "в git", "git", "гит", "zakommit",
+                "репозитор", "repo", "запуш", "пушн", "push")  # fmt: skip
 # Where a query ends and the person's words resume: «… в базе 3», "… on db 2".
 TRAILING_PROSE = re.compile(
     r"[\s,;]+(?:(?:в|на|из|по|on|in|against)\s+)?(?:баз\w*|database|db)\s*#?\s*[0-9]+\s*$",
@@ -353,7 +364,9 @@ TRAILING_PROSE = re.compile(
 
 # «без коммита», "don't commit": documentation that is not to be committed.
 NO_COMMIT = ("без коммит", "не коммит", "не закоммит", "не комить", "don t commit", "dont commit",
-             "do not commit", "no commit", "without commit", "without committing")  # fmt: skip
+             "do not commit", "no commit", "without commit", "without committing", "не пуш",
+             "не запуш", "без пуш", "не клади", "не кладите", "don t push",
+             "dont push")  # fmt: skip
 
 # The latest deploy: «последняя выкатка», "the last deploy" (its task, from the conversation).
 LAST_WORDS = ("последн", "недавн", "прошл", "last", "latest", "recent", "previous", "poslednii",

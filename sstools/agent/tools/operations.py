@@ -100,21 +100,6 @@ def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="GET", path="/api/tasks", params=params or None)
 
 
-@assistant_tool(
-    kind=ToolKind.write,
-    min_role=Role.admin,
-    needs_env=True,
-    starts_task=True,
-    shape=task_record,
-)
-def run_backup(args: NoArgs, scope: CallScope) -> ToolRequest:
-    """Back up the current environment into a verified archive.
-
-    Every dashboard, chart, dataset and database, without passwords; returns a task id to follow
-    with get_task_status."""
-    return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
-
-
 class BackupsArgs(ToolArgs):
     env_id: str | None = Field(
         default=None,
@@ -126,6 +111,24 @@ class BackupsArgs(ToolArgs):
 
 def _backups_env(args: BackupsArgs, scope: CallScope) -> str | None:
     return args.env_id or scope.env_id
+
+
+@assistant_tool(
+    kind=ToolKind.write,
+    min_role=Role.admin,
+    needs_env=True,
+    starts_task=True,
+    target_env=_backups_env,
+    shape=task_record,
+)
+def run_backup(args: BackupsArgs, scope: CallScope) -> ToolRequest:
+    """Back up an environment into a verified archive.
+
+    Every dashboard, chart, dataset and database, without passwords; returns a task id to follow
+    with get_task_status."""
+    if args.env_id is not None:  # «сделай бэкап прода» asked on a dev page: prod's
+        return ToolRequest(method="POST", path="/api/backups", json_body={"env_id": args.env_id})
+    return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
 
 
 def _backups(payload: Any, args: BackupsArgs) -> Any:

@@ -7,9 +7,11 @@ truncation, audit — in the executor, in one place.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from typing import Any, get_type_hints
 
 import structlog
@@ -125,15 +127,25 @@ class ToolSpec:
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema offered to the model: the description's first
-        paragraph (:func:`summary`) and the arguments' schema made compact (:func:`compact`)."""
-        return {
+        paragraph (:func:`summary`) and the arguments' schema made compact (:func:`compact`).
+        A fresh copy each time: pydantic's schema generation costs ~2.5 ms a tool, every turn."""
+        schema: dict[str, Any] = json.loads(_schema_text(self))
+        return schema
+
+
+@cache
+def _schema_text(tool: ToolSpec) -> str:
+    return json.dumps(
+        {
             "type": "function",
             "function": {
-                "name": self.name,
-                "description": summary(self.description),
-                "parameters": compact(self.args_model.model_json_schema()),
+                "name": tool.name,
+                "description": summary(tool.description),
+                "parameters": compact(tool.args_model.model_json_schema()),
             },
-        }
+        },
+        ensure_ascii=False,
+    )
 
 
 # What the model needs of an argument is its name, type, meaning and whether it may be left out.
