@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from sstools.agent.offline.planner import OfflinePlanner
 from sstools.auth.roles import Role
 from sstools.testing import LiveServer
+from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.test_questions_are_read import BACKUP_ID, TASK, ToolServer, page_context
 from tests.support import read_events, types
 
@@ -304,3 +305,28 @@ async def test_a_task_is_found_by_the_digits_people_paste(
     events = await say(make_agent, url, text, None, E)
     assert called(events) == [("get_task_status", {"task_id": task})], events
     assert ("GET", f"/api/tasks/{task}") in made.requests
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("закоммить этот дашборд в git", "Energy KPIs: снимок из ss-dev"),
+        ('сохрани в гит с сообщением "KPI tiles reordered"', "KPI tiles reordered"),
+    ],
+)
+async def test_a_commit_says_what_it_holds_not_the_request(
+    make_agent: Any,
+    server: tuple[Server, str],
+    fake_superset: FakeSuperset,
+    text: str,
+    message: str,
+) -> None:
+    """The git card's message was the request itself («закоммить этот дашборд в git»); the
+    default names the dashboard as Superset titles it, not as the page's URL did."""
+    fake_superset.dashboards.append({"id": 10, "dashboard_title": "Energy KPIs"})
+    made, url = server
+    events = await say(make_agent, url, text, D, E)
+    card = events[-1]
+    assert card["type"] == "confirm_required", events
+    assert (card["tool"], card["args"]["message"]) == ("commit_changes", message)
+    assert made.writes == []

@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from playwright.async_api import Page, expect
 from pydantic import BaseModel
 
+from sstools.config import Settings
 from sstools.http.auth import CurrentUser
 from sstools.tasks import TaskFailed, TaskKind, task_step, task_workflow
 from sstools.testing import answer
@@ -204,9 +205,11 @@ def deploy_then_report(messages: list[BaseMessage], offered: list[str]) -> AIMes
 
 
 async def test_a_real_deploy_card_shows_the_plan_and_its_task_line_ends_done(
-    site: Any, superset: Superset, restore: Restore
+    site: Any, settings: Settings, superset: Superset, restore: Restore
 ) -> None:
-    """ss-dev → staging on the sandbox, after a hotfix in staging makes the two differ."""
+    """ss-dev → staging on the sandbox, after a hotfix in staging makes the two differ; staging
+    keeps snapshots here, so the finished deploy can be rolled back from its own line."""
+    settings.snapshot_stages = ["staging", "prod"]
     await restore("staging")
     staging_uuid, staging_id = await twin(superset, "staging")
     await superset("staging").put_json(f"/api/v1/dashboard/{staging_id}", {"css": STAGING_EDIT})
@@ -234,12 +237,22 @@ async def test_a_real_deploy_card_shows_the_plan_and_its_task_line_ends_done(
 
         await card.locator("button", has_text="Подтвердить").click()
         line = page.locator(".task-line")
-        await expect(line).to_have_text("Задача «выкатка»: выполнена", timeout=60_000)
+        await expect(line.locator(".task-text")).to_have_text(
+            "Задача «выкатка»: выполнена", timeout=60_000
+        )
         seen: list[str] = await page.evaluate("window.__taskTexts")
         assert any("шаг" in text or "в очереди" in text for text in seen[:-1]), seen
         await screenshot(page, "task-deploy-done")
         await page.reload()
-        await expect(page.locator(".task-line")).to_have_text("Задача «выкатка»: выполнена")
+        line = page.locator(".task-line")
+        await expect(line.locator(".task-text")).to_have_text("Задача «выкатка»: выполнена")
+        # The deploy took a snapshot: its own line offers the rollback, asked in words, not sent.
+        task_id = await line.get_attribute("data-task-id")
+        assert task_id is not None
+        await line.locator("button.task-rollback", has_text="Откатить…").click()
+        await expect(page.locator("#message")).to_have_value(f"откати выкатку {task_id[:8]}")
+        await screenshot(page, "task-line-rollback")
+        await expect(page.locator(".card")).to_have_count(1)  # nothing was sent
 
     changed = await superset("staging").find_dashboard("uuid", staging_uuid)
     assert changed is not None

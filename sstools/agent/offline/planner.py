@@ -38,6 +38,7 @@ from sstools.agent.offline.intent import Asking, asks, choose, has_plan
 from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.slots import Said, arguments
 from sstools.agent.texts import answers as answer_texts
+from sstools.agent.texts import offline as offline_texts
 from sstools.agent.texts import tools as tool_texts
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.llm.function_model import FunctionChatModel
@@ -79,6 +80,14 @@ def _said(text: str) -> AIMessage:
 def _required(name: str) -> list[str]:
     fields = CATALOGUE[name].args_model.model_fields
     return [key for key, field in fields.items() if field.is_required()]
+
+
+def commit_message(title: str | None, env_id: str | None) -> str:
+    """«Energy KPIs: снимок из ss-dev»: what the commit holds, for a person reading git's log."""
+    env = env_id or "—"
+    if title:
+        return offline_texts.COMMIT_MESSAGE.format(title=title, env=env)[:500]
+    return offline_texts.COMMIT_MESSAGE_UNTITLED.format(env=env)
 
 
 @dataclass(frozen=True)
@@ -137,6 +146,9 @@ class OfflinePlanner:
         if asking and has_plan(name):
             args["dry_run"] = True  # a question: the plan is the answer, nothing is written
         on_a_dashboard = context is not None and context.object_type is ObjectType.dashboard
+        if name == "commit_changes" and "message" not in args:
+            title = context.object_name if context and on_a_dashboard else None
+            args["message"] = commit_message(title, here)
         missing = [key for key in _required(name) if key not in args]
         deploy = name == "rollback_deploy"
         if "task_id" in missing and (said.last or name == "get_task_status"):

@@ -199,8 +199,9 @@ def arguments(
             value = numbers[0] if numbers else None
         elif key == "dashboard_ids":
             value = numbers or None
-        elif key == "message":
-            value = said.text[:500]
+        elif key == "message":  # the person's own words for it, or a default made by the planner
+            given = vocab.COMMIT_MESSAGE.search(said.prose)
+            value = given.group(1).strip() if given else None
         elif key == "backup_id":
             value = said.backup_ids[-1] if said.backup_ids else None
         elif key == "task_id":

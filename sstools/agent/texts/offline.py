@@ -33,6 +33,9 @@ ASK_DASHBOARDS = (
     "«{tool}»: какие дашборды {verb}? Назовите их номера («дашборды 7 и 8») "
     "или откройте страницу дашборда."
 )
+# A commit's message when the person gave none: what it is, never the request's own words.
+COMMIT_MESSAGE = "{title}: снимок из {env}"
+COMMIT_MESSAGE_UNTITLED = "Снимок дашбордов из {env}"
 ASK_TARGET = "«{tool}»: в какое окружение — {choices}?"
 ASK_ENVIRONMENT = "«{tool}»: какое окружение — {choices}?"
 OR = " или "

@@ -339,6 +339,11 @@ BRANCH_BASE = re.compile(
     r"(main|master|trunk)\b[»\"'`]?",
     re.IGNORECASE,
 )
+# A commit message the person gave: «с сообщением "…"», «коммит-месседж: …», "message: …".
+COMMIT_MESSAGE = re.compile(
+    r"(?:сообщени\w*|комментари\w*|месседж\w*|message|msg)\s*[:=]?\s*[«\"'`]([^»\"'`]{1,500})[»\"'`]",
+    re.IGNORECASE,
+)
 # The name a new object is given («с именем sales_eu», «назови его orders_v2», "called churn").
 NAME_MENTION = re.compile(
     r"(?:с именем|под (?:названием|именем)|назови(?:\s+его)?|названи(?:ем|е)|named|called|"

@@ -9,6 +9,9 @@
     } = shared;
 
     const POLL_MS = 1000;
+    const UNDOABLE = ["deploy", "migration"];
+    const canRollBack = document.querySelector(".chat")?.dataset.canRollBack === "true";
+    const input = document.getElementById("message");
     const FINISHED = ["succeeded", "failed", "cancelled"];
     const taskLines = new Map(); // task id → {element, runId}
     const endings = new Map(); // run id → endings waiting for the run to end
@@ -56,6 +59,26 @@
       if (task.status === "failed" && Array.isArray(report.not_imported)) {
         line.title = report.not_imported.join(", "); // which objects did not make it
       }
+      if (undoable(task) && !line.querySelector(".task-rollback")) line.append(rollbackButton(task));
+    }
+
+    // A finished deploy or migration that took a snapshot can be rolled back: the request goes
+    // into the composer for the person to send, and its card is planned like any other.
+    function undoable(task) {
+      const snapshot = (task.result || {}).snapshot;
+      return canRollBack && UNDOABLE.includes(task.kind) && FINISHED.includes(task.status)
+        && Boolean(snapshot && snapshot.commit);
+    }
+
+    function rollbackButton(task) {
+      const button = element("button", "link task-rollback", ui.rollback_action);
+      button.type = "button";
+      button.title = ui.rollback_title;
+      button.addEventListener("click", () => {
+        input.value = format(ui.prompt_rollback, { task: String(task.id).slice(0, 8) });
+        input.focus();
+      });
+      return button;
     }
 
     // A task that ended gets its ending as a message after the last thing its run said (once the
