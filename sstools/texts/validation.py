@@ -6,7 +6,8 @@ from datetime import datetime
 
 from sstools.russian import human_datetime, plural_form
 
-MISSING_DATASET = "датасет графика удалён или недоступен (id: {dataset})"
+MISSING_DATASET = "датасет графика удалён или недоступен"
+MISSING_DATASET_NUMBERED = "датасет #{dataset} графика удалён или недоступен"
 MISSING_DATASET_FIX = (
     "Восстановите датасет или откройте график в Superset, выберите другой датасет и сохраните"
 )

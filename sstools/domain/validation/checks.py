@@ -70,7 +70,11 @@ def structural_findings(facts: DashboardFacts) -> list[Finding]:
     for chart in facts.charts:
         target: Target = ("chart", chart.id, chart.name)
         if facts.dataset(chart.dataset_id) is None:
-            message = texts.MISSING_DATASET.format(dataset=chart.dataset_id or "—")
+            message = (
+                texts.MISSING_DATASET_NUMBERED.format(dataset=chart.dataset_id)
+                if chart.dataset_id
+                else texts.MISSING_DATASET
+            )
             found.append(
                 _finding("missing_dataset", "error", target, message, texts.MISSING_DATASET_FIX)
             )
