@@ -48,6 +48,31 @@ HEALTH = {
 }
 
 
+DRIFT = {
+    "checked_at": "2026-11-30T05:10:38Z",
+    "seconds": 1.5,
+    "task_id": None,
+    "environments": [
+        {
+            "env_id": "prod",
+            "name": "Superset prod",
+            "stage": "prod",
+            "source_env_id": "staging",
+            "reachable": True,
+            "error": None,
+            "counts": {"in_sync": 9, "edited_here": 1, "behind_source": 1, "missing": 0},
+            "dashboards": [
+                {"uuid": "u1", "title": "Energy KPIs", "state": "edited_here", "dashboard_id": 5,
+                 "in_git": True, "differs_from_git": True},
+                {"uuid": "u2", "title": "Sales", "state": "behind_source", "dashboard_id": 6,
+                 "differs_from_source": True},
+                {"uuid": "u3", "title": "Churn", "state": "in_sync", "dashboard_id": 7},
+            ],
+        }
+    ],
+}  # fmt: skip
+
+
 class Server(ToolServer):
     """The plans and lists of :class:`ToolServer`, and the reads the issue found unreachable."""
 
@@ -58,6 +83,7 @@ class Server(ToolServer):
             "/api/git/branches": {"current": "main", "branches": ["main", "feature/q4"]},
             "/api/dashboards/10/health": HEALTH,
             f"/api/tasks/{TASK['id']}": TASK,
+            "/api/drift": DRIFT,
         }
         if request.method == "GET" and path in reads:
             self.requests.append((request.method, path))
@@ -329,4 +355,21 @@ async def test_a_commit_says_what_it_holds_not_the_request(
     card = events[-1]
     assert card["type"] == "confirm_required", events
     assert (card["tool"], card["args"]["message"]) == ("commit_changes", message)
+    assert made.writes == []
+
+
+async def test_what_differs_from_git_is_the_drift_with_the_ways_to_reconcile(
+    make_agent: Any, server: tuple[Server, str]
+) -> None:
+    """«что в prod отличается от git?» had no tool: now the drift of prod, each drifted dashboard
+    by name and state, and the two reconciliations offered in words (nothing written)."""
+    made, url = server
+    events = await say(make_agent, url, "что в prod отличается от git?", None, E)
+    assert called(events) == [("get_drift", {"env_id": "prod"})], events
+    text = answer(events)
+    assert "«[Energy KPIs](/dashboards/5?env_id=prod)» — изменён прямо в этом окружении" in text
+    assert "«[Sales](/dashboards/6?env_id=prod)» — отстаёт от staging" in text
+    assert "Churn" not in text  # in sync: counted, not listed
+    assert "закоммить этот дашборд в git" in text
+    assert "«выкати этот дашборд в prod из main»" in text  # git holds it: it can be put back
     assert made.writes == []

@@ -23,8 +23,8 @@ def _context(object_type: str | None, env_id: str | None = "ss-dev") -> UIContex
     )
 
 
-def test_catalogue_has_the_22_tools_of_the_design_rollback_and_restore() -> None:
-    assert len(CATALOGUE) == 24
+def test_catalogue_has_the_22_tools_of_the_design_rollback_restore_and_drift() -> None:
+    assert len(CATALOGUE) == 25
     assert {
         "deploy_dashboard",
         "rollback_deploy",

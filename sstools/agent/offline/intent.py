@@ -41,6 +41,7 @@ _TOOLS: dict[str, tuple[str, ...]] = {
     "format_sql": ("superset_format_sql",),
     "create_dataset": ("superset_create_dataset",),
     "execute_sql": ("superset_execute_sql",),
+    "drift": ("get_drift",),  # before git's status and a comparison: «что отличается от git»
     "git_status": ("get_git_status",),
     "branch_create": ("create_branch",),
     "documentation": ("run_llm_documentation",),

@@ -343,3 +343,23 @@ CARD_OTHER = "Параметр «{name}»"
 CARD_OBJECT = "{name} (#{id})"
 CARD_ENV = "{id} ({name})"
 CARD_OBJECT_TYPES = {"dataset": "датасет", "dashboard": "дашборд", "database": "база данных"}
+
+# -- drift: each environment against git main and its upstream stage (get_drift) ------------------
+DRIFT_CHECKED = "Расхождения на {when}."
+DRIFT_ENV_CLEAN = "**{env}** ({stage}): все дашборды совпадают с git и с источником."
+DRIFT_ENV_FOUND = "**{env}** ({stage}): расходятся {count}:"
+DRIFT_ENV_UNREACHABLE = "**{env}** ({stage}): окружение не ответило, расхождения неизвестны."
+DRIFT_STATES = {
+    "edited_here": "изменён прямо в этом окружении (новее git и источника)",
+    "behind_source": "отстаёт от {source}",
+    "missing": "отсутствует (есть в {source} или в git)",
+}
+DRIFT_NO_SOURCE = "источника"
+DRIFT_ADOPT = (
+    "Как свести изменённый напрямую: принять правку в git — на странице дашборда в его "
+    "окружении попросите «закоммить этот дашборд в git»"
+)
+DRIFT_PUT_BACK = "; или вернуть как в git — «выкати этот дашборд в {env} из main»"
+DRIFT_CARDS = ". Оба шага — с карточкой подтверждения."
+DRIFT_CARD = ". С карточкой подтверждения."
+DRIFT_PAGE = "Все расхождения: [страница «Расхождения»](/drift)."

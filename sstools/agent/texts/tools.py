@@ -31,6 +31,7 @@ TITLES = {
     "commit_changes": "Коммит изменений",
     "get_git_status": "Статус git",
     "list_branches": "Список веток",
+    "get_drift": "Расхождения с git и источником",
     "show_capabilities": "Мои возможности",
 }
 

@@ -195,6 +195,15 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "сколько строк", "how many rows", "count rows", "row count", "посчитай", "среднее", "сумма",
         "максимальн", "минимальн", "max ", "min ", "average", "sum of",
     ),
+    "drift": (
+        "отличается от git", "отличаются от git", "отличия от git", "отличие от git",
+        "отличается от main", "отличаются от main", "расхожден", "расходятся с git",
+        "расходится с git", "расходятся с main", "расходится с main",
+        "рассинхрон", "дрейф", "drift", "out of sync", "differ … from git", "differs from git",
+        "differ from git", "differs from main", "differ from main", "поменяли руками",
+        "изменили руками", "правили руками", "руками в прод", "edited directly",
+        "changed directly", "напрямую в", "отстает от", "отстают от", "otlichaetsya ot git",
+    ),
     "git_status": (
         "статус git", "статус гит", "статус репо", "git status", "состояние репо",
         "состояние git", "состояние гит", "uncommitted", "не закоммич", "незакоммич",

@@ -319,3 +319,46 @@ def show_capabilities(args: NoArgs, scope: CallScope) -> ToolRequest:
     And why other tools are hidden.
     """
     raise NotImplementedError  # answered by the graph from the selection, not over HTTP
+
+
+class DriftArgs(ToolArgs):
+    env_id: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=ENV_ID_PATTERN,
+        description="One environment; every one when left out",
+    )
+
+
+DRIFTED_SHOWN = 20
+
+
+def _drift(payload: Any, args: DriftArgs) -> Any:
+    """Per environment: its source, the counts by state and the drifted dashboards (the first
+    20), each with its id there and what it differs from; in-sync ones only counted."""
+    keys = ("title", "dashboard_id", "state", "in_git", "differs_from_git", "differs_from_source")
+    environments = []
+    for env in listed(payload.get("environments")):
+        drifted = [
+            pick(one, *keys)
+            for one in listed(env.get("dashboards"))
+            if isinstance(one, dict) and one.get("state") != "in_sync"
+        ]
+        shown = pick(env, "env_id", "stage", "source_env_id", "reachable", "error", "counts")
+        environments.append(head(shown, "drifted", drifted, shown=DRIFTED_SHOWN))
+    return pick(payload, "checked_at") | {"environments": environments}
+
+
+@assistant_tool(
+    kind=ToolKind.read,
+    affinity=(M,),
+    shape=_drift,
+)
+def get_drift(args: DriftArgs, scope: CallScope) -> ToolRequest:
+    """Which dashboards of an environment differ from git main or from its upstream stage.
+
+    Per dashboard: edited directly there, behind its source, or missing. Two ways to reconcile:
+    adopt into git (commit_changes) or put it back as in git (deploy_dashboard with git_ref).
+    """
+    params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
+    return ToolRequest(method="GET", path="/api/drift", params=params or None)

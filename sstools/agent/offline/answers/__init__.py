@@ -17,6 +17,7 @@ from sstools.agent.offline.answers import (
     dashboards,
     datasets,
     deploys,
+    drift,
     environments,
     generic,
     git,
@@ -63,6 +64,7 @@ RENDERERS: dict[str, tuple[Renderer, ...]] = {
     "commit_changes": (git.commit,),
     "get_git_status": (git.status,),
     "list_branches": (git.branches,),
+    "get_drift": (drift.drift,),
     "show_capabilities": (offered.capabilities,),
 }
 
