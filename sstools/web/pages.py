@@ -7,18 +7,13 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal
-from sstools.domain.dashboards import dashboard_view
 from sstools.domain.datasets import dataset_with_review
-from sstools.domain.placement import DashboardPlacements
-from sstools.environments import Environment
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
 from sstools.http.services import Services
 from sstools.superset import SupersetError, SupersetNotFound
-from sstools.web import compare_page, home_page, task_pages
+from sstools.web import compare_page, dashboard_page, home_page, task_pages
 from sstools.web._kit import (
     STATIC_DIR,
     LoginRequired,
@@ -47,6 +42,7 @@ router = APIRouter(include_in_schema=False)
 router.include_router(home_page.router)
 router.include_router(task_pages.router)
 router.include_router(compare_page.router)
+router.include_router(dashboard_page.router)
 
 
 DEFAULT_NEXT = "/dashboards"
@@ -121,81 +117,6 @@ async def dashboards_page(
     return await _list_page(request, services, user, env_id, q, "dashboards")
 
 
-@router.get("/dashboards/{dashboard_id}")
-async def dashboard_page(
-    request: Request,
-    dashboard_id: SupersetId,
-    services: ServicesDep,
-    session: SessionDep,
-    user: PageUser,
-    env_id: str | None = None,
-) -> HTMLResponse:
-    env = environment(services, env_id)
-    try:
-        # One fetch of the dashboard, its export shared by the git status and the plans (or
-        # none at all while nothing moved), every environment asked at once.
-        view = await dashboard_view(
-            services.superset,
-            list(services.environments.values()),
-            services.git,
-            env.id,
-            dashboard_id,
-            services.sessions,
-        )
-    except SupersetNotFound as exc:
-        absent = UI["dashboard_absent"].format(id=dashboard_id, env=env.name)
-        raise HTTPException(404, absent) from exc
-    overview, placements = view.overview, view.placements
-    dashboard = overview.dashboard
-    route = f"/dashboards/{dashboard_id}"
-
-    def ask(prompt: str | None = None) -> str:
-        return agent_link("dashboard", dashboard_id, dashboard.title, env.id, route, prompt)
-
-    may_deploy = user.role.allows(Role.engineer)  # no «Развернуть…» for a role it would refuse
-    actions = {
-        row.env_id: {
-            "deploy": ask(UI["prompt_deploy"].format(target=row.name)) if may_deploy else None,
-        }
-        for row in (placements.environments if placements else [])
-        if row.env_id != env.id
-    }
-    return render(
-        request,
-        "dashboard.html",
-        user,
-        services,
-        env,
-        dashboard=dashboard,
-        health=overview.health,
-        placements=placements,
-        actions=actions,
-        history=await _history(session, services, user, env, dashboard_id, placements),
-        ask=ask(),
-    )
-
-
-async def _history(
-    session: AsyncSession,
-    services: Services,
-    user: Principal,
-    env: Environment,
-    dashboard_id: int,
-    placements: DashboardPlacements | None,
-) -> list[task_pages.HistoryRow]:
-    """The tasks that wrote this dashboard anywhere, matched by its UUID (placements know it)."""
-    uuid = placements.uuid if placements else None
-    if uuid is None:
-        try:
-            found = await services.superset.client(env.id).find_dashboard("id", dashboard_id)
-        except SupersetError:
-            return []
-        uuid = found[0] if found else None
-    if uuid is None:
-        return []
-    return await task_pages.dashboard_history(session, services, user, uuid)
-
-
 @router.get("/datasets")
 async def datasets_page(
     request: Request,
@@ -244,4 +165,6 @@ async def agent_page(
     env_id: Annotated[str | None, Query(alias="envId")] = None,
 ) -> HTMLResponse:
     env = environment(services, env_id)
-    return render(request, "agent.html", user, services, env)
+    # A task line offers «Откатить…» only to a role that may roll back (the server checks again).
+    can_roll_back = user.role.allows(Role.engineer)
+    return render(request, "agent.html", user, services, env, can_roll_back=can_roll_back)
