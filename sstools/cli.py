@@ -1,5 +1,5 @@
 """The ``sstools`` command: serve, sandbox up|down|stop|start|reset|status, users add|set-role|
-remove|list."""
+remove|list, drift."""
 
 from __future__ import annotations
 
@@ -211,6 +211,72 @@ def report(
         raise typer.Exit(2) from exc
     figures = _in_session(lambda session: operations_report(session, start))
     typer.echo(figures.model_dump_json(indent=2) if as_json else render(figures))
+
+
+@app.command()
+def drift(
+    env: Annotated[
+        list[str] | None, typer.Option("--env", help="An environment id (repeat for several)")
+    ] = None,
+    exit_code: Annotated[
+        bool,
+        typer.Option(
+            "--exit-code", help="Exit 1 when a dashboard drifted, 3 when an environment is silent"
+        ),
+    ] = False,
+) -> None:
+    """Each environment against git main and its upstream stage: the drifted dashboards."""
+    from sstools.domain.drift import check_drift
+    from sstools.environments import load_environments
+    from sstools.git_store import GitStore
+    from sstools.superset import SupersetPool
+    from sstools.texts import drift as words
+
+    settings = _settings()
+    configure_logging("WARNING")
+    try:
+        environments = load_environments(settings.environments_file)
+    except ConfigError as exc:
+        typer.echo(f"sstools: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    unknown = [one for one in env or [] if one not in environments]
+    if unknown:
+        typer.echo(
+            f"sstools: no environment {', '.join(unknown)} (known: {', '.join(environments)})",
+            err=True,
+        )
+        raise typer.Exit(2)
+
+    async def run() -> list[str]:
+        pool = SupersetPool(environments, timeout_s=settings.superset_timeout_s)
+        git = GitStore(settings.git_dir, settings.git_remote, settings.export_concurrency)
+        try:
+            report = await check_drift(pool, list(environments.values()), git, env or None)
+        finally:
+            await pool.aclose()
+        lines = []
+        for one in report.environments:
+            drifted = one.drifted
+            if not one.reachable:
+                summary = words.UNREACHABLE.format(error=one.error)
+            elif drifted:
+                summary = words.DRIFTED.format(count=len(drifted))
+            else:
+                summary = words.NO_DRIFT
+            lines.append(words.ENVIRONMENT.format(name=one.name, env=one.env_id, summary=summary))
+            lines += [
+                words.DASHBOARD.format(title=row.title, state=words.STATES[row.state.value])
+                for row in drifted
+            ]
+        silent = any(not one.reachable for one in report.environments)
+        drifted_any = any(one.drifted for one in report.environments)
+        return [*lines, "3" if silent else "1" if drifted_any else "0"]
+
+    *lines, verdict = asyncio.run(run())
+    for line in lines:
+        typer.echo(line)
+    if exit_code and verdict != "0":
+        raise typer.Exit(int(verdict))
 
 
 @sandbox_app.command("up")

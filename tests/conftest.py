@@ -88,6 +88,8 @@ def write_environments_file(
 
 def make_settings(tmp_path: Path, environments_file: Path, **overrides: object) -> Settings:
     overrides.setdefault("llm_base_url", None)  # no model endpoint unless a test brings its own
+    # No drift watch unless a test schedules its own: launching DBOS for it costs each app ~1 s.
+    overrides.setdefault("drift_watch_cron", "")
     return Settings(
         _env_file=None,
         database_url=f"sqlite:///{tmp_path / 'sstools.db'}",

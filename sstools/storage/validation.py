@@ -53,3 +53,13 @@ async def latest_document(
         .limit(1)
     )
     return await session.scalar(query)
+
+
+async def recent_validations(session: AsyncSession, limit: int) -> list[DashboardValidation]:
+    """The newest validation runs of any dashboard anywhere, newest first (read-only)."""
+    query = (
+        select(DashboardValidation)
+        .order_by(DashboardValidation.created_at.desc(), DashboardValidation.id.desc())
+        .limit(limit)
+    )
+    return list((await session.scalars(query)).all())

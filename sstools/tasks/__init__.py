@@ -17,6 +17,7 @@ from sstools.tasks.errors import (
 )
 from sstools.tasks.failure import TaskFailed
 from sstools.tasks.models import Task, TaskKind, TaskProgress, TaskStatus
+from sstools.tasks.scheduled import scheduled_task
 from sstools.tasks.superset import with_superset
 from sstools.tasks.workflow import (
     CANCELLATION,
@@ -52,6 +53,7 @@ __all__ = [
     "context",
     "progress",
     "report_on_cancel",
+    "scheduled_task",
     "step_output",
     "system_database",
     "task_step",

@@ -26,7 +26,7 @@ from sstools.storage import audit
 from sstools.storage import tasks as records
 from sstools.storage.models import TaskRecord
 from sstools.storage.tasks import SyncTaskStore
-from sstools.tasks import _runtime
+from sstools.tasks import _runtime, scheduled
 from sstools.tasks.errors import (
     TaskCancelForbidden,
     TaskConflict,
@@ -105,6 +105,26 @@ class TaskEngine:
         async with self._launching:
             if not _runtime.owns(self):
                 await asyncio.to_thread(_runtime.acquire, self, self._context())
+                await self._apply_schedules()
+
+    async def start_schedules(self) -> None:
+        """Launch DBOS now if a scheduled task has a cron and it is not running here yet.
+
+        On PostgreSQL DBOS is launched at start anyway; on SQLite lazily, so whatever reads a
+        scheduled task's results calls this, and the schedule runs from then on.
+        """
+        if scheduled.wanted(self.settings) and not _runtime.owns(self):
+            await self._launch()
+
+    async def _apply_schedules(self) -> None:
+        """The scheduled tasks' crons, applied at each launch (a bad one is logged, not fatal)."""
+        try:
+            applied = await asyncio.to_thread(scheduled.apply_schedules, self.settings)
+        except Exception as exc:  # a bad cron must not stop the tasks people start
+            _log.warning("schedules_not_applied", error=str(exc))
+            return
+        if applied:
+            _log.info("schedules_applied", schedules=applied)
 
     async def recover(self) -> builtins.list[str]:
         """On app start: let DBOS resume what it can; fail the rest. The ids failed."""

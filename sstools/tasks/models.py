@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class TaskKind(StrEnum):
@@ -18,6 +18,7 @@ class TaskKind(StrEnum):
     restore = "restore"
     validation = "validation"
     documentation = "documentation"
+    drift_watch = "drift_watch"
 
 
 class TaskStatus(StrEnum):
@@ -50,6 +51,10 @@ class Task(BaseModel):
     id: str
     kind: TaskKind
     objects: list[str] = Field(description="Human names of the objects, e.g. dashboard titles")
+    object_keys: list[str] = Field(
+        default_factory=list,
+        description='What it claims, e.g. "dashboard:<uuid>" (empty for tasks recorded before)',
+    )
     env_id: str = Field(description="The environment the task writes")
     source: str | None = Field(description='Where it reads from: "ss-dev" or "git:main"')
     started_by: str
@@ -60,3 +65,8 @@ class Task(BaseModel):
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+
+    @field_validator("object_keys", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: object) -> object:
+        return [] if value is None else value

@@ -2,8 +2,9 @@
 
 DBOS's default serializer pickles, and a pickle read back runs whatever code it names: write
 access to the system database would be code execution in every worker. This serializer writes
-only JSON values (``None``, bool, int, float, str, lists, dicts with string keys) and refuses
-anything else when it is *written*, so a workflow handing DBOS an object fails at once, in
+only JSON values (``None``, bool, int, float, str, lists, dicts with string keys) — and a
+datetime, the time of a scheduled tick, as tagged ISO text — and refuses anything else when it
+is *written*, so a workflow handing DBOS an object fails at once, in
 tests, rather than losing it. Exceptions (a step's failure DBOS checkpoints) are written as
 their type's name and message; reading one back rebuilds :class:`TaskFailed` with its reason
 and report, any other as :class:`RecordedStepError` — data only, no class is looked up by name.
@@ -17,6 +18,7 @@ shipped pickled rows to keep), so nothing stored earlier needs reading.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import dbos._serialization as dbos_serialization
@@ -59,6 +61,8 @@ def _encode(value: Any) -> Any:
         if not all(isinstance(key, str) for key in value):
             raise TypeError("a task value's dict keys must be strings")
         return {key: _encode(item) for key, item in value.items()}
+    if isinstance(value, datetime):  # the scheduler's tick time, the one date DBOS writes
+        return {_TAG: "datetime", "iso": value.isoformat()}
     if isinstance(value, TaskFailed):
         return {_TAG: "task_failed", "reason": value.reason, "result": _encode(value.result)}
     if isinstance(value, BaseException):
@@ -77,6 +81,8 @@ def _decode(value: Any) -> Any:
         return [_decode(item) for item in value]
     if not isinstance(value, dict):
         return value
+    if value.get(_TAG) == "datetime":
+        return datetime.fromisoformat(str(value["iso"]))
     if value.get(_TAG) == "task_failed":
         return TaskFailed(str(value["reason"]), _decode(value.get("result")))
     if value.get(_TAG) == "error":

@@ -16,6 +16,7 @@ KINDS = {
     "restore": "восстановление",
     "validation": "проверка",
     "documentation": "документация",
+    "drift_watch": "проверка расхождений",
 }
 STATUSES = {
     "queued": "в очереди",

@@ -1,35 +1,64 @@
-"""``/``: the fleet at a glance (each environment answering or not, the recent tasks, the failed
-ones first); ``/settings``: the model in use and the environments with their addresses."""
+"""``/``: the fleet at a glance (each environment answering or not, its Superset version, its
+drift counts from the latest drift report, the recent tasks with the failed ones first, the
+dashboards whose latest validation found errors); ``/settings``: the model in use and the
+environments with their addresses. ``/drift`` (its own module) is served from here too."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools.domain.drift import EnvironmentDrift
+from sstools.domain.drift.watch import WATCH_KIND, latest
 from sstools.environments import Environment
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import tasks as records
+from sstools.storage.models import TaskRecord
+from sstools.storage.validation import recent_validations
+from sstools.superset import SupersetError
+from sstools.web import drift_page
 from sstools.web._kit import PageUser, agent_link, environment, render
 from sstools.web._task_words import TaskView, task_view
 from sstools.web.strings import UI
 
 router = APIRouter(include_in_schema=False)
+router.include_router(drift_page.router)
 
 # Each environment is asked at once and given this long: a stopped one is said, not waited for.
 REACHABILITY_TIMEOUT_S = 1.5
 RECENT = 10
 FAILED = 5
+SCANNED = 200  # the newest tasks read to find the RECENT that are not routine watch ticks
+# Validation runs read to find the dashboards whose latest one found errors.
+VALIDATIONS_SCANNED = 200
+# A Superset's version is kept this long once it answered (it changes with an upgrade only).
+VERSION_KEPT_S = 600.0
+_versions: dict[tuple[str, str], tuple[float, str]] = {}
 
 
 @dataclass(frozen=True)
 class EnvironmentState:
     env: Environment
     reachable: bool
+    version: str | None = None  # None: Superset did not say
+    drift: EnvironmentDrift | None = None
+
+
+@dataclass(frozen=True)
+class FailedValidation:
+    title: str
+    env: Environment
+    dashboard_id: int
+    errors: int
+    at: datetime
 
 
 async def _answers(services: Services, env: Environment) -> bool:
@@ -41,10 +70,59 @@ async def _answers(services: Services, env: Environment) -> bool:
         return False
 
 
-async def fleet(services: Services) -> list[EnvironmentState]:
+async def _version(services: Services, env: Environment) -> str | None:
+    """Superset's own ``GET /version`` (``version_string``); kept a while once it answered."""
+    key = (env.id, env.url)
+    kept = _versions.get(key)
+    if kept is not None and time.monotonic() - kept[0] < VERSION_KEPT_S:
+        return kept[1]
+    try:
+        body = await asyncio.wait_for(
+            services.superset.client(env.id).get_json("/version"), REACHABILITY_TIMEOUT_S
+        )
+    except (TimeoutError, SupersetError):
+        return None
+    version = body.get("version_string") if isinstance(body, dict) else None
+    if not isinstance(version, str) or not version:
+        return None
+    _versions[key] = (time.monotonic(), version)
+    return version
+
+
+async def fleet(
+    services: Services, drift: dict[str, EnvironmentDrift] | None = None
+) -> list[EnvironmentState]:
     envs = list(services.environments.values())
-    answers = await asyncio.gather(*(_answers(services, env) for env in envs))
-    return [EnvironmentState(env, ok) for env, ok in zip(envs, answers, strict=True)]
+    answers, versions = await asyncio.gather(
+        asyncio.gather(*(_answers(services, env) for env in envs)),
+        asyncio.gather(*(_version(services, env) for env in envs)),
+    )
+    return [
+        EnvironmentState(env, ok, version if ok else None, (drift or {}).get(env.id))
+        for env, ok, version in zip(envs, answers, versions, strict=True)
+    ]
+
+
+async def failed_validations(session: AsyncSession, services: Services) -> list[FailedValidation]:
+    """The dashboards whose latest validation found errors, newest first (at most FAILED)."""
+    seen: set[tuple[str, int]] = set()
+    found: list[FailedValidation] = []
+    for row in await recent_validations(session, VALIDATIONS_SCANNED):
+        key = (row.env_id, row.dashboard_id)
+        if key in seen or row.env_id not in services.environments:
+            continue
+        seen.add(key)
+        errors = sum(1 for one in row.findings if one.get("severity") == "error")
+        if errors:
+            env = services.environments[row.env_id]
+            found.append(FailedValidation(row.title, env, row.dashboard_id, errors, row.created_at))
+        if len(found) == FAILED:
+            break
+    return found
+
+
+def _routine(record: TaskRecord) -> bool:
+    return record.kind == WATCH_KIND and record.status == "succeeded"
 
 
 @router.get("/")
@@ -56,8 +134,13 @@ async def home(
     env_id: str | None = None,
 ) -> HTMLResponse:
     env = environment(services, env_id)
-    states = await fleet(services)
-    recent = await records.list_tasks(session, env_id=None, status=None, limit=RECENT)
+    report = await latest(services, session)  # never a check: the page stays fast
+    drift = {one.env_id: one for one in report.environments} if report else {}
+    states = await fleet(services, drift)
+    # The drift watch's routine ticks (every 15 minutes) would push everything else out; its
+    # report is the fleet's drift counts, and a failed tick still shows among the failed.
+    latest_tasks = await records.list_tasks(session, env_id=None, status=None, limit=SCANNED)
+    recent = [one for one in latest_tasks if not _routine(one)][:RECENT]
     failed = await records.list_tasks(session, env_id=None, status="failed", limit=FAILED)
     views: list[TaskView] = [task_view(one, services.environments) for one in recent]
     failing = [task_view(one, services.environments) for one in failed]
@@ -70,7 +153,9 @@ async def home(
         services,
         env,
         fleet=states,
+        drift_report=report,
         failed=failing,
+        failed_validations=await failed_validations(session, services),
         recent=[view for view in views if view.id not in shown],
         ask=agent_link(None, None, None, env.id, "/"),
     )

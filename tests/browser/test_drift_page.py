@@ -1,0 +1,92 @@
+"""«Расхождения» and the home page's fleet in Chromium on the real sandbox: the sandbox's own
+drift (dev's «Energy KPIs», edited after its release) shows as staging's one drifted dashboard,
+with a link to the compare page; the home page says each environment's Superset version and its
+drift count linking to /drift; desktop and phone, no sideways scroll."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+from playwright.async_api import expect
+
+from sstools.sandbox.seed import DRIFTED_DASHBOARD
+from sstools.testing import answer
+from tests.browser.conftest import screenshot
+from tests.browser.test_tasks_pages import DESKTOP, PHONE, _api, _fits, _nothing_raw
+
+CHECK_S = 300.0  # a cold check of the whole sandbox: every dashboard's plans and exports
+
+
+async def test_the_drift_page_names_the_behind_dashboard_and_the_home_page_counts_it(
+    site: Any,
+) -> None:
+    async with site(answer("ок")) as s:
+        page = await s.page("/")
+        api = await _api(page, s.url)
+        async with api:
+            checked = await api.get("/api/drift", params={"fresh": "true"}, timeout=CHECK_S)
+        assert checked.status_code == 200, checked.text
+
+        await page.goto(f"{s.url}/drift")
+        staging = page.locator('.drift-env[data-env-id="staging"]')
+        row = staging.locator(".drift-row", has_text=DRIFTED_DASHBOARD)
+        # Freshly seeded, staging is behind dev; after a test imported staging's copy back, its
+        # newer `changed_on` reads as an edit made there (docs/drift.md): one drift either way.
+        await expect(row.locator(".drift-state")).to_have_text(
+            re.compile(r"^(отстаёт от источника|изменён прямо здесь)\s*$")
+        )
+        await expect(staging.locator(".drift-row")).to_have_count(1)
+        await expect(staging).to_contain_text("Источник: Superset dev и ветка main в git")
+        await expect(page.locator('.drift-env[data-env-id="ss-dev"]')).to_contain_text(
+            "Первая стадия: сравнивается только с веткой main в git"
+        )
+        dev_row = page.locator(
+            '.drift-env[data-env-id="ss-dev"] .drift-row', has_text=DRIFTED_DASHBOARD
+        )
+        await expect(dev_row).to_have_count(0)  # new work in dev is not drift in dev
+        await _nothing_raw(page)
+        for size, name in ((DESKTOP, "drift-1280"), (PHONE, "drift-390")):
+            await page.set_viewport_size(size)
+            await _fits(page)
+            await screenshot(page, name)
+        await page.set_viewport_size(DESKTOP)
+
+        compare = row.locator("a.drift-compare")
+        href = await compare.get_attribute("href")
+        assert href is not None
+        assert href.endswith("&target=staging")
+        assert "env_id=ss-dev" in href
+        await compare.click()
+        await expect(page.locator("h1")).to_contain_text(DRIFTED_DASHBOARD)
+        await expect(page.locator(".compare-object").first).to_contain_text("изменить")
+
+        # The home page: versions, and the drift count linking to that environment's drift.
+        await page.goto(f"{s.url}/")
+        fleet = page.locator('.fleet li[data-env-id="staging"]')
+        await expect(fleet).to_contain_text("Superset 6.1.0")
+        link = fleet.locator("a.fleet-drift-link")
+        await expect(link).to_have_text("Расхождения: 1")
+        assert await link.get_attribute("href") == "/drift?env_id=staging"
+        await expect(page.locator(".failed-validations h2")).to_have_text("Проверки с ошибками")
+        await _nothing_raw(page)
+        for size, name in ((DESKTOP, "home-1280"), (PHONE, "home-390")):
+            await page.set_viewport_size(size)
+            await _fits(page)
+            await screenshot(page, name)
+        await page.set_viewport_size(DESKTOP)
+        await link.click()
+        await expect(page.locator(".drift-env")).to_have_count(1)
+        await expect(page.locator(".drift-env")).to_contain_text(DRIFTED_DASHBOARD)
+    assert s.console_errors == []
+
+
+async def test_the_drift_page_without_a_report_checks_now(site: Any) -> None:
+    async with site(answer("ок")) as s:
+        page = await s.page("/")
+        cookies = {c["name"]: c["value"] for c in await page.context.cookies()}
+        async with httpx.AsyncClient(timeout=CHECK_S, cookies=cookies) as client:
+            first = await client.get(f"{s.url}/drift?env_id=ss-dev")
+        assert first.status_code == 200
+        assert "проверено" in first.text
