@@ -59,6 +59,7 @@ The tree, by area:
     │   └── DatasetInvalid, DatasetExists, DatabaseSilent
     ├── ReviewFailed                   domain/validation/review.py
     ├── DocumentRejected               domain/documentation/writer.py
+    ├── DashboardMissing (+ LookupError) domain/timeline/gather.py
     │
     │   web/
     ├── LoginRequired                  a page without a session: redirect to /login
@@ -75,7 +76,7 @@ The tree, by area:
     ├── ToolArgumentError (+ ValueError) tools/spec.py: arguments that do not say enough
     │   └── UnsafeSegment              tools/paths.py: a value that would change the route
     ├── ToolDeclarationError (+ ValueError) a tool declared without its facts
-    ├── AlreadyDecided                 run/runtime.py: a confirmation decided twice
+    ├── AlreadyDecided                 run/decisions.py: a confirmation decided twice
     ├── Busy, TooManyRuns              run/claims.py: the conversation or the user is at a cap
     ├── TooManyStreams                 run/stream_slots.py
     └── _RouteChanged, _Transient      executor.py, private: a retry's reasons

@@ -220,6 +220,18 @@ class Repository:
                 return _info(entry.commit)
             return None
 
+    def history(self, branch: str, paths: list[str], limit: int) -> list[CommitInfo]:
+        """The newest ``limit`` commits on the branch that changed any of ``paths``, newest
+        first (read only)."""
+        if not paths:
+            return []
+        with self._open() as repo:
+            head = self._head(repo, branch)
+            walker = repo.get_walker(
+                include=[head.id], paths=[path.encode() for path in paths], max_entries=limit
+            )
+            return [_info(entry.commit) for entry in walker]
+
     def commit(
         self, branch: str, files: dict[str, bytes], message: str, author: str
     ) -> tuple[CommitInfo | None, list[FileChange]]:

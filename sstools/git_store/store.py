@@ -184,6 +184,12 @@ class GitStore:
         head, _ = await anyio.to_thread.run_sync(self.repository.read, branch, [])
         return head
 
+    async def history(
+        self, paths: list[str], branch: str = DEFAULT_BRANCH, limit: int = 50
+    ) -> list[CommitInfo]:
+        """The newest ``limit`` commits on ``branch`` that changed any of ``paths`` (read only)."""
+        return await anyio.to_thread.run_sync(self.repository.history, branch, paths, limit)
+
     async def create_branch(
         self, name: str, start: str = DEFAULT_BRANCH, *, snapshot: bool = False
     ) -> Branch:

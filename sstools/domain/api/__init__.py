@@ -9,12 +9,14 @@ from sstools.domain.api import (
     datasets,
     deploy,
     deploy_plan,
+    drift,
     environments,
     git,
     objects,
     permissions,
     rollback,
     sql,
+    timeline,
     validation,
 )
 
@@ -31,5 +33,5 @@ _MODULES = (
     deploy_plan,
     deploy,
 )
-for module in (*_MODULES, rollback, backups, validation):
+for module in (*_MODULES, rollback, backups, validation, drift, timeline):
     router.include_router(module.router)

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio.to_thread
 import yaml
+from dulwich.objects import valid_hexsha
 
 from sstools.domain.deploy import _target
 from sstools.domain.deploy._bundle import Reader, path_of
@@ -42,6 +43,7 @@ from sstools.environments import EnvironmentRegistry, Stage
 from sstools.git_store import GitStore, normalise
 from sstools.superset import SupersetClient, SupersetPool
 from sstools.texts import deploy as texts
+from sstools.texts import timeline as timeline_texts
 
 _KINDS = {"dashboards": "dashboard", "charts": "chart", "datasets": "dataset"}
 _NAMES = {"dashboards": "dashboard_title", "charts": "slice_name", "datasets": "table_name"}
@@ -326,10 +328,17 @@ async def _source_reader(
     )
     if source.git_ref is not None:
         branch = source.git_ref
+        # A full commit id pins that commit (a point of a dashboard's timeline), each object
+        # read checked against its id; anything else is a branch.
+        pinned = len(branch) == 40 and valid_hexsha(branch)
 
         def read(paths: list[str]) -> dict[str, bytes]:
+            if pinned:
+                return git.repository.read_commit(branch, paths)[1]
             return git.repository.read(branch, paths)[1]
 
+        if pinned:
+            return read, list(uuids), timeline_texts.IN_COMMIT.format(commit=branch[:8])
         return read, list(uuids), texts.IN_BRANCH.format(branch=branch)
     assert client is not None
     where = texts.IN_ENVIRONMENT.format(env=client.env.id)
