@@ -258,6 +258,12 @@ async def test_a_question_stays_a_read(
             "deploy_dashboard",
             {"target_env_id": "prod", "git_ref": "main"},
         ),
+        (
+            f"выкати в прод из коммита {'0a1b2c3d' * 5}",
+            D,
+            "deploy_dashboard",
+            {"target_env_id": "prod", "git_ref": "0a1b2c3d" * 5},
+        ),
         # The environments' everyday names: «боевой», «тестовый стенд», UAT.
         ("выкати дашборд на боевой", D, "deploy_dashboard", {"target_env_id": "prod"}),
         ("ship it to UAT", D, "deploy_dashboard", {"target_env_id": "staging"}),

@@ -143,7 +143,8 @@ def _frames() -> dict[str, re.Pattern[str]]:
 
 def intents(text: str) -> list[str]:
     """The intents whose frames the message matches, in their order of precedence."""
-    said = spaced(SQL.sub(" sql ", text))
+    # A commit a deploy reads from («из коммита 3f2a…») is its source, not a request to commit.
+    said = spaced(vocab.COMMIT_REF.sub(" ", SQL.sub(" sql ", text)))
     found = [intent for intent, frame in _frames().items() if frame.search(said)]
     leading = {i: m.end() for i in found if (m := _frames()[i].match(said)) is not None}
     searching = _SEARCH_VERB.match(said)
@@ -155,7 +156,7 @@ def intents(text: str) -> list[str]:
         found.append("execute_sql")
     if BACKUP_ID.search(text) and "backup_make" not in found:
         found.append("restore")  # a backup's id: restoring it, unless a verb says more
-    if task_ids(BACKUP_ID.sub(" ", text)):
+    if task_ids(vocab.COMMIT_REF.sub(" ", BACKUP_ID.sub(" ", text))):
         found.append("task_status")  # a task's number: its status, unless a verb says more
     order = list(_TOOLS)
     return sorted(set(found), key=order.index)

@@ -38,6 +38,7 @@ class Said:
     sql: str | None
     backup_ids: tuple[str, ...]
     task_ids: tuple[str, ...]
+    commits: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, text: str) -> Said:
@@ -50,11 +51,13 @@ class Said:
             query = (query or "")[: said.start()].strip()
         backups = tuple(BACKUP_ID.findall(prose))
         prose = BACKUP_ID.sub(" ", prose)
+        commits = tuple(one.lower() for one in vocab.COMMIT_REF.findall(prose))
+        prose = vocab.COMMIT_REF.sub(" ", prose)
         named = task_ids(prose)
         for task in named:
             prose = re.sub(re.escape(task), " ", prose, flags=re.IGNORECASE)
         tasks = tuple(task.replace("-", "") for task in named)  # a UUID's dashes: the id is hex
-        return cls(text, prose, query, backups, tasks)
+        return cls(text, prose, query, backups, tasks, commits)
 
     @property
     def last(self) -> bool:
@@ -236,7 +239,10 @@ def _origin(backup_id: str, known: Sequence[str]) -> str | None:
 
 
 def _ref(said: Said) -> str | None:
-    """The git ref to deploy from: a branch named, or «из main» / "from master"."""
+    """The git ref to deploy from: a commit («из коммита 3f2a…»), a branch named, or «из main»
+    / "from master"."""
+    if said.commits:
+        return said.commits[-1]
     if "/" in said.prose or _mentions_branch(said):
         return branch(said)
     base = vocab.BRANCH_BASE.search(said.prose)

@@ -342,6 +342,11 @@ BRANCH_WORDS = re.compile(
 )
 # After a word for a task, its first digits need no letter («задача 20261201»).
 TASK_NAMED = re.compile(r"(?:задач|таск|task|job|zadach)\w*\s*[#№:]?\s*([0-9a-f]{8,32})(?![\w-])")
+# A git commit a deploy reads from («из коммита 3f2a…», "from commit 3f2a…"): a ref, not a task.
+COMMIT_REF = re.compile(
+    r"(?<!\w)(?:коммит\w*|commit|из git|из гит\w*|from git|git)\s+([0-9a-f]{7,40})(?![\w-])",
+    re.IGNORECASE,
+)
 # Where a new branch starts from («от main», «на основе develop», "off main"): not its name.
 BRANCH_BASE = re.compile(
     r"(?:\bот|\bиз|на основе|\bfrom|\boff(?: of)?|based on)\s+[«\"'`]?(?:ветк\w*\s+)?"

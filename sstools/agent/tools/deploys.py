@@ -84,7 +84,7 @@ class DeployArgs(DryRunArgs):
     )
     git_ref: BranchName | None = Field(
         default=None,
-        description="A git branch to deploy instead",
+        description="A git branch, or a 40-hex commit id, to deploy from instead",
     )
 
 
