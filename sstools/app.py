@@ -14,6 +14,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from sstools import __version__
 from sstools.agent.api import router as agent_router
+from sstools.agent.approvals_api import router as approvals_router
 from sstools.agent.run.wiring import build_agent
 from sstools.config import Settings
 from sstools.domain.api import router as domain_router
@@ -63,6 +64,7 @@ from sstools.tasks import (
 from sstools.texts import http as texts
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
+from sstools.web.approvals_page import router as approvals_page_router
 from sstools.web.error_pages import HumanErrorPages, page_answer
 from sstools.web.metrics import router as metrics_router
 from sstools.web.pages import STATIC_DIR, LoginRequired, login_redirect
@@ -165,7 +167,9 @@ def create_app(
     app.include_router(domain_router)
     app.include_router(tasks_router)
     app.include_router(agent_router)
+    app.include_router(approvals_router)  # /api/approvals: a second person for prod writes
     app.include_router(pages_router)
+    app.include_router(approvals_page_router)  # /approvals, /approvals/<id>
     app.include_router(api_docs_router)
     app.include_router(metrics_router)
     app.add_exception_handler(LoginRequired, login_redirect)

@@ -64,6 +64,13 @@ class Settings(BaseSettings):
     tool_retry_wait_s: float = Field(default=1.0, ge=0)
     checkpoints_file: Path = Path(".sstools/checkpoints.db")
     confirmation_ttl_s: float = Field(default=900.0, gt=0)
+    # People who approve a write, by the target's stage: 1 is the requester's own «Подтвердить»;
+    # 2 makes that a request a second person with the tool's role must approve (never the
+    # requester), within second_approval_ttl_s of the first approval.
+    approvals_dev: int = Field(default=1, ge=1, le=2)
+    approvals_staging: int = Field(default=1, ge=1, le=2)
+    approvals_prod: int = Field(default=2, ge=1, le=2)
+    second_approval_ttl_s: float = Field(default=4 * 3600.0, gt=0)
     # Per-user caps on the agent; open streams are counted in this process's memory.
     agent_streams_per_user: int = Field(default=10, gt=0)
     agent_streams_per_conversation: int = Field(default=3, gt=0)
@@ -98,6 +105,9 @@ class Settings(BaseSettings):
     tasks_per_user: int = Field(default=5, gt=0, le=1000)
     validation_limit_per_dashboard: str = "6/hour"
     documentation_limit_per_dashboard: str = "6/hour"
+    # The fleet drift watch (sstools.domain.drift): a cron for DBOS's scheduler, e.g. every 15
+    # minutes; empty: off (GET /api/drift?fresh=true, /drift and `sstools drift` still check).
+    drift_watch_cron: str = "*/15 * * * *"
 
     # Backups (sstools.domain.backups): archives under backup_dir/<env id>/, the newest
     # backup_keep of each environment kept (the oldest removed once a new one is verified).
@@ -121,6 +131,15 @@ class Settings(BaseSettings):
             parse_rate_limit(value)
         except ValueError as exc:
             raise ValueError(f"expected a rate such as '10/minute', got {value!r}") from exc
+        return value
+
+    @field_validator("drift_watch_cron")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        from croniter import croniter  # type: ignore[import-untyped]
+
+        if value.strip() and not croniter.is_valid(value.strip(), second_at_beginning=True):
+            raise ValueError(f"expected a cron such as '*/15 * * * *' (or empty), got {value!r}")
         return value
 
     @model_validator(mode="after")

@@ -16,6 +16,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
 from sstools.agent import explain, texts
+from sstools.agent.approvals_api import ask_second_if_needed
 from sstools.agent.context import (
     ContextRejected,
     ObjectType,
@@ -98,7 +99,7 @@ class DecisionRequest(BaseModel):
 
 class DecisionResponse(BaseModel):
     status: ConfirmationStatus
-    run_id: str
+    run_id: str | None  # None while the write waits for a second person (awaiting_second)
 
 
 class HistoryMessage(BaseModel):
@@ -328,6 +329,7 @@ async def decide(
     body: DecisionRequest,
     conversation: ConversationDep,
     session: SessionDep,
+    services: ServicesDep,
     runtime: RuntimeDep,
     user: CurrentUser,
     token: TokenDep,
@@ -342,6 +344,10 @@ async def decide(
     if confirmation.status != ConfirmationStatus.pending:
         raise HTTPException(409, texts.CONFIRMATION_DECIDED[confirmation.status])
     reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
+    if body.decision == "approve" and await ask_second_if_needed(
+        confirmation, services, runtime, session, user
+    ):  # the stage needs two people: nothing runs until the second one approves
+        return DecisionResponse(status=ConfirmationStatus.awaiting_second, run_id=None)
     try:
         run_id = await runtime.decide(confirmation, body.decision, user, token, reason)
     except AlreadyDecided as exc:

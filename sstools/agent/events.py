@@ -28,7 +28,7 @@ class _Event(BaseModel):
     run_id: str | None = None
 
 
-DecisionStatus = Literal["approved", "denied", "expired"]
+DecisionStatus = Literal["approved", "denied", "expired", "target_moved"]
 
 
 class Decided(BaseModel):
@@ -40,6 +40,22 @@ class Decided(BaseModel):
     by: str | None  # the person who decided; None when the card expired
     at: datetime
     reason: str | None = None  # what the person said with a denial (their words: data)
+    # Set when a second person decided: the requester, whose approval asked for them.
+    first_by: str | None = None
+
+
+class ApprovalWaiting(_Event):
+    """The requester approved a write that needs two people: the card now waits for a second
+    person with ``approver_role``, at ``link``, until ``expires_at``."""
+
+    type: Literal["approval_waiting"] = "approval_waiting"
+    confirmation_id: str
+    call_id: str
+    by: str
+    at: datetime
+    approver_role: str
+    expires_at: datetime
+    link: str
 
 
 class RunStarted(_Event):
@@ -130,6 +146,7 @@ AgentEvent = Annotated[
     | ToolCallEvent
     | ToolResultEvent
     | ConfirmRequired
+    | ApprovalWaiting
     | PermissionDenied
     | Cancelled
     | ErrorEvent

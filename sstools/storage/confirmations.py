@@ -1,8 +1,10 @@
 """Confirmations: saved when a run pauses, decided once, expired once.
 
-Every change of status is one compare-and-set ``UPDATE … WHERE status = 'pending'``: of any
-number of racing decisions (or a decision racing the expiry) exactly one wins, on SQLite and
-PostgreSQL alike.
+Every change of status is one compare-and-set ``UPDATE … WHERE status = <the one it leaves>``:
+of any number of racing decisions (or a decision racing the expiry) exactly one wins, on SQLite
+and PostgreSQL alike. A write whose stage needs two people goes
+``pending → awaiting_second`` (the requester's approval) ``→ approved | denied | target_moved``
+(the second person's decision; ``target_moved``: the plan changed since the request).
 """
 
 from __future__ import annotations
@@ -19,9 +21,15 @@ from sstools.storage.models import Confirmation
 
 class ConfirmationStatus(StrEnum):
     pending = "pending"
+    awaiting_second = "awaiting_second"
     approved = "approved"
     denied = "denied"
     expired = "expired"
+    target_moved = "target_moved"
+
+
+# Still waiting for someone: the conversation's run is paused on it.
+WAITING = (ConfirmationStatus.pending, ConfirmationStatus.awaiting_second)
 
 
 def pending_row(
@@ -57,7 +65,7 @@ async def find_pending(session: AsyncSession, conversation_id: str) -> Confirmat
     return await session.scalar(
         select(Confirmation).where(
             Confirmation.conversation_id == conversation_id,
-            Confirmation.status == ConfirmationStatus.pending,
+            Confirmation.status.in_(WAITING),
         )
     )
 
@@ -92,7 +100,7 @@ async def expire_due(
         await session.scalars(
             select(Confirmation).where(
                 Confirmation.conversation_id == conversation_id,
-                Confirmation.status == ConfirmationStatus.pending,
+                Confirmation.status.in_(WAITING),
                 Confirmation.expires_at <= now,
             )
         )
@@ -103,7 +111,7 @@ async def expire_due(
             update(Confirmation)
             .where(
                 Confirmation.id == confirmation.id,
-                Confirmation.status == ConfirmationStatus.pending,
+                Confirmation.status == confirmation.status,
             )
             .values(status=ConfirmationStatus.expired, decided_at=now)
         )
@@ -111,3 +119,75 @@ async def expire_due(
             won.append(confirmation)
     await session.commit()
     return won
+
+
+async def ask_second(
+    session: AsyncSession,
+    confirmation_id: str,
+    *,
+    by: str,
+    approver_role: str,
+    now: datetime,
+    expires_at: datetime,
+) -> bool:
+    """The requester's approval of a write that needs two people: whether it won (the card was
+    pending and not yet expired); it now waits for a second person until ``expires_at``."""
+    won = await session.execute(
+        update(Confirmation)
+        .where(
+            Confirmation.id == confirmation_id,
+            Confirmation.status == ConfirmationStatus.pending,
+            Confirmation.expires_at > now,
+        )
+        .values(
+            status=ConfirmationStatus.awaiting_second,
+            first_approved_by=by,
+            first_approved_at=now,
+            approver_role=approver_role,
+            expires_at=expires_at,
+        )
+    )
+    await session.commit()
+    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
+
+
+async def decide_second(
+    session: AsyncSession,
+    confirmation_id: str,
+    decision: ConfirmationStatus,
+    *,
+    by: str,
+    now: datetime,
+    reason: str | None = None,
+) -> bool:
+    """Whether the second person's decision won: the request was waiting and not yet expired."""
+    if decision not in (
+        ConfirmationStatus.approved,
+        ConfirmationStatus.denied,
+        ConfirmationStatus.target_moved,
+    ):
+        raise ValueError(
+            f"a second person decides approved, denied or target_moved, not {decision}"
+        )
+    won = await session.execute(
+        update(Confirmation)
+        .where(
+            Confirmation.id == confirmation_id,
+            Confirmation.status == ConfirmationStatus.awaiting_second,
+            Confirmation.expires_at > now,
+        )
+        .values(status=decision, decided_at=now, second_by=by, second_at=now, reason=reason)
+    )
+    await session.commit()
+    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
+
+
+async def awaiting_second(session: AsyncSession, limit: int = 200) -> list[Confirmation]:
+    """Requests waiting for a second person, oldest first (expired ones too, until read)."""
+    rows = await session.scalars(
+        select(Confirmation)
+        .where(Confirmation.status == ConfirmationStatus.awaiting_second)
+        .order_by(Confirmation.first_approved_at)
+        .limit(limit)
+    )
+    return list(rows.all())

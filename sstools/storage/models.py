@@ -113,10 +113,18 @@ class Confirmation(Base):
     env_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     username: Mapped[str] = mapped_column(String(64))
     event: Mapped[dict[str, Any]] = mapped_column(JSON)  # the confirm_required event, re-sent as is
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
     decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    # A write whose stage needs two people (0007): the requester's approval, the role the second
+    # person needs, and the second person's decision with its reason.
+    first_approved_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    first_approved_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    approver_role: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    second_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    second_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
 
 class TaskRecord(Base):

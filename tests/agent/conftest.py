@@ -66,7 +66,11 @@ async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
         ],
         secrets={"SVC_PASSWORD": fake_superset.password},
     )
-    settings = make_settings(tmp_path, env_file, tool_timeout_s=5.0, tool_retry_wait_s=1.0)
+    # One approval for prod here: these tests are about one person's card (the second person's
+    # part has its own tests, test_second_approval.py, which ask for two).
+    settings = make_settings(
+        tmp_path, env_file, tool_timeout_s=5.0, tool_retry_wait_s=1.0, approvals_prod=1
+    )
     await seed_users(settings)
     return settings
 

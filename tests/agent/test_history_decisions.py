@@ -67,6 +67,7 @@ async def test_an_approval_starts_its_run_with_who_approved_and_when(
         "status": "approved",
         "by": "engineer",
         "reason": None,
+        "first_by": None,  # one person decided: no second approval
     }
     assert _at(started) == clock.now
     assert fake_superset.executed_sql == [DELETE["sql"]]

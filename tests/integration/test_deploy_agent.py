@@ -114,7 +114,9 @@ async def test_story2_deploy_to_prod_through_the_agent_applies_the_approved_plan
     assert plan["dashboards_changed"] == 1
     uuid = plan["dashboards"][0]["uuid"]
     headers = auth(Role.engineer)
-    async with agent(settings) as live:
+    # One approval for prod: story 2 as one person approves it (the second approver's part is
+    # tests/integration/test_second_approval.py).
+    async with agent(settings.model_copy(update={"approvals_prod": 1})) as live:
         cid, card = await _ask(live, headers)
         decision = card["decision"]
         assert (decision["level"], decision["tone"], decision["stage"]) == (

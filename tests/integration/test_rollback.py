@@ -284,8 +284,11 @@ async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
     deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset)
     plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
     headers = auth(ENGINEER)
+    # One approval for prod: this test is about the rollback card (a second approver's part is
+    # tests/integration/test_second_approval.py).
+    one_approval = settings.model_copy(update={"approvals_prod": 1})
     app = create_app(
-        settings, chat_model=ScriptedChatModel(script=roll_back_then_follow(deployed["id"]))
+        one_approval, chat_model=ScriptedChatModel(script=roll_back_then_follow(deployed["id"]))
     )
     with LiveServer(app) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:

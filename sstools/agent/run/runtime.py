@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -29,6 +29,7 @@ from sstools.agent.context import UIContext
 from sstools.agent.events import (
     ConfirmRequired,
     Decided,
+    DecisionStatus,
     Done,
     EventLog,
     RunStarted,
@@ -40,13 +41,14 @@ from sstools.agent.run.claims import Busy as Busy
 from sstools.agent.run.claims import RunClaims
 from sstools.agent.run.claims import TooManyRuns as TooManyRuns
 from sstools.agent.run.context import RunContext
+from sstools.agent.run.decisions import AlreadyDecided as AlreadyDecided
+from sstools.agent.run.decisions import Resolution
 from sstools.agent.run.locks import RunLocks
 from sstools.agent.run.output import ClaimLost, RunOutput
 from sstools.agent.run.stream_slots import StreamSlots
+from sstools.agent.run.streamed import Streamed
 from sstools.agent.run.wakeups import EventListener
-from sstools.agent.text_calls import call_may_start
 from sstools.auth.tokens import Principal
-from sstools.errors import SstoolsError
 from sstools.metrics import CONFIRMATIONS
 from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
@@ -59,34 +61,6 @@ Checkpoints = Callable[[], AbstractAsyncContextManager[BaseCheckpointSaver[Any]]
 _log = structlog.get_logger("sstools.agent")
 # How long an answer to a card waits for the run that showed it to let the conversation go.
 ANSWER_WAIT_S = 2.0
-
-
-class AlreadyDecided(SstoolsError):
-    """The confirmation was decided, has expired, or no longer matches the paused run (→ 409)."""
-
-    def __init__(self, confirmation_id: str, *, expired: bool = False) -> None:
-        super().__init__(confirmation_id)
-        self.expired = expired
-
-
-class _Streamed:
-    """A reply's text as it streams, shown up to where a tool call written as text may begin:
-    the rest waits for the whole reply, whose final message never shows raw call JSON."""
-
-    def __init__(self) -> None:
-        self._text: dict[str, str] = {}
-        self._shown: dict[str, int] = {}
-
-    def showable(self, message_id: str, piece: str) -> str:
-        text = self._text.get(message_id, "") + piece
-        self._text[message_id] = text
-        start = call_may_start(text)
-        safe = len(text) if start is None else start
-        shown = self._shown.get(message_id, 0)
-        if safe <= shown:
-            return ""
-        self._shown[message_id] = safe
-        return text[shown:safe]
 
 
 def _now() -> datetime:
@@ -143,6 +117,10 @@ class AgentRuntime:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._stack.aclose()
+
+    @property
+    def sessions(self) -> async_sessionmaker[AsyncSession]:
+        return self._sessions
 
     @property
     def graph(self) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -209,7 +187,7 @@ class AgentRuntime:
         self._spawn(conversation_id, state, acting, started=True)
         return run_id
 
-    async def _still_waiting(self, confirmation: Confirmation) -> bool:
+    async def still_waiting(self, confirmation: Confirmation) -> bool:
         state = await self.graph.aget_state(self._config(confirmation.conversation_id))
         return confirmation.interrupt_id in {item.id for item in state.interrupts}
 
@@ -222,43 +200,63 @@ class AgentRuntime:
         reason: str | None = None,
     ) -> str:
         """Record the decision (once: a second one is :class:`AlreadyDecided`), then resume."""
+        status = ConfirmationStatus.approved if decision == "approve" else ConfirmationStatus.denied
+
+        async def once(session: AsyncSession, now: datetime) -> bool:
+            return await confirmations.decide_once(session, confirmation.id, status, now)
+
+        said = reason if status is ConfirmationStatus.denied else None
+        return await self.resume(confirmation, Resolution(status, user, token, said), once)
+
+    async def resume(
+        self,
+        confirmation: Confirmation,
+        resolution: Resolution,
+        record: Callable[[AsyncSession, datetime], Awaitable[bool]],
+    ) -> str:
+        """``record`` the decision (a compare-and-set: losing it is :class:`AlreadyDecided`),
+        then resume the paused run with it, ``resolution.acting`` acting."""
         if _aware(confirmation.expires_at) <= self.clock():
             await self.expire_stale(confirmation.conversation_id)
             raise AlreadyDecided(confirmation.id, expired=True)
-        status = ConfirmationStatus.approved if decision == "approve" else ConfirmationStatus.denied
         # The turn first, then the decision: a reaper that finds the card still pending under our
         # lock releases a dead worker's claim quietly, and never interrupts the run we resume.
         run_id = await self._claim_to_answer(confirmation)
         try:
-            if not await self._still_waiting(confirmation):
+            if not await self.still_waiting(confirmation):
                 raise AlreadyDecided(confirmation.id)  # the run no longer waits for it
             now = self.clock()
             async with self._sessions() as session:
-                won = await confirmations.decide_once(session, confirmation.id, status, now)
+                won = await record(session, now)
             if not won:
                 raise AlreadyDecided(confirmation.id)
         except BaseException:
             await self.claims.release(confirmation.conversation_id, run_id)
             raise
-        CONFIRMATIONS.labels(decision).inc()
+        approved = resolution.status is ConfirmationStatus.approved
+        CONFIRMATIONS.labels("approve" if approved else "deny").inc()
         answer: ConfirmationAnswer = {
-            "decision": "approve" if status is ConfirmationStatus.approved else "deny",
+            "decision": "approve" if approved else "deny",
             "confirmation_id": confirmation.id,
             "args_hash": confirmation.args_hash,
-            "reason": reason if status is ConfirmationStatus.denied else None,
+            "reason": None if approved else resolution.reason,
         }
-        acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
+        acting = resolution.acting
+        context = RunContext(
+            username=acting.username, role=acting.role, token=resolution.token, run_id=run_id
+        )
         # Who decided and when, at the head of the run the decision starts: the card is stamped
         # from it, live and when the page is rebuilt from the log.
         decided = Decided(
             confirmation_id=confirmation.id,
             call_id=confirmation.call_id,
-            status="approved" if status is ConfirmationStatus.approved else "denied",
-            by=user.username,
+            status=cast(DecisionStatus, resolution.status.value),
+            by=resolution.by or acting.username,
             at=now,
             reason=answer["reason"],
+            first_by=resolution.first_by,
         )
-        self._spawn(confirmation.conversation_id, Command(resume=answer), acting, decided=decided)
+        self._spawn(confirmation.conversation_id, Command(resume=answer), context, decided=decided)
         return run_id
 
     async def _claim_to_answer(self, confirmation: Confirmation) -> str:
@@ -291,7 +289,7 @@ class AgentRuntime:
                 expired = await confirmations.expire_due(session, conversation_id, now)
             for confirmation in expired:
                 CONFIRMATIONS.labels("expired").inc()
-                if resumed or not await self._still_waiting(confirmation):
+                if resumed or not await self.still_waiting(confirmation):
                     continue
                 answer: ConfirmationAnswer = {
                     "decision": "expired",
@@ -363,7 +361,7 @@ class AgentRuntime:
                 stream_mode=["updates", "messages"],
                 durability="sync",  # a crash between interrupt and decision loses nothing
             )
-            streamed = _Streamed()
+            streamed = Streamed()
             # Closed on the way out: a run that lost its claim stops here, tools and all.
             async with contextlib.aclosing(cast(AsyncGenerator[Any], parts)):
                 async for part in parts:

@@ -228,7 +228,7 @@
   }
 
   // -- confirmation and permission cards: agent_cards.js ----------------------------------------
-  const { card, settle, deniedCard } = window.sstools.agentCards({
+  const { card, settle, waiting, deniedCard } = window.sstools.agentCards({
     ui, api, add, element, format, setTool, cards, conversationId: () => conversationId,
   });
 
@@ -296,6 +296,7 @@
         card(event);
         runEnded(event.run_id); // paused: what it said ends here
         break;
+      case "approval_waiting": waiting(event); break; // a second person must approve it
       case "permission_denied":
         deniedCalls.add(event.call_id);
         toolLines.get(event.call_id)?.remove();
@@ -305,7 +306,7 @@
         // A denied or expired card's stamp says it; any other cancellation is said in words.
         saidAlready.add(event.message);
         const shown = cards.get(event.confirmation_id);
-        if (shown && ["denied", "expired"].includes(shown.status)) break;
+        if (shown && ["denied", "expired", "target_moved"].includes(shown.status)) break;
         if (shown) setTool(shown.callId, ui.tool_declined);
         add("status cancelled", event.message, event.run_id);
         break;

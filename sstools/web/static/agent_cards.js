@@ -114,6 +114,7 @@
           `/api/agent/conversations/${conversationId()}/confirmations/${event.confirmation_id}`,
           { method: "POST", body },
         );
+        // awaiting_second: the approval_waiting event re-draws the card (live and on a reload).
         if (!item.dataset.decided) item.dataset.decided = response.ok ? choice : "late";
       };
       confirm.addEventListener("click", () => decide("approve"));
@@ -129,7 +130,31 @@
       return `${when.toLocaleDateString("ru-RU", { day: "numeric", month: "long" })}, ${time}`;
     }
 
-    const STAMPS = { approved: ["approve", "card_approved"], denied: ["deny", "card_denied"], expired: ["expired", "card_expired"] };
+    const STAMPS = {
+      approved: ["approve", "card_approved"], denied: ["deny", "card_denied"],
+      expired: ["expired", "card_expired"], target_moved: ["target-moved", "card_target_moved"],
+    };
+    const ROLE_WORDS = { analyst: ui.role_analyst, engineer: ui.role_engineer, admin: ui.role_admin };
+
+    // The requester approved a write that needs two people (approval_waiting): the card loses its
+    // buttons and says it waits for a second person, with the request's page to share.
+    function waiting(event) {
+      const shown = cards.get(event.confirmation_id);
+      if (!shown || shown.status) return;
+      shown.element.dataset.decided = "awaiting-second";
+      shown.element.querySelector(".card-actions")?.remove();
+      shown.element.querySelector(".card-waiting")?.remove();
+      const box = element("div", "card-waiting");
+      box.append(element("p", "card-stamp stamp-awaiting-second", format(ui.card_awaiting_second, {
+        who: event.by, when: moment(event.at), role: ROLE_WORDS[event.approver_role] || ui.role_admin,
+        until: moment(event.expires_at),
+      })));
+      const link = element("a", "approval-link", ui.card_awaiting_link);
+      link.href = event.link.startsWith("/approvals/") ? event.link : "/approvals";
+      box.append(link);
+      shown.element.append(box);
+      setTool(shown.callId, ui.tool_awaiting_second);
+    }
 
     // The decision a resumed run starts from: the card loses its buttons and says who and when;
     // its tool line says what happens now. A decision without its event (a log written before
@@ -141,14 +166,18 @@
       const [value, words] = STAMPS[shown.status] || ["settled", "card_settled"];
       shown.element.dataset.decided = value;
       shown.element.querySelector(".card-actions")?.remove();
-      let said = format(ui[words], { who: decided?.by || "", when: decided ? moment(decided.at) : "" });
+      shown.element.querySelector(".card-waiting")?.remove();
+      const second = shown.status === "approved" && decided?.first_by;
+      let said = format(ui[second ? "card_second_approved" : words], {
+        who: decided?.by || "", when: decided ? moment(decided.at) : "", first: decided?.first_by || "",
+      });
       if (decided?.reason) said += format(ui.card_denied_because, { reason: decided.reason });
       const stamp = element("p", `card-stamp stamp-${value}`, said); // the reason is the person's: text
       if (decided) stamp.title = new Date(decided.at).toLocaleString("ru-RU");
       shown.element.append(stamp);
       if (document.activeElement === shown.element) shown.element.blur(); // nothing left to do there
       if (shown.status === "approved") setTool(shown.callId, ui.tool_running);
-      else if (shown.status === "denied") setTool(shown.callId, ui.tool_denied);
+      else if (shown.status === "denied" || shown.status === "target_moved") setTool(shown.callId, ui.tool_denied);
       else if (shown.status === "expired") setTool(shown.callId, ui.tool_declined);
     }
 
@@ -164,6 +193,6 @@
       item.focus({ preventScroll: true }); // the transcript follows its end itself
     }
 
-    return { card, settle, deniedCard };
+    return { card, settle, waiting, deniedCard };
   };
 })();

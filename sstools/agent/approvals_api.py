@@ -1,0 +1,350 @@
+"""``/api/approvals``: writes waiting for a second person, and that person's decision.
+
+A request is a confirmation its requester approved where the stage needs two people
+(:mod:`sstools.agent.run.approvals`). Any signed-in user may read one by its link (the page
+``/approvals/<id>`` shows it); the list holds those the caller may approve and their own. Only a
+person with the role the call needs, who is not the requester, decides: approve re-makes the plan
+first and refuses (409, nothing written) when its digest is no longer the approved one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import httpx
+from fastapi import APIRouter, Depends, HTTPException, Request
+from pydantic import BaseModel, StringConstraints
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sstools.agent import explain, texts
+from sstools.agent.executor import ToolExecutor
+from sstools.agent.guardrails import CardArgument, CardObjectChanges, GuardrailDecision
+from sstools.agent.run import approvals
+from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
+from sstools.agent.texts import approvals as words
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal, issue_token
+from sstools.http.auth import CurrentUser, request_token
+from sstools.http.deps import ServicesDep, SessionDep
+from sstools.http.services import Services
+from sstools.storage import audit
+from sstools.storage import confirmations as stored
+from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.models import Confirmation, User
+
+router = APIRouter(prefix="/api/approvals", tags=["agent"])
+
+
+def _runtime(request: Request) -> AgentRuntime:
+    runtime: AgentRuntime = request.app.state.agent
+    return runtime
+
+
+RuntimeDep = Annotated[AgentRuntime, Depends(_runtime)]
+TokenDep = Annotated[str, Depends(request_token)]  # the plan is asked again with the caller's
+
+# With no SSTOOLS_TOOLS_BASE_URL the plan is asked of this very app, in process (as the tools).
+_IN_PROCESS = "http://sstools.internal"
+# The requester's token the resumed run acts with: long enough for the write to run.
+_REQUESTER_TOKEN_TTL_S = 3600
+
+
+class ApprovalView(BaseModel):
+    """A request as its page shows it: the card's content, who asked, and where it stands."""
+
+    id: str
+    title: str  # the tool in words
+    env_id: str | None
+    env_name: str | None
+    stage: str | None
+    prompt: str
+    impact: str | None
+    objects: list[str]
+    changes: list[CardObjectChanges]
+    arguments: list[CardArgument]
+    digest: str | None
+    requested_by: str
+    requested_at: datetime
+    first_approved_at: datetime | None
+    expires_at: datetime
+    status: ConfirmationStatus
+    approver_role: Role
+    decided_by: str | None
+    decided_at: datetime | None
+    reason: str | None
+    can_approve: bool  # the caller may decide it now
+    link: str
+
+
+class ApprovalList(BaseModel):
+    approvals: list[ApprovalView]
+    can_approve: int  # how many of them the caller may decide (the header's badge)
+
+
+class ApprovalDecision(BaseModel):
+    decision: Literal["approve", "deny"]
+    # Why, with a denial: the model reads it in the requester's chat and the audit keeps it.
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = None
+
+
+class ApprovalDecided(BaseModel):
+    status: ConfirmationStatus
+    run_id: str
+
+
+def _role(confirmation: Confirmation) -> Role:
+    return Role(confirmation.approver_role) if confirmation.approver_role else Role.admin
+
+
+def eligible(confirmation: Confirmation, user: Principal) -> bool:
+    return (
+        confirmation.status == ConfirmationStatus.awaiting_second
+        and user.username != confirmation.username
+        and user.role.allows(_role(confirmation))
+    )
+
+
+def view(confirmation: Confirmation, user: Principal, services: Services) -> ApprovalView:
+    event: dict[str, Any] = confirmation.event
+    decision = GuardrailDecision.model_validate(event["decision"])
+    env = services.environments.get(confirmation.env_id) if confirmation.env_id else None
+    return ApprovalView(
+        id=confirmation.id,
+        title=str(event.get("title") or confirmation.tool),
+        env_id=confirmation.env_id,
+        env_name=env.name if env else None,
+        stage=decision.stage.value if decision.stage else None,
+        prompt=decision.prompt,
+        impact=decision.impact,
+        objects=decision.objects,
+        changes=decision.changes,
+        arguments=decision.arguments,
+        digest=decision.digest,
+        requested_by=confirmation.username,
+        requested_at=confirmation.created_at,
+        first_approved_at=confirmation.first_approved_at,
+        expires_at=confirmation.expires_at,
+        status=ConfirmationStatus(confirmation.status),
+        approver_role=_role(confirmation),
+        decided_by=confirmation.second_by,
+        decided_at=confirmation.second_at,
+        reason=confirmation.reason,
+        can_approve=eligible(confirmation, user),
+        link=approvals.approval_link(confirmation.id),
+    )
+
+
+async def _expire_due(runtime: AgentRuntime, rows: list[Confirmation]) -> bool:
+    """Requests past their expiry are expired (their runs cancelled); whether any was."""
+    now = runtime.clock()
+    due = {row.conversation_id for row in rows if row.expires_at <= now}
+    for conversation_id in due:
+        await runtime.expire_stale(conversation_id)
+    return bool(due)
+
+
+async def _request(session: AsyncSession, confirmation_id: str) -> Confirmation:
+    confirmation = await session.get(Confirmation, confirmation_id)
+    if confirmation is None or confirmation.first_approved_by is None:
+        raise HTTPException(404, words.APPROVAL_NOT_FOUND)  # a card nobody asked a second for
+    return confirmation
+
+
+async def ask_second_if_needed(
+    confirmation: Confirmation,
+    services: Services,
+    runtime: AgentRuntime,
+    session: AsyncSession,
+    user: Principal,
+) -> bool:
+    """The requester's «Подтвердить» on a write whose stage needs two people: the card waits for
+    a second person instead (True); False when one approval is enough."""
+    needed = approvals.approvals_needed(
+        services.settings, services.environments, confirmation.env_id
+    )
+    if needed < 2:
+        return False
+    try:
+        waiting = await approvals.ask_second(
+            runtime, confirmation, user, services.settings.second_approval_ttl_s
+        )
+    except AlreadyDecided as exc:
+        detail = (
+            texts.CONFIRMATION_DECIDED["expired"] if exc.expired else texts.CONFIRMATION_UNDECIDABLE
+        )
+        raise HTTPException(409, detail) from exc
+    await audit.record(
+        session,
+        action="approval_requested",
+        outcome="awaiting_second",
+        username=user.username,
+        env_id=confirmation.env_id,
+        conversation_id=confirmation.conversation_id,
+        confirmation_id=confirmation.id,
+        tool=confirmation.tool,
+        approver_role=waiting.approver_role,
+    )
+    return True
+
+
+@router.get("")
+async def list_approvals(
+    session: SessionDep, services: ServicesDep, runtime: RuntimeDep, user: CurrentUser
+) -> ApprovalList:
+    """Requests waiting for a second person that the caller may decide, and the caller's own."""
+    rows = await stored.awaiting_second(session)
+    if await _expire_due(runtime, rows):
+        session.expire_all()
+        rows = await stored.awaiting_second(session)
+    shown = [
+        view(row, user, services)
+        for row in rows
+        if row.username == user.username or eligible(row, user)
+    ]
+    return ApprovalList(approvals=shown, can_approve=sum(one.can_approve for one in shown))
+
+
+@router.get("/{confirmation_id}", responses={404: {"description": "no such request"}})
+async def get_approval(
+    confirmation_id: str,
+    session: SessionDep,
+    services: ServicesDep,
+    runtime: RuntimeDep,
+    user: CurrentUser,
+) -> ApprovalView:
+    """One request, by its link: any signed-in user may see where it stands."""
+    confirmation = await _request(session, confirmation_id)
+    if await _expire_due(runtime, [confirmation]):
+        await session.refresh(confirmation)
+    return view(confirmation, user, services)
+
+
+def _executor(request: Request, services: Services) -> ToolExecutor:
+    """The plan is asked as the tools ask it: over HTTP, in process unless configured."""
+    settings = services.settings
+    transport = None if settings.tools_base_url else httpx.ASGITransport(app=request.app)
+    return ToolExecutor(
+        base_url=settings.tools_base_url or _IN_PROCESS,
+        transport=transport,
+        timeout_s=settings.tool_timeout_s,
+        retry_wait_s=settings.tool_retry_wait_s,
+        sessions=services.sessions,
+    )
+
+
+async def _requester(
+    session: AsyncSession, services: Services, username: str
+) -> tuple[Principal, str]:
+    """The requester as they are now, and a token of theirs for the resumed run: it acts in
+    their conversation with their rights, as their own approval would have."""
+    account = await session.scalar(select(User).where(User.username == username))
+    if account is None:
+        raise HTTPException(409, words.REQUESTER_GONE)
+    principal = Principal(username=username, role=Role(account.role))
+    token = issue_token(
+        services.settings,
+        principal,
+        version=account.token_version,
+        ttl_s=_REQUESTER_TOKEN_TTL_S,
+    )
+    return principal, token
+
+
+def _refuse(confirmation: Confirmation, user: Principal) -> None:
+    """Who may not decide, and a request that is no longer waiting: 4xx in words."""
+    if user.username == confirmation.username:
+        raise HTTPException(409, words.OWN_REQUEST)
+    role = _role(confirmation)
+    if not user.role.allows(role):
+        raise HTTPException(
+            403,
+            words.ROLE_NEEDED.format(
+                role=words.ROLE_WORDS[role.value], yours=words.ROLE_WORDS[user.role.value]
+            ),
+        )
+    if confirmation.status != ConfirmationStatus.awaiting_second:
+        raise HTTPException(409, words.APPROVAL_CLOSED[confirmation.status])
+
+
+@router.post(
+    "/{confirmation_id}",
+    responses={
+        403: {"description": "the caller's role may not approve this change"},
+        404: {"description": "no such request"},
+        409: {
+            "description": "the caller's own request, already decided or expired, or the "
+            "target moved since the request (nothing written)"
+        },
+    },
+)
+async def decide_approval(
+    confirmation_id: str,
+    body: ApprovalDecision,
+    request: Request,
+    session: SessionDep,
+    services: ServicesDep,
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    token: TokenDep,
+) -> ApprovalDecided:
+    """The second person's decision; an approval applies the write once, as approved."""
+    confirmation = await _request(session, confirmation_id)
+    _refuse(confirmation, user)
+    if confirmation.expires_at <= runtime.clock():
+        await runtime.expire_stale(confirmation.conversation_id)
+        raise HTTPException(409, words.APPROVAL_CLOSED["expired"])
+    requester, requester_token = await _requester(session, services, confirmation.username)
+    reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
+    status = (
+        ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
+    )
+    refusal: str | None = None
+    if status is ConfirmationStatus.approved:
+        executor = _executor(request, services)
+        try:
+            plan = await approvals.replan(runtime, confirmation, executor, token)
+        finally:
+            await executor.aclose()
+        if plan.problem is not None:  # no plan now: nothing decided, the request still waits
+            problem = plan.problem or words.NO_PLAN_ANSWER
+            raise HTTPException(409, words.NO_PLAN.format(problem=problem))
+        if plan.moved:
+            status, reason, refusal = (
+                ConfirmationStatus.target_moved,
+                words.TARGET_MOVED_REASON,
+                words.TARGET_MOVED,
+            )
+    try:
+        run_id = await approvals.decide_second(
+            runtime,
+            confirmation,
+            status,
+            by=user,
+            requester=requester,
+            requester_token=requester_token,
+            reason=reason,
+        )
+    except AlreadyDecided as exc:
+        detail = words.APPROVAL_CLOSED["expired"] if exc.expired else words.APPROVAL_UNDECIDABLE
+        raise HTTPException(409, detail) from exc
+    except Busy as exc:
+        raise HTTPException(409, explain.busy()) from exc
+    await audit.record(
+        session,
+        action="approval_decided",
+        outcome=status.value,
+        username=user.username,
+        env_id=confirmation.env_id,
+        requested_by=confirmation.username,
+        first_approved_by=confirmation.first_approved_by,
+        second_by=user.username,
+        conversation_id=confirmation.conversation_id,
+        confirmation_id=confirmation.id,
+        tool=confirmation.tool,
+        reason=reason if status is not ConfirmationStatus.approved else None,
+    )
+    if refusal is not None:
+        raise HTTPException(409, refusal)
+    return ApprovalDecided(status=status, run_id=run_id)

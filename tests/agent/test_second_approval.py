@@ -1,0 +1,175 @@
+"""A second approver for prod, over real HTTP and SSE on a fake Superset: the requester's approval
+runs nothing, a second engineer's runs the write once, and who may not decide writes nothing.
+
+The real sandbox's twin (a prod deploy, the digest re-checked) is
+tests/integration/test_second_approval.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal, issue_token
+from sstools.auth.users import add_user
+from sstools.config import Settings
+from sstools.storage.models import AuditEntry, Confirmation
+from sstools.testing import call_tool
+from sstools.testing.fake_superset import FakeSuperset
+from tests.agent.conftest import dataset_context
+from tests.support import read_events, types
+
+DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+SECOND = "engineer2"
+
+
+async def _second_engineer(agent: Any, settings: Settings) -> dict[str, str]:
+    async with agent.app.state.services.sessions() as session:
+        await add_user(session, SECOND, Role.engineer, "engineer2-test-password")
+    token = issue_token(settings, Principal(username=SECOND, role=Role.engineer))
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def _waiting(agent: Any, env_id: str = "prod") -> tuple[str, dict[str, Any]]:
+    """A prod card approved by its requester: (conversation, the card)."""
+    cid = await agent.conversation()
+    await agent.send(cid, "удали продажи", dataset_context(env_id=env_id))
+    events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    card = events[-1]
+    assert card["type"] == "confirm_required", events
+    return cid, card
+
+
+async def _approve(agent: Any, confirmation_id: str, headers: dict[str, str], **body: Any) -> Any:
+    return await agent.client.post(
+        f"/api/approvals/{confirmation_id}",
+        json={"decision": "approve", **body},
+        headers=headers,
+    )
+
+
+async def test_the_requester_alone_runs_nothing_and_a_second_engineer_runs_it_once(
+    make_agent: Any, fake_superset: FakeSuperset, settings: Settings
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=2) as agent:
+        second = await _second_engineer(agent, settings)
+        cid, card = await _waiting(agent)
+        first = await agent.decide(cid, card["confirmation_id"], "approve")
+        assert first.status_code == 200
+        assert first.json() == {"status": "awaiting_second", "run_id": None}
+        waiting = await read_events(
+            agent.client,
+            cid,
+            agent.auth(Role.engineer),
+            last_event_id=card["_id"],
+            until=lambda e: e["type"] == "approval_waiting",
+        )
+        assert fake_superset.executed_sql == []  # the requester's approval ran nothing
+        again = await agent.decide(cid, card["confirmation_id"], "approve")
+        assert again.status_code == 409
+        assert "второго человека" in again.json()["detail"]
+        # …nor through the request's page: their own request is never theirs to approve.
+        own = await _approve(agent, card["confirmation_id"], agent.auth(Role.engineer))
+        assert own.status_code == 409
+        assert "другой человек" in own.json()["detail"]
+        analyst = await _approve(agent, card["confirmation_id"], agent.auth(Role.analyst))
+        assert analyst.status_code == 403
+        assert "инженер" in analyst.json()["detail"]
+        assert fake_superset.executed_sql == []
+        listed = (await agent.client.get("/api/approvals", headers=second)).json()
+        assert [one["id"] for one in listed["approvals"]] == [card["confirmation_id"]]
+        assert listed["can_approve"] == 1
+        assert listed["approvals"][0]["requested_by"] == "engineer"
+        responses = await asyncio.gather(
+            *(_approve(agent, card["confirmation_id"], second) for _ in range(5))
+        )
+        resumed = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=waiting[-1]["_id"]
+        )
+        after = (await agent.client.get("/api/approvals", headers=second)).json()
+        audit = await _entries(agent, "approval_decided")
+    assert types(waiting) == ["approval_waiting"]
+    assert waiting[0]["by"] == "engineer"
+    assert waiting[0]["approver_role"] == "engineer"
+    assert waiting[0]["link"] == f"/approvals/{card['confirmation_id']}"
+    assert sorted(r.status_code for r in responses) == [200] + [409] * 4
+    assert fake_superset.executed_sql == [DELETE["sql"]]  # once, of five racing approvals
+    assert types(resumed)[:2] == ["run_started", "tool_result"]
+    decided = resumed[0]["decided"]
+    assert (decided["status"], decided["by"], decided["first_by"]) == (
+        "approved",
+        SECOND,
+        "engineer",
+    )
+    assert after == {"approvals": [], "can_approve": 0}
+    assert [(e.username, e.detail["requested_by"], e.outcome) for e in audit] == [
+        (SECOND, "engineer", "approved")
+    ]
+
+
+async def test_a_denial_by_the_second_person_cancels_with_their_reason(
+    make_agent: Any, fake_superset: FakeSuperset, settings: Settings
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=2) as agent:
+        second = await _second_engineer(agent, settings)
+        cid, card = await _waiting(agent)
+        await agent.decide(cid, card["confirmation_id"], "approve")
+        denied = await agent.client.post(
+            f"/api/approvals/{card['confirmation_id']}",
+            json={"decision": "deny", "reason": "не в пятницу"},
+            headers=second,
+        )
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        late = await _approve(agent, card["confirmation_id"], second)
+    assert denied.status_code == 200
+    assert denied.json()["status"] == "denied"
+    assert "cancelled" in types(events)
+    assert "не в пятницу" in next(e for e in events if e["type"] == "cancelled")["message"]
+    assert late.status_code == 409
+    assert fake_superset.executed_sql == []
+
+
+async def test_dev_and_staging_still_need_only_the_requester(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=2) as agent:
+        cid, card = await _waiting(agent, env_id="staging")
+        decided = await agent.decide(cid, card["confirmation_id"], "approve")
+        await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"])
+    assert decided.json()["status"] == "approved"
+    assert fake_superset.executed_sql == [DELETE["sql"]]
+
+
+async def test_a_request_nobody_approves_expires_and_its_run_is_cancelled(
+    make_agent: Any, fake_superset: FakeSuperset, settings: Settings
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=2) as agent:
+        second = await _second_engineer(agent, settings)
+        cid, card = await _waiting(agent)
+        await agent.decide(cid, card["confirmation_id"], "approve")
+        async with agent.app.state.services.sessions() as session:
+            row = await session.get(Confirmation, card["confirmation_id"])
+            assert row is not None
+            due = row.expires_at + timedelta(seconds=1)
+        agent.app.state.agent.clock = lambda: due  # past the second approval's expiry
+        listed = (await agent.client.get("/api/approvals", headers=second)).json()
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        late = await _approve(agent, card["confirmation_id"], second)
+    assert listed["approvals"] == []
+    assert [e["decided"]["status"] for e in events if e["type"] == "run_started"] == ["expired"]
+    assert late.status_code == 409
+    assert "истёк" in late.json()["detail"]
+    assert fake_superset.executed_sql == []
+
+
+async def _entries(agent: Any, action: str) -> list[AuditEntry]:
+    async with agent.app.state.services.sessions() as session:
+        return list(await session.scalars(select(AuditEntry).where(AuditEntry.action == action)))

@@ -1,0 +1,238 @@
+"""A second approver for prod on the real sandbox: «разверни этот дашборд в prod» approved by its
+requester alone changes nothing in prod; a second engineer's approval (of a few racing ones)
+applies it once; the requester approving again, an analyst, or an approval after prod moved
+writes nothing, and says so. Prod is put back exactly after each test (its CSS raw, null stays
+null).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from sqlalchemy import select
+
+from sstools.app import create_app
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal, issue_token
+from sstools.auth.users import add_user
+from sstools.config import Settings
+from sstools.domain.deploy import import_bundle
+from sstools.storage.models import AuditEntry, Confirmation, User
+from sstools.testing import LiveServer, ScriptedChatModel
+from tests.conftest import AuthHeaders
+from tests.integration.deploy_support import (
+    Superset,
+    _importable,
+    delete_by_uuid,
+    export_all,
+)
+from tests.support import read_events
+
+PROD_EDIT = "/* a hotfix made in prod */"
+MOVED = "/* prod edited again while the request waited */"
+REPORT = "Отчёт по энергопотреблению"
+CONTEXT = {
+    "contextVersion": 1,
+    "objectType": "dashboard",
+    "objectId": "10",
+    "objectName": REPORT,
+    "envId": "ss-dev",
+    "route": "/dashboards/10",
+}
+SECOND = "engineer2"
+
+
+def deploy_then_follow(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    """Deploy to prod, then ask for the task's status until it has ended (as a model would)."""
+    last = messages[-1]
+    if not isinstance(last, ToolMessage):
+        call = {"name": "deploy_dashboard", "args": {"target_env_id": "prod"}, "id": "call_deploy"}
+        return AIMessage(content="", tool_calls=[call])
+    result = json.loads(str(last.content))
+    if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
+        return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
+    time.sleep(0.5)
+    call = {"name": "get_task_status", "args": {"task_id": result["id"]}, "id": f"s{len(messages)}"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+@asynccontextmanager
+async def prod_put_back(superset: Superset, dashboard_id: int) -> AsyncIterator[Any]:
+    """Prod as it was, afterwards: every file of its export, then the dashboard's raw CSS (an
+    import writes "" where there was null)."""
+    prod = superset("prod")
+    files, dashboards, charts = await export_all(prod)
+    css = (await prod.get_json(f"/api/v1/dashboard/{dashboard_id}"))["result"].get("css")
+    try:
+        yield prod
+    finally:
+        now = await export_all(prod)
+        await delete_by_uuid(prod, "dashboard", now[1] - dashboards)
+        await delete_by_uuid(prod, "chart", now[2] - charts)
+        changed = {path for path, content in files.items() if now[0].get(path) != content}
+        if changed:
+            await import_bundle(prod, _importable(files, changed))
+        await prod.put_json(f"/api/v1/dashboard/{dashboard_id}", {"css": css})
+        after = (await prod.get_json(f"/api/v1/dashboard/{dashboard_id}"))["result"].get("css")
+        assert after == css
+
+
+async def _prod_id(client: httpx.AsyncClient, auth: AuthHeaders) -> int:
+    body = {"dashboard_ids": [10], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
+    plan = (await client.post("/api/deploy/plan", json=body, headers=auth(Role.analyst))).json()
+    return int(plan["dashboards"][0]["target_id"])
+
+
+async def _css(superset: Superset, dashboard_id: int) -> str | None:
+    body = await superset("prod").get_json(f"/api/v1/dashboard/{dashboard_id}")
+    css: str | None = body["result"].get("css")
+    return css
+
+
+async def _second(settings: Settings, live: httpx.AsyncClient, app: Any) -> dict[str, str]:
+    """A second engineer's headers (the account made once per test database)."""
+    async with app.state.services.sessions() as session:
+        if await session.scalar(select(User).where(User.username == SECOND)) is None:
+            await add_user(session, SECOND, Role.engineer, "engineer2-test-password")
+    token = issue_token(settings, Principal(username=SECOND, role=Role.engineer))
+    return {"Authorization": f"Bearer {token}"}
+
+
+@asynccontextmanager
+async def agent(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
+    app = create_app(settings, chat_model=ScriptedChatModel(script=deploy_then_follow))
+    with LiveServer(app) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+            yield client, app
+
+
+async def _requested(
+    live: httpx.AsyncClient, headers: dict[str, str]
+) -> tuple[str, dict[str, Any]]:
+    """The requester asks for the deploy and approves its card: (conversation, card)."""
+    cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
+    await live.post(
+        f"/api/agent/conversations/{cid}/messages",
+        headers=headers,
+        json={"text": "разверни этот дашборд в prod", "uicontext": CONTEXT},
+    )
+    card = (await read_events(live, cid, headers))[-1]
+    assert card["type"] == "confirm_required", card
+    first = await live.post(
+        f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+        json={"decision": "approve"},
+        headers=headers,
+    )
+    assert first.json() == {"status": "awaiting_second", "run_id": None}, first.text
+    return cid, card
+
+
+async def _prod_tasks(live: httpx.AsyncClient, headers: dict[str, str]) -> list[str]:
+    """Prod's deploy tasks, as «id started_by»."""
+    tasks = (await live.get("/api/tasks?env_id=prod&kind=deploy", headers=headers)).json()
+    return sorted(f"{task['id']} {task['started_by']}" for task in tasks)
+
+
+async def test_a_prod_deploy_applies_once_only_when_a_second_engineer_approves(
+    client: httpx.AsyncClient, auth: AuthHeaders, settings: Settings, superset: Superset
+) -> None:
+    prod_id = await _prod_id(client, auth)
+    headers = auth(Role.engineer)
+    async with prod_put_back(superset, prod_id) as prod, agent(settings) as (live, app):
+        await prod.put_json(f"/api/v1/dashboard/{prod_id}", {"css": PROD_EDIT})
+        second = await _second(settings, live, app)
+        before = await _prod_tasks(live, headers)
+        cid, card = await _requested(live, headers)
+        url = f"/api/approvals/{card['confirmation_id']}"
+        await asyncio.sleep(1)  # had the requester's approval started anything, it would show
+        assert await _css(superset, prod_id) == PROD_EDIT  # prod as it was: nothing ran
+        assert await _prod_tasks(live, headers) == before
+        again = await live.post(
+            f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+            json={"decision": "approve"},
+            headers=headers,
+        )
+        own = await live.post(url, json={"decision": "approve"}, headers=headers)
+        analyst = await live.post(url, json={"decision": "approve"}, headers=auth(Role.analyst))
+        assert (again.status_code, own.status_code, analyst.status_code) == (409, 409, 403)
+        assert "другой человек" in own.json()["detail"]
+        assert await _css(superset, prod_id) == PROD_EDIT
+        shown = (await live.get(url, headers=second)).json()
+        assert (shown["status"], shown["requested_by"], shown["can_approve"]) == (
+            "awaiting_second",
+            "engineer",
+            True,
+        )
+        assert shown["digest"] == card["decision"]["digest"]
+        assert f"дашборд «{REPORT}»: изменить (css)" in shown["objects"]
+        racing = [second, second, auth(Role.admin)]
+        responses = await asyncio.gather(
+            *(live.post(url, json={"decision": "approve"}, headers=h) for h in racing)
+        )
+        events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=180)
+        after = await _prod_tasks(live, headers)
+        applied = await _css(superset, prod_id)
+        async with app.state.services.sessions() as session:
+            audit = list(
+                await session.scalars(
+                    select(AuditEntry).where(AuditEntry.action == "approval_decided")
+                )
+            )
+            row = await session.get(Confirmation, card["confirmation_id"])
+            assert row is not None
+    assert sorted(r.status_code for r in responses) == [200, 409, 409], [r.text for r in responses]
+    # One deploy task, of three racing approvals, run as the requester asked it.
+    assert [one.split()[1] for one in set(after) - set(before)] == ["engineer"]
+    assert applied != PROD_EDIT  # dev's version is in prod
+    waiting = next(e for e in events if e["type"] == "approval_waiting")
+    assert (waiting["by"], waiting["approver_role"]) == ("engineer", "engineer")
+    started = [e["decided"] for e in events if e["type"] == "run_started" and e["decided"]]
+    assert [(d["status"], d["first_by"]) for d in started] == [("approved", "engineer")]
+    assert any("Задача завершилась: succeeded" in e.get("text", "") for e in events), events
+    mine = [e for e in audit if e.detail.get("confirmation_id") == card["confirmation_id"]]
+    assert [(e.username, e.detail["requested_by"], e.outcome) for e in mine] == [
+        (started[0]["by"], "engineer", "approved")
+    ]
+    assert (row.status, row.first_approved_by, row.second_by) == (
+        "approved",
+        "engineer",
+        started[0]["by"],
+    )
+
+
+async def test_a_second_approval_after_prod_moved_writes_nothing_and_says_so(
+    client: httpx.AsyncClient, auth: AuthHeaders, settings: Settings, superset: Superset
+) -> None:
+    prod_id = await _prod_id(client, auth)
+    headers = auth(Role.engineer)
+    async with prod_put_back(superset, prod_id) as prod, agent(settings) as (live, app):
+        await prod.put_json(f"/api/v1/dashboard/{prod_id}", {"css": PROD_EDIT})
+        second = await _second(settings, live, app)
+        before = await _prod_tasks(live, headers)
+        cid, card = await _requested(live, headers)
+        # Someone edits the prod dashboard while the request waits: the approved plan is stale.
+        await prod.put_json(f"/api/v1/dashboard/{prod_id}", {"css": MOVED})
+        url = f"/api/approvals/{card['confirmation_id']}"
+        moved = await live.post(url, json={"decision": "approve"}, headers=second)
+        events = await read_events(live, cid, headers, last_event_id=card["_id"])
+        shown = (await live.get(url, headers=second)).json()
+        late = await live.post(url, json={"decision": "approve"}, headers=second)
+        after = await _prod_tasks(live, headers)
+        css = await _css(superset, prod_id)
+    assert moved.status_code == 409
+    assert moved.json()["detail"].startswith("цель изменилась с момента запроса")
+    assert css == MOVED  # nothing written
+    assert after == before
+    assert shown["status"] == "target_moved"
+    assert late.status_code == 409
+    started = [e["decided"] for e in events if e["type"] == "run_started" and e["decided"]]
+    assert [d["status"] for d in started] == ["target_moved"]
+    cancelled = next(e for e in events if e["type"] == "cancelled")
+    assert "цель изменилась" in cancelled["message"]
