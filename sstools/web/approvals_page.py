@@ -24,21 +24,12 @@ from sstools.domain.deploy.models import FieldChange
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.storage.models import Confirmation
 from sstools.web._kit import PageUser, environment, render
-from sstools.web.compare_page import DiffLine, diff_lines
+from sstools.web.compare_page import FieldView, diff_lines
 from sstools.web.strings import UI
 
 router = APIRouter(include_in_schema=False)
 
 _WAITING = "awaiting_second"
-
-
-@dataclass(frozen=True)
-class FieldView:
-    label: str
-    field: str
-    lines: list[DiffLine]
-    truncated: bool
-    omitted: bool
 
 
 @dataclass(frozen=True)

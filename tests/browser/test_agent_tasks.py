@@ -252,6 +252,9 @@ async def test_a_real_deploy_card_shows_the_plan_and_its_task_line_ends_done(
         await line.locator("button.task-rollback", has_text="Откатить…").click()
         await expect(page.locator("#message")).to_have_value(f"откати выкатку {task_id[:8]}")
         await screenshot(page, "task-line-rollback")
+        await page.set_viewport_size({"width": 390, "height": 844})
+        await expect(line.locator("button.task-rollback")).to_be_in_viewport()
+        await screenshot(page, "task-line-rollback-phone")
         await expect(page.locator(".card")).to_have_count(1)  # nothing was sent
 
     changed = await superset("staging").find_dashboard("uuid", staging_uuid)
