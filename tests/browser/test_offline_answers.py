@@ -153,6 +153,7 @@ async def _every_answer(settings: Settings) -> dict[str, list[str]]:
             await run.finished(started.task_id)
         await run.call("list_tasks", {}, env)
         await run.call("list_backups", {}, env)
+        await run.call("get_drift", {}, env)
         backup_id = re.search(r"ss-dev\.\d{8}T\d+Z", run.answers["list_backups"][-1])
         assert backup_id is not None, run.answers["list_backups"]
         restore = {"backup_id": backup_id.group(0), "target_env_id": "staging"}
@@ -212,6 +213,8 @@ async def test_every_tool_reads_in_russian_from_a_real_result(
     )
     assert answers["superset_create_dataset"][0].startswith("Не получилось: ")
     assert answers["list_environments"][0].startswith("Окружений: 3")
+    drifted = answers["get_drift"][0]
+    assert drifted.startswith("Расхождения на ") and "**prod** (prod)" in drifted, drifted
 
     with LiveServer(
         create_app(settings, chat_model=ScriptedChatModel(script=answer("—")))
