@@ -24,6 +24,7 @@ from sstools.agent.guardrails import CardArgument, CardObjectChanges, GuardrailD
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import approvals as words
+from sstools.agent.tools import ToolKind
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.http.auth import CurrentUser, request_token
@@ -86,7 +87,15 @@ class ApprovalList(BaseModel):
 class ApprovalDecision(BaseModel):
     decision: Literal["approve", "deny"]
     # Why, with a denial: the model reads it in the requester's chat and the audit keeps it.
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = None
+    reason: (
+        Annotated[
+            str,
+            StringConstraints(
+                strip_whitespace=True, max_length=500, pattern=r"^[^\x00-\x1f\x7f]*$"
+            ),
+        ]
+        | None
+    ) = None
 
 
 class ApprovalDecided(BaseModel):
@@ -164,11 +173,17 @@ async def ask_second_if_needed(
     needed = approvals.approvals_needed(
         services.settings, services.environments, confirmation.env_id
     )
-    if needed < 2:
+    decision = GuardrailDecision.model_validate(confirmation.event["decision"])
+    if needed < 2 or decision.kind is not ToolKind.write:  # a read (SSTOOLS_HITL=all): one
         return False
+    account = await session.scalar(select(User).where(User.username == user.username))
     try:
         waiting = await approvals.ask_second(
-            runtime, confirmation, user, services.settings.second_approval_ttl_s
+            runtime,
+            confirmation,
+            user,
+            services.settings.second_approval_ttl_s,
+            token_version=account.token_version if account else None,
         )
     except AlreadyDecided as exc:
         detail = (
@@ -235,27 +250,33 @@ def _executor(request: Request, services: Services) -> ToolExecutor:
 
 
 async def _requester(
-    session: AsyncSession, services: Services, username: str
+    session: AsyncSession, services: Services, confirmation: Confirmation
 ) -> tuple[Principal, str]:
     """The requester as they are now, and a token of theirs for the resumed run: it acts in
     their conversation with their rights, as their own approval would have."""
-    account = await session.scalar(select(User).where(User.username == username))
+    account = await session.scalar(select(User).where(User.username == confirmation.username))
     if account is None:
         raise HTTPException(409, words.REQUESTER_GONE)
-    principal = Principal(username=username, role=Role(account.role))
+    if account.token_version != confirmation.requester_token_version:
+        raise HTTPException(409, words.REQUESTER_SIGNED_OUT)  # their sessions were revoked since
+    principal = Principal(username=account.username, role=Role(account.role))
     token = issue_token(
         services.settings,
         principal,
         version=account.token_version,
-        ttl_s=_REQUESTER_TOKEN_TTL_S,
+        ttl_s=min(_REQUESTER_TOKEN_TTL_S, services.settings.jwt_ttl_s),
     )
     return principal, token
 
 
-def _refuse(confirmation: Confirmation, user: Principal) -> None:
-    """Who may not decide, and a request that is no longer waiting: 4xx in words."""
-    if user.username == confirmation.username:
+def _refuse(confirmation: Confirmation, user: Principal, decision: str) -> None:
+    """Who may not decide, and a request that is no longer waiting: 4xx in words. The requester
+    may withdraw their own request (deny it), never approve it."""
+    own = user.username == confirmation.username
+    if own and decision == "approve":
         raise HTTPException(409, words.OWN_REQUEST)
+    if own and confirmation.status == ConfirmationStatus.awaiting_second:
+        return
     role = _role(confirmation)
     if not user.role.allows(role):
         raise HTTPException(
@@ -291,11 +312,11 @@ async def decide_approval(
 ) -> ApprovalDecided:
     """The second person's decision; an approval applies the write once, as approved."""
     confirmation = await _request(session, confirmation_id)
-    _refuse(confirmation, user)
+    _refuse(confirmation, user, body.decision)
     if confirmation.expires_at <= runtime.clock():
         await runtime.expire_stale(confirmation.conversation_id)
         raise HTTPException(409, words.APPROVAL_CLOSED["expired"])
-    requester, requester_token = await _requester(session, services, confirmation.username)
+    requester, requester_token = await _requester(session, services, confirmation)
     reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
     status = (
         ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied

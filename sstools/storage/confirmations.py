@@ -129,6 +129,7 @@ async def ask_second(
     approver_role: str,
     now: datetime,
     expires_at: datetime,
+    token_version: int | None = None,
 ) -> bool:
     """The requester's approval of a write that needs two people: whether it won (the card was
     pending and not yet expired); it now waits for a second person until ``expires_at``."""
@@ -145,6 +146,7 @@ async def ask_second(
             first_approved_at=now,
             approver_role=approver_role,
             expires_at=expires_at,
+            requester_token_version=token_version,
         )
     )
     await session.commit()

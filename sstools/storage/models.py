@@ -125,6 +125,9 @@ class Confirmation(Base):
     second_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     second_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    # The requester's token version at their approval: signed out or a new password since, and
+    # the write is not run in their name.
+    requester_token_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class TaskRecord(Base):

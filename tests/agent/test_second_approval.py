@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
-from sstools.auth.users import add_user
+from sstools.auth.users import add_user, revoke_tokens
 from sstools.config import Settings
 from sstools.storage.models import AuditEntry, Confirmation
 from sstools.testing import call_tool
@@ -173,3 +173,58 @@ async def test_a_request_nobody_approves_expires_and_its_run_is_cancelled(
 async def _entries(agent: Any, action: str) -> list[AuditEntry]:
     async with agent.app.state.services.sessions() as session:
         return list(await session.scalars(select(AuditEntry).where(AuditEntry.action == action)))
+
+
+async def test_a_request_is_not_run_in_the_name_of_someone_signed_out_since(
+    make_agent: Any, fake_superset: FakeSuperset, settings: Settings
+) -> None:
+    """Signed out everywhere (or a new password) while the request waited: the second approval
+    writes nothing in their name, and says why."""
+    async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=2) as agent:
+        second = await _second_engineer(agent, settings)
+        cid, card = await _waiting(agent)
+        await agent.decide(cid, card["confirmation_id"], "approve")
+        async with agent.app.state.services.sessions() as session:
+            await revoke_tokens(session, "engineer")
+        refused = await _approve(agent, card["confirmation_id"], second)
+    assert refused.status_code == 409
+    assert "вышел из всех сеансов" in refused.json()["detail"]
+    assert fake_superset.executed_sql == []
+
+
+async def test_the_requester_may_withdraw_their_own_request(
+    make_agent: Any, fake_superset: FakeSuperset, settings: Settings
+) -> None:
+    async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=2) as agent:
+        second = await _second_engineer(agent, settings)
+        cid, card = await _waiting(agent)
+        await agent.decide(cid, card["confirmation_id"], "approve")
+        withdrawn = await agent.client.post(
+            f"/api/approvals/{card['confirmation_id']}",
+            json={"decision": "deny", "reason": "передумал"},
+            headers=agent.auth(Role.engineer),
+        )
+        late = await _approve(agent, card["confirmation_id"], second)
+        bad = await agent.client.post(
+            f"/api/approvals/{card['confirmation_id']}",
+            json={"decision": "deny", "reason": "a\x00b"},
+            headers=second,
+        )
+    assert withdrawn.status_code == 200, withdrawn.text
+    assert withdrawn.json()["status"] == "denied"
+    assert late.status_code == 409  # nothing left to approve
+    assert bad.status_code == 422  # a control character is not a reason
+    assert fake_superset.executed_sql == []
+
+
+async def test_a_read_asked_to_be_confirmed_needs_no_second_person(
+    make_agent: Any, fake_superset: FakeSuperset
+) -> None:
+    """SSTOOLS_HITL=all puts reads on cards too: the two-person rule is for writes only."""
+    select_sql = {"sql": "select 1", "database_id": 1}
+    script = call_tool("superset_execute_sql", select_sql)
+    async with make_agent(script, approvals_prod=2, hitl="all") as agent:
+        cid, card = await _waiting(agent)
+        decided = await agent.decide(cid, card["confirmation_id"], "approve")
+    assert decided.status_code == 200
+    assert decided.json()["status"] == "approved"

@@ -71,6 +71,7 @@ async def ask_second(
     confirmation: Confirmation,
     user: Principal,
     ttl_s: float,
+    token_version: int | None = None,
 ) -> ApprovalWaiting:
     """The requester's approval: the card waits for a second person (once; a second call, a
     decision or the expiry that won first is :class:`AlreadyDecided`). Nothing runs."""
@@ -90,6 +91,7 @@ async def ask_second(
             approver_role=role.value,
             now=now,
             expires_at=expires_at,
+            token_version=token_version,
         )
     if not won:
         raise AlreadyDecided(confirmation.id)

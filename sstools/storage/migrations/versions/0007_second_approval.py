@@ -1,6 +1,7 @@
 """A second approver for a confirmation: who approved first and when, the role the second
 person needs, who decided second and when, and their reason (a denial's, or why it could not be
-approved: the target moved).
+approved: the target moved), and the requester's token version then (a sign-out or new password
+since closes the request).
 
 Revision ID: 0007
 Revises: 0006
@@ -21,6 +22,7 @@ _COLUMNS = (
     ("second_by", sa.String(64)),
     ("second_at", sa.DateTime(timezone=True)),
     ("reason", sa.String(500)),
+    ("requester_token_version", sa.Integer()),
 )
 
 
