@@ -214,7 +214,8 @@ async def test_every_tool_reads_in_russian_from_a_real_result(
     assert answers["superset_create_dataset"][0].startswith("Не получилось: ")
     assert answers["list_environments"][0].startswith("Окружений: 3")
     drifted = answers["get_drift"][0]
-    assert drifted.startswith("Расхождения на ") and "**prod** (prod)" in drifted, drifted
+    assert drifted.startswith("Расхождения на "), drifted
+    assert "**prod** (prod)" in drifted, drifted
 
     with LiveServer(
         create_app(settings, chat_model=ScriptedChatModel(script=answer("—")))
