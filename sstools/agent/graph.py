@@ -31,19 +31,18 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Checkpointer, interrupt
+from langgraph.types import Checkpointer
 
-from sstools.agent import explain, prompt, replies, step_messages
+from sstools.agent import confirm_step, prompt, replies, step_messages
 from sstools.agent import turn as this_turn
 from sstools.agent.capabilities import capabilities
 from sstools.agent.context import UIContext
 from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
 from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
-from sstools.agent.explain import Declined, ModelFailed
+from sstools.agent.explain import ModelFailed
 from sstools.agent.graph_state import AgentState, Page, TurnState, approved_plan
 from sstools.agent.guardrails import card_arguments, plan_impact
 from sstools.agent.invocation import (
-    CardRequest,
     NeedsConfirmation,
     PendingCall,
     Refused,
@@ -149,7 +148,7 @@ class AgentGraph:
         graph = StateGraph(AgentState, context_schema=RunContext)
         graph.add_node("agent", self._agent)
         graph.add_node("assess", self._assess)
-        graph.add_node("confirm", self._confirm)
+        graph.add_node("confirm", confirm_step.confirm)
         graph.add_node("tools", self._tools)
         graph.add_edge(START, "agent")
         graph.add_conditional_edges("agent", self._after_agent, ["assess", "agent", END])
@@ -316,46 +315,6 @@ class AgentGraph:
             "approved": not decision.needs_confirmation,
         }
         return {"queue": rest, "current": current, "emit": emit}
-
-    def _confirm(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
-        current = state["current"]
-        assert current is not None
-        request: CardRequest = {
-            "confirmation_id": current["confirmation_id"],
-            "call": current["call"],
-            "decision": current["decision"],
-            "args_hash": current["args_hash"],
-        }
-        answer = interrupt(request)
-        call = current["call"]
-        tool = CATALOGUE[call["name"]]
-        # LangGraph hands back whatever resume value it got: accept exactly this card's answer.
-        valid = (
-            isinstance(answer, dict)
-            and answer.get("decision") in ("approve", "deny", "expired")
-            and answer.get("confirmation_id") == current["confirmation_id"]
-        )
-        why: Declined
-        if valid and answer.get("args_hash") != args_hash(call["args"]):
-            why = "mismatch"
-        elif valid and answer["decision"] == "approve":
-            # A person's decision opens a new stretch of the turn: its set is decided again at
-            # the next model call (a task it starts can be followed), then kept as before.
-            approved: AgentState = {"current": {**current, "approved": True}, "turn": None}
-            return approved | {"emit": [], "halted": False}
-        elif valid and answer["decision"] == "expired":
-            why = "expired"
-        elif valid:
-            why = "deny"
-        else:
-            why = "mismatch"
-        not_run = [call, *state.get("queue", [])]
-        said = answer.get("reason") if valid and why == "deny" else None
-        reason = explain.cancelled(tool.title, why, said if isinstance(said, str) else None)
-        emit, messages = step_messages.cancellation(
-            tool, current["confirmation_id"], reason, not_run, runtime.context.run_id
-        )
-        return {"messages": messages, "queue": [], "current": None, "halted": True, "emit": emit}
 
     async def _tools(self, state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         current = state["current"]

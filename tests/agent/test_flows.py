@@ -134,6 +134,7 @@ async def test_old_history_without_context_degrades_to_unavailable(make_agent: A
         "list_branches",
         "superset_format_sql",
         "rollback_deploy",  # names its environment; the server checks it against the task
+        "get_drift",  # every environment's, when none is chosen
     }
 
 

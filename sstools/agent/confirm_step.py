@@ -1,0 +1,60 @@
+"""The graph's ``confirm`` node: nothing but ``interrupt()`` and reading the answer it resumes with.
+
+LangGraph re-runs a node from its start on resume, so nothing with a side effect sits before the
+interrupt. An approval opens a new stretch of the turn; a denial, an expiry or an answer for
+another card or other arguments cancels the call and every one queued after it.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from sstools.agent import explain, step_messages
+from sstools.agent.explain import Declined
+from sstools.agent.graph_state import AgentState
+from sstools.agent.invocation import CardRequest, args_hash
+from sstools.agent.run.context import RunContext
+from sstools.agent.tools import CATALOGUE
+
+
+def confirm(state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
+    """The card: pause until a person decides, then accept exactly this card's answer."""
+    current = state["current"]
+    assert current is not None
+    request: CardRequest = {
+        "confirmation_id": current["confirmation_id"],
+        "call": current["call"],
+        "decision": current["decision"],
+        "args_hash": current["args_hash"],
+    }
+    answer = interrupt(request)
+    call = current["call"]
+    tool = CATALOGUE[call["name"]]
+    # LangGraph hands back whatever resume value it got: accept exactly this card's answer.
+    valid = (
+        isinstance(answer, dict)
+        and answer.get("decision") in ("approve", "deny", "expired")
+        and answer.get("confirmation_id") == current["confirmation_id"]
+    )
+    why: Declined
+    if valid and answer.get("args_hash") != args_hash(call["args"]):
+        why = "mismatch"
+    elif valid and answer["decision"] == "approve":
+        # A person's decision opens a new stretch of the turn: its set is decided again at
+        # the next model call (a task it starts can be followed), then kept as before.
+        approved: AgentState = {"current": {**current, "approved": True}, "turn": None}
+        return approved | {"emit": [], "halted": False}
+    elif valid and answer["decision"] == "expired":
+        why = "expired"
+    elif valid:
+        why = "deny"
+    else:
+        why = "mismatch"
+    not_run = [call, *state.get("queue", [])]
+    said = answer.get("reason") if valid and why == "deny" else None
+    reason = explain.cancelled(tool.title, why, said if isinstance(said, str) else None)
+    emit, messages = step_messages.cancellation(
+        tool, current["confirmation_id"], reason, not_run, runtime.context.run_id
+    )
+    return {"messages": messages, "queue": [], "current": None, "halted": True, "emit": emit}
