@@ -88,7 +88,12 @@ def running(postgres_server: str, tmp_path_factory: pytest.TempPathFactory) -> I
     with ExitStack() as stack:
         url = stack.enter_context(fresh_database())
         superset = stack.enter_context(SupersetOverHttp(fake))
-        fleet = Fleet(url, folder, environments_file(folder, superset.url, fake))
+        # One person's prod card across workers (the second approver has its own tests); no
+        # drift watch: each worker would start DBOS for it.
+        one_approval = {"SSTOOLS_APPROVALS_PROD": "1", "SSTOOLS_DRIFT_WATCH_CRON": ""}
+        fleet = Fleet(
+            url, folder, environments_file(folder, superset.url, fake), extra_env=one_approval
+        )
         stack.callback(fleet.stop)
         fleet.add_user("engineer")
         fleet.start(2)
