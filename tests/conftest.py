@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
@@ -127,9 +128,13 @@ def auth(token_for: Callable[[Role], str]) -> Callable[[Role], dict[str, str]]:
     return make
 
 
+@asynccontextmanager
 async def app_client(
     settings: Settings, transport: httpx.AsyncBaseTransport | None = None
 ) -> AsyncIterator[httpx.AsyncClient]:
+    """``async with app_client(settings) as client``: the app's lifespan around an ASGI client.
+    A context manager, so a failing test still stops the app (its task engine and schedules)
+    at once, not when an abandoned generator is collected."""
     app = create_app(settings, superset_transport=transport)
     async with (
         app.router.lifespan_context(app),
@@ -199,7 +204,7 @@ async def client(
     settings: Settings, fake_superset: FakeSuperset
 ) -> AsyncIterator[httpx.AsyncClient]:
     """The app in process, its Superset faked at the transport (integration overrides this)."""
-    async for client in app_client(settings, RoutingTransport(fake_superset)):
+    async with app_client(settings, RoutingTransport(fake_superset)) as client:
         yield client
 
 

@@ -119,7 +119,7 @@ async def test_sql_the_database_refuses_is_a_422_naming_sql_without_internals(
             return httpx.Response(500, json={"errors": [error]})
         return fake_superset.handle(request)
 
-    async for client in app_client(settings, httpx.MockTransport(answer)):
+    async with app_client(settings, httpx.MockTransport(answer)) as client:
         response = await client.post(
             "/api/sql/execute?env_id=ss-dev",
             json={"database_id": 1, "sql": "select * from nope"},

@@ -47,7 +47,7 @@ async def test_status_of_many_dashboards_never_runs_more_exports_at_once_than_th
     )
     transport = CountingExports(fake_superset)
     bounded = settings.model_copy(update={"export_concurrency": 3})
-    async for client in app_client(bounded, transport):
+    async with app_client(bounded, transport) as client:
         # Two users ask at once: the bound holds across requests, not only within one.
         answers = await asyncio.gather(
             *(

@@ -53,7 +53,7 @@ async def _query_error(request: httpx.Request) -> httpx.Response:
 async def _client_with(
     settings: Settings, transport: httpx.AsyncBaseTransport
 ) -> AsyncIterator[httpx.AsyncClient]:
-    async for client in app_client(settings, transport):
+    async with app_client(settings, transport) as client:
         yield client
 
 

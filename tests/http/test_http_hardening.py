@@ -42,7 +42,7 @@ async def settings(
 async def client(
     settings: Settings, fake_superset: FakeSuperset
 ) -> AsyncIterator[httpx.AsyncClient]:
-    async for client in app_client(settings, RoutingTransport(fake_superset)):
+    async with app_client(settings, RoutingTransport(fake_superset)) as client:
         yield client
 
 

@@ -25,7 +25,7 @@ async def settings(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -
 
 @pytest.fixture(scope="session")
 async def client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    async for client in app_client(settings):
+    async with app_client(settings) as client:
         yield client
 
 

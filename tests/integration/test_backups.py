@@ -185,7 +185,7 @@ async def test_retention_keeps_the_newest_n_backups_of_each_environment(
     tmp_path: Path, settings: Settings, auth: AuthHeaders
 ) -> None:
     own = settings.model_copy(update={"backup_dir": tmp_path / "backups", "backup_keep": 2})
-    async for api in app_client(own):
+    async with app_client(own) as api:
         made = [await back_up(api, auth, "ss-dev") for _ in range(3)]
         staging = await back_up(api, auth, "staging")
         listed = (await api.get("/api/backups", headers=auth(Role.analyst))).json()["backups"]

@@ -43,7 +43,7 @@ async def counted(
     settings: Settings, token_for: Callable[[Role], str]
 ) -> AsyncIterator[tuple[httpx.AsyncClient, Counting]]:
     transport = Counting()
-    async for client in app_client(settings, transport):
+    async with app_client(settings, transport) as client:
         client.cookies.set("sstools_session", token_for(Role.engineer))
         yield client, transport
 

@@ -69,7 +69,7 @@ async def test_a_dashboard_edited_in_prod_fails_the_check_until_adopted_into_git
         assert failed.returncode == 1, failed.stdout + failed.stderr
         assert f"«{EDITED}» — изменён прямо в этом окружении" in failed.stdout
 
-        async for client in app_client(settings):
+        async with app_client(settings) as client:
             analyst = _headers(settings, Role.analyst)
             answer = await client.get("/api/drift", params={"fresh": "true"}, headers=analyst)
             assert answer.status_code == 200, answer.text

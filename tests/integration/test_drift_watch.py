@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import datetime
 from pathlib import Path
 
 from sstools.auth.roles import Role
@@ -26,18 +27,26 @@ async def test_the_scheduled_watch_records_its_report_as_a_task(
     await seed_users(settings)
     token = issue_token(settings, Principal(username="analyst", role=Role.analyst))
     headers = {"Authorization": f"Bearer {token}"}
-    async for client in app_client(settings):
+    async with app_client(settings) as client:
         # Nothing recorded yet: this first look checks now, and starts the watch (SQLite).
         first = await client.get("/api/drift", headers=headers, timeout=300)
         assert first.status_code == 200, first.text
         assert first.json()["task_id"] is None
+        checked_first = datetime.fromisoformat(first.json()["checked_at"])
 
+        # A tick that started while that first check ran may end with an older report: wait for
+        # one that started after it, whose report is then the newest known.
         deadline = time.monotonic() + 300
         while True:
             listed = await client.get("/api/tasks", params={"kind": "drift_watch"}, headers=headers)
             assert listed.status_code == 200, listed.text
             tasks = listed.json()
-            done = [one for one in tasks if one["status"] == "succeeded"]
+            done = [
+                one
+                for one in tasks
+                if one["status"] == "succeeded"
+                and datetime.fromisoformat(one["started_at"]) > checked_first
+            ]
             if done:
                 break
             assert time.monotonic() < deadline, tasks

@@ -208,7 +208,7 @@ async def test_canaries_in_a_connection_reach_no_repository_remote_archive_or_ta
         }
     )
     engineer = auth(Role.engineer)
-    async for api in app_client(own):
+    async with app_client(own) as api:
         committed = await api.post(
             "/api/git/commits",
             json={"env_id": "ss-dev", "dashboard_ids": [planted.dashboard_id], "message": "c"},

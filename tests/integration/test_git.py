@@ -31,7 +31,7 @@ def git_app(settings: Settings, tmp_path: Path) -> GitApp:
     @asynccontextmanager
     async def make(**overrides: Any) -> AsyncIterator[httpx.AsyncClient]:
         update = {"git_dir": tmp_path / "git", **overrides}
-        async for client in app_client(settings.model_copy(update=update)):
+        async with app_client(settings.model_copy(update=update)) as client:
             yield client
 
     return make

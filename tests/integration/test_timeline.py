@@ -119,42 +119,41 @@ async def test_a_git_point_and_a_deploys_snapshot_each_bring_the_dashboard_back(
 ) -> None:
     # Staging snapshots before a deploy here, as prod does: the deploy below leaves a snapshot.
     own = settings.model_copy(update={"snapshot_stages": ["staging", "prod"]})
-    async with staging_put_back(superset) as (staging, report):
-        async for api in app_client(own):
-            await _set_css(staging, report, POINT_CSS)
-            committed = await api.post(
-                "/api/git/commits",
-                json={"env_id": ENV, "dashboard_ids": [report], "message": "timeline point"},
-                headers=auth(Role.engineer),
-            )
-            assert committed.status_code == 200, committed.text
-            commit = committed.json()["commit"]["id"]
-            timeline, seconds = await _timeline(api, auth, report)
-            uuid = timeline["uuid"]
-            point_export = await _dashboard_export(staging, uuid)
+    async with staging_put_back(superset) as (staging, report), app_client(own) as api:
+        await _set_css(staging, report, POINT_CSS)
+        committed = await api.post(
+            "/api/git/commits",
+            json={"env_id": ENV, "dashboard_ids": [report], "message": "timeline point"},
+            headers=auth(Role.engineer),
+        )
+        assert committed.status_code == 200, committed.text
+        commit = committed.json()["commit"]["id"]
+        timeline, seconds = await _timeline(api, auth, report)
+        uuid = timeline["uuid"]
+        point_export = await _dashboard_export(staging, uuid)
 
-            git = [point for point in timeline["points"] if point["kind"] == "git"]
-            assert git[0]["restore"] == {"git_commit": commit, "backup_id": None}
-            assert git[0]["who"] == "engineer"
-            assert git[0]["label"] == "коммит в main: timeline point"
-            live = [point for point in timeline["points"] if point["kind"] == "live"]
-            assert ENV in {point["env_id"] for point in live}
-            whens = [point["when"] for point in timeline["points"]]
-            assert whens == sorted(whens, reverse=True)
+        git = [point for point in timeline["points"] if point["kind"] == "git"]
+        assert git[0]["restore"] == {"git_commit": commit, "backup_id": None}
+        assert git[0]["who"] == "engineer"
+        assert git[0]["label"] == "коммит в main: timeline point"
+        live = [point for point in timeline["points"] if point["kind"] == "live"]
+        assert ENV in {point["env_id"] for point in live}
+        whens = [point["when"] for point in timeline["points"]]
+        assert whens == sorted(whens, reverse=True)
 
-            await _set_css(staging, report, EDITED_CSS)
-            task = await _deploy_from(api, auth, report, commit)
-            assert await _css(staging, report) == POINT_CSS
-            assert await _dashboard_export(staging, uuid) == point_export
+        await _set_css(staging, report, EDITED_CSS)
+        task = await _deploy_from(api, auth, report, commit)
+        assert await _css(staging, report) == POINT_CSS
+        assert await _dashboard_export(staging, uuid) == point_export
 
-            # That deploy overwrote the edit: its snapshot holds the edit and is a point too.
-            after, again = await _timeline(api, auth, report)
-            snapshot = next(p for p in after["points"] if p["kind"] == "snapshot")
-            assert snapshot["task_id"] == task["id"]
-            assert snapshot["env_id"] == ENV
-            assert snapshot["restore"]["git_commit"] == task["result"]["snapshot"]["commit"]
-            await _deploy_from(api, auth, report, snapshot["restore"]["git_commit"])
-            assert await _css(staging, report) == EDITED_CSS
+        # That deploy overwrote the edit: its snapshot holds the edit and is a point too.
+        after, again = await _timeline(api, auth, report)
+        snapshot = next(p for p in after["points"] if p["kind"] == "snapshot")
+        assert snapshot["task_id"] == task["id"]
+        assert snapshot["env_id"] == ENV
+        assert snapshot["restore"]["git_commit"] == task["result"]["snapshot"]["commit"]
+        await _deploy_from(api, auth, report, snapshot["restore"]["git_commit"])
+        assert await _css(staging, report) == EDITED_CSS
     print(f"\ntimeline: first {seconds:.2f} s, again ({len(after['points'])} points) {again:.2f} s")
 
 

@@ -49,7 +49,7 @@ async def api(
         {"id": 3, "dashboard_title": "Отчёт", "published": True, "changed_on_utc": "2026-03-01"},
         {"id": 4, "dashboard_title": "Черновик", "published": False},
     ]
-    async for client in app_client(settings, Versioned(fake_superset)):
+    async with app_client(settings, Versioned(fake_superset)) as client:
         client.cookies.set("sstools_session", token_for(Role.analyst))
         yield client
 

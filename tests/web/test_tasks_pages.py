@@ -230,7 +230,7 @@ class AnswersHealth(httpx.AsyncBaseTransport):
 async def healthy(
     settings: Settings, fake_superset: FakeSuperset, token_for: Callable[[Role], str]
 ) -> AsyncIterator[httpx.AsyncClient]:
-    async for client in app_client(settings, AnswersHealth(fake_superset)):
+    async with app_client(settings, AnswersHealth(fake_superset)) as client:
         client.cookies.set("sstools_session", token_for(Role.analyst))
         yield client
 
