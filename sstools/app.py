@@ -15,6 +15,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sstools import __version__
 from sstools.agent.api import router as agent_router
 from sstools.agent.approvals_api import router as approvals_router
+from sstools.agent.card_edits import EditRefused
+from sstools.agent.decisions_api import router as decisions_router
 from sstools.agent.run.wiring import build_agent
 from sstools.config import Settings
 from sstools.domain.api import router as domain_router
@@ -125,6 +127,7 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     # Creating datasets.
     DatasetRefused: Answer(422),
     DatasetInvalid: Answer(422, field_refusal),
+    EditRefused: Answer(422, field_refusal),
     DatasetExists: Answer(409),
     DatabaseSilent: Answer(503),
 }
@@ -167,6 +170,7 @@ def create_app(
     app.include_router(domain_router)
     app.include_router(tasks_router)
     app.include_router(agent_router)
+    app.include_router(decisions_router)  # a person's answer to a card: approve, deny, edit
     app.include_router(approvals_router)  # /api/approvals: a second person for prod writes
     app.include_router(pages_router)
     app.include_router(approvals_page_router)  # /approvals, /approvals/<id>

@@ -21,7 +21,7 @@ TOOL_SECONDS = Histogram(
 )
 CONFIRMATIONS = Counter(
     "sstools_confirmations_total",
-    "Confirmations by decision (asked, approve, deny, expired).",
+    "Confirmations by decision (asked, approve, deny, edit, expired).",
     ["decision"],
 )
 # livesum: with PROMETHEUS_MULTIPROC_DIR, the sum over the workers alive (ignored otherwise).

@@ -7,16 +7,15 @@ import random
 import secrets
 from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
 from sstools.agent import explain, texts
-from sstools.agent.approvals_api import ask_second_if_needed
 from sstools.agent.context import (
     ContextRejected,
     ObjectType,
@@ -24,7 +23,7 @@ from sstools.agent.context import (
     parse_uicontext,
     visible_name,
 )
-from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy, TooManyRuns
+from sstools.agent.run.runtime import AgentRuntime, Busy, TooManyRuns
 from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
 from sstools.agent.selection import HiddenTool, select_tools
 from sstools.http.auth import CurrentUser, request_token
@@ -32,8 +31,7 @@ from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.objects import ObjectKind, name_in
 from sstools.http.services import Services
 from sstools.storage import audit
-from sstools.storage.confirmations import ConfirmationStatus
-from sstools.storage.models import Confirmation, Conversation, ConversationMessage
+from sstools.storage.models import Conversation, ConversationMessage
 
 # Its own generator: the global one's state belongs to whoever else runs in the process.
 _jitter = random.Random()  # noqa: S311 - spreading polls, not a secret
@@ -89,17 +87,6 @@ class MessageRequest(BaseModel):
 
 class RunAccepted(BaseModel):
     run_id: str
-
-
-class DecisionRequest(BaseModel):
-    decision: Literal["approve", "deny"]
-    # Why, with a denial: the model reads it (to propose something else) and the audit keeps it.
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = None
-
-
-class DecisionResponse(BaseModel):
-    status: ConfirmationStatus
-    run_id: str | None  # None while the write waits for a second person (awaiting_second)
 
 
 class HistoryMessage(BaseModel):
@@ -321,55 +308,6 @@ async def stream_events(
             slot.release()  # the client left, the server is stopping, or a read failed
 
     return _SlotHoldingStream(events(), slot)
-
-
-@router.post("/conversations/{conversation_id}/confirmations/{confirmation_id}")
-async def decide(
-    confirmation_id: str,
-    body: DecisionRequest,
-    conversation: ConversationDep,
-    session: SessionDep,
-    services: ServicesDep,
-    runtime: RuntimeDep,
-    user: CurrentUser,
-    token: TokenDep,
-) -> DecisionResponse:
-    confirmation = await session.get(Confirmation, confirmation_id)
-    if (
-        confirmation is None
-        or confirmation.conversation_id != conversation.id
-        or confirmation.username != user.username
-    ):
-        raise HTTPException(404, texts.CONFIRMATION_NOT_FOUND)
-    if confirmation.status != ConfirmationStatus.pending:
-        raise HTTPException(409, texts.CONFIRMATION_DECIDED[confirmation.status])
-    reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
-    if body.decision == "approve" and await ask_second_if_needed(
-        confirmation, services, runtime, session, user
-    ):  # the stage needs two people: nothing runs until the second one approves
-        return DecisionResponse(status=ConfirmationStatus.awaiting_second, run_id=None)
-    try:
-        run_id = await runtime.decide(confirmation, body.decision, user, token, reason)
-    except AlreadyDecided as exc:
-        detail = (
-            texts.CONFIRMATION_DECIDED["expired"] if exc.expired else texts.CONFIRMATION_UNDECIDABLE
-        )
-        raise HTTPException(409, detail) from exc
-    except Busy as exc:
-        raise HTTPException(409, explain.busy()) from exc
-    status = (
-        ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
-    )
-    await audit.record(
-        session,
-        action="confirmation_decided",
-        outcome=status.value,
-        username=user.username,
-        conversation_id=conversation.id,
-        confirmation_id=confirmation.id,
-        reason=reason if status is ConfirmationStatus.denied else None,
-    )
-    return DecisionResponse(status=status, run_id=run_id)
 
 
 @router.get("/tools")

@@ -1,8 +1,9 @@
 """The graph's ``confirm`` node: nothing but ``interrupt()`` and reading the answer it resumes with.
 
 LangGraph re-runs a node from its start on resume, so nothing with a side effect sits before the
-interrupt. An approval opens a new stretch of the turn; a denial, an expiry or an answer for
-another card or other arguments cancels the call and every one queued after it.
+interrupt. An approval opens a new stretch of the turn; an edit sends the edited call back to be
+assessed; a denial, an expiry or an answer for another card or other arguments cancels the call
+and every one queued after it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from langgraph.types import interrupt
 from sstools.agent import explain, step_messages
 from sstools.agent.explain import Declined
 from sstools.agent.graph_state import AgentState
-from sstools.agent.invocation import CardRequest, args_hash
+from sstools.agent.invocation import CardRequest, ToolCall, args_hash
 from sstools.agent.run.context import RunContext
 from sstools.agent.tools import CATALOGUE
 
@@ -34,12 +35,26 @@ def confirm(state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
     # LangGraph hands back whatever resume value it got: accept exactly this card's answer.
     valid = (
         isinstance(answer, dict)
-        and answer.get("decision") in ("approve", "deny", "expired")
+        and answer.get("decision") in ("approve", "deny", "expired", "edit")
         and answer.get("confirmation_id") == current["confirmation_id"]
     )
     why: Declined
     if valid and answer.get("args_hash") != args_hash(call["args"]):
         why = "mismatch"
+    elif valid and answer["decision"] == "edit" and isinstance(answer.get("edited_args"), dict):
+        # The person changed the card: the edited call is checked and planned again from the
+        # start (assess), and gets a card of its own; nothing runs from this one.
+        edited: ToolCall = {
+            **call,
+            "args": answer["edited_args"],
+            "edited": str(answer.get("changes") or ""),
+        }
+        return {
+            "queue": [edited, *state.get("queue", [])],
+            "current": None,
+            "emit": [],
+            "halted": False,
+        }
     elif valid and answer["decision"] == "approve":
         # A person's decision opens a new stretch of the turn: its set is decided again at
         # the next model call (a task it starts can be followed), then kept as before.

@@ -28,7 +28,7 @@ class _Event(BaseModel):
     run_id: str | None = None
 
 
-DecisionStatus = Literal["approved", "denied", "expired", "target_moved"]
+DecisionStatus = Literal["approved", "denied", "expired", "target_moved", "edited"]
 
 
 class Decided(BaseModel):
@@ -79,6 +79,8 @@ class ToolCallEvent(_Event):
     title: str | None = None  # the tool in a person's words; None for a tool that does not exist
     call_id: str
     args: dict[str, Any]
+    # Runs without a card: the person approved similar calls in dev for this conversation.
+    approved_ahead: bool = False
 
 
 class ToolResultEvent(_Event):

@@ -33,15 +33,16 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from sstools.agent import confirm_step, prompt, replies, step_messages
+from sstools.agent import confirm_step, prompt, replies, step_messages, texts
 from sstools.agent import turn as this_turn
 from sstools.agent.capabilities import capabilities
+from sstools.agent.card_edits import card_edits
 from sstools.agent.context import UIContext
 from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
 from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
 from sstools.agent.explain import ModelFailed
 from sstools.agent.graph_state import AgentState, Page, TurnState, approved_plan
-from sstools.agent.guardrails import card_arguments, plan_impact
+from sstools.agent.guardrails import GuardrailDecision, card_arguments, plan_impact
 from sstools.agent.invocation import (
     NeedsConfirmation,
     PendingCall,
@@ -62,13 +63,21 @@ from sstools.agent.selection import (
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.environments import EnvironmentRegistry
+from sstools.environments import EnvironmentRegistry, Stage
 from sstools.llm.function_model import FunctionChatModel
 
 RECURSION_LIMIT = 40
 _DEFAULTS = Settings.model_fields
 
 _log = structlog.get_logger("sstools.agent")
+
+
+def _approved_ahead(tool: ToolSpec, decision: GuardrailDecision, context: RunContext) -> bool:
+    """A write to a dev environment the person approved for similar calls in this conversation:
+    the same tool, environment and kind. Never another stage, whatever was stored."""
+    if decision.stage is not Stage.dev or decision.env_id is None:
+        return False
+    return (tool.name, decision.env_id, decision.kind.value) in context.approved_similar
 
 
 def _step(
@@ -155,7 +164,7 @@ class AgentGraph:
         graph.add_conditional_edges(
             "assess", self._after_assess, ["confirm", "tools", "assess", "agent"]
         )
-        graph.add_conditional_edges("confirm", self._after_confirm, ["tools", END])
+        graph.add_conditional_edges("confirm", self._after_confirm, ["tools", "assess", END])
         graph.add_conditional_edges("tools", self._after_tools, ["assess", "agent", END])
         return graph.compile(checkpointer=checkpointer)
 
@@ -293,7 +302,14 @@ class AgentGraph:
             page.context.object_name if page.context else None,
             self._environments,
         )
-        decision = verdict.decision.model_copy(update={"arguments": arguments})
+        edits = card_edits(
+            verdict.tool,
+            verdict.args,
+            page.scope,
+            page.context.object_name if page.context else None,
+            self._environments,
+        )
+        decision = verdict.decision.model_copy(update={"arguments": arguments, "edits": edits})
         preview_of = verdict.tool.preview
         if isinstance(verdict, NeedsConfirmation) and preview_of is not None:
             try:
@@ -307,12 +323,17 @@ class AgentGraph:
                 said, message = instead
                 return {"messages": [message], "queue": rest, "current": None, "emit": emit + said}
             decision = decision.model_copy(update=plan_impact(preview.answer))
+        ahead = decision.needs_confirmation and _approved_ahead(
+            verdict.tool, decision, runtime.context
+        )
+        if ahead:  # the tool line says why no card: «одобрять похожие» on an earlier dev card
+            emit = [encode(ToolCallEvent.model_validate({**emit[0], "approved_ahead": True}))]
         current: PendingCall = {
             "call": call,
             "decision": decision.model_dump(mode="json"),
             "confirmation_id": f"cf_{uuid.uuid4().hex}",
             "args_hash": args_hash(call["args"]),
-            "approved": not decision.needs_confirmation,
+            "approved": not decision.needs_confirmation or ahead,
         }
         return {"queue": rest, "current": current, "emit": emit}
 
@@ -333,8 +354,11 @@ class AgentGraph:
             _log.exception("tool call failed unexpectedly", tool=tool.name, run_id=run_id)
             result, crash = step_messages.crashed(tool), True
         emit, halted = step_messages.result_events(tool, call, result, run_id, crash=crash)
+        content = result.content
+        if call.get("edited"):  # the model is told what the person changed before approving
+            content = f"{texts.EDITED_BY_PERSON.format(changes=call['edited'])}\n{content}"
         message = ToolMessage(
-            content=result.content,
+            content=content,
             tool_call_id=call["id"],
             name=tool.name,
             status="success" if result.outcome is Outcome.ok else "error",
@@ -386,7 +410,9 @@ class AgentGraph:
 
     @staticmethod
     def _after_confirm(state: AgentState) -> str:
-        return END if state.get("halted") else "tools"
+        if state.get("halted"):
+            return END
+        return "tools" if state.get("current") is not None else "assess"  # assess: an edit
 
     @staticmethod
     def _after_tools(state: AgentState) -> str:

@@ -65,6 +65,25 @@ class CardObjectChanges(BaseModel):
     fields: list[CardFieldChange]
 
 
+class EditChoice(BaseModel):
+    """One value a person may pick on an editable card: «staging (Superset staging)»."""
+
+    value: str
+    label: str
+
+
+class CardEdit(BaseModel):
+    """An argument the card lets a person change (:mod:`sstools.agent.card_edits`): pick one of
+    ``choices``, keep a subset of them, or write a text of at most ``max_length``."""
+
+    field: str
+    label: str
+    kind: Literal["choice", "subset", "text"]
+    value: str | list[str]
+    choices: list[EditChoice] = []
+    max_length: int | None = None
+
+
 class GuardrailDecision(BaseModel):
     level: RiskLevel
     tone: Tone
@@ -83,6 +102,8 @@ class GuardrailDecision(BaseModel):
     changes: list[CardObjectChanges] = []
     # The call's arguments in words, named from the page's context and the environments registry.
     arguments: list[CardArgument] = []
+    # What the person may change before deciding: the server plans the edited call again.
+    edits: list[CardEdit] = []
 
 
 _ALWAYS_DANGEROUS = frozenset({"run_backup"})
@@ -277,12 +298,12 @@ _CARD_SQL_MAX = 4000
 _ENV_FIELDS = frozenset({"target_env_id", "source_env_id", "env_id"})
 
 
-def _env_label(env_id: str, environments: EnvironmentRegistry) -> str:
+def env_label(env_id: str, environments: EnvironmentRegistry) -> str:
     env = environments.get(env_id)
     return answer_texts.CARD_ENV.format(id=env_id, name=env.name) if env else env_id
 
 
-def _dashboard_label(
+def dashboard_label(
     dashboard_id: int, scope: CallScope, object_name: str | None, *, other: bool = True
 ) -> str:
     """«Отчёт (#6)» for the page's dashboard; ``other``: one that is not is said to be not."""
@@ -308,14 +329,14 @@ def _value(
     if isinstance(value, bool):
         return texts.YES if value else texts.NO
     if field in _ENV_FIELDS and isinstance(value, str):
-        return _env_label(value, environments)
+        return env_label(value, environments)
     if field == "dashboard_id" and isinstance(value, int):
-        return _dashboard_label(value, scope, object_name)
+        return dashboard_label(value, scope, object_name)
     if field == "dashboard_ids" and isinstance(value, list):
         # A list with the page's dashboard in it names the others on purpose.
         other = scope.object_id not in value
         return ", ".join(
-            _dashboard_label(int(one), scope, object_name, other=other) for one in value
+            dashboard_label(int(one), scope, object_name, other=other) for one in value
         )
     if field == "object_type" and isinstance(value, str):
         return answer_texts.CARD_OBJECT_TYPES.get(value, value)
@@ -362,5 +383,5 @@ def card_arguments(
     named = {"source_env_id", "git_ref"} if tool.target_env else {"env_id"}
     if tool.needs_env and scope.env_id is not None and not named & given.keys():
         label = answer_texts.CARD_SOURCE if tool.target_env else answer_texts.CARD_ENVIRONMENT
-        out.append(CardArgument(label=label, value=_env_label(scope.env_id, environments)))
+        out.append(CardArgument(label=label, value=env_label(scope.env_id, environments)))
     return out

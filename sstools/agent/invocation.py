@@ -39,6 +39,9 @@ class ToolCall(TypedDict):
     id: str
     name: str
     args: dict[str, Any]
+    # Set when a person changed its arguments on the card: what changed, in words (the model
+    # is told with the call's result).
+    edited: NotRequired[str]
 
 
 class CardRequest(TypedDict):
@@ -59,10 +62,14 @@ class PendingCall(CardRequest):
 class ConfirmationAnswer(TypedDict):
     """What a paused run is resumed with; it must name this card and these arguments."""
 
-    decision: Literal["approve", "deny", "expired"]
+    decision: Literal["approve", "deny", "expired", "edit"]
     confirmation_id: str
     args_hash: str
     reason: NotRequired[str | None]  # the person's words with a denial: the model reads them
+    # With an edit: the card's call with the person's changes (checked by the server against
+    # what the card offered), and those changes in words.
+    edited_args: NotRequired[dict[str, Any]]
+    changes: NotRequired[str]
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,10 @@ def settle(
     ]
     if not queue:
         return Settled(turn=turn, answer=reply.text, own=True)
-    reply.tool_calls = [{**call, "type": "tool_call"} for call in queue]  # ids as queued
+    reply.tool_calls = [  # ids as queued
+        {"id": call["id"], "name": call["name"], "args": call["args"], "type": "tool_call"}
+        for call in queue
+    ]
     if this_turn.repeats(queue, messages):
         if turn["loop_nudged"]:  # told once that it has the answer: answer with it
             _log.warning("model repeats a call already answered")

@@ -4,7 +4,8 @@ Every change of status is one compare-and-set ``UPDATE … WHERE status = <the o
 of any number of racing decisions (or a decision racing the expiry) exactly one wins, on SQLite
 and PostgreSQL alike. A write whose stage needs two people goes
 ``pending → awaiting_second`` (the requester's approval) ``→ approved | denied | target_moved``
-(the second person's decision; ``target_moved``: the plan changed since the request).
+(the second person's decision; ``target_moved``: the plan changed since the request). A card
+the person edited goes ``pending → edited``; the edited call gets a card of its own.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class ConfirmationStatus(StrEnum):
     denied = "denied"
     expired = "expired"
     target_moved = "target_moved"
+    edited = "edited"  # the person changed the card's arguments: a new card replaces it
 
 
 # Still waiting for someone: the conversation's run is paused on it.
@@ -75,10 +77,17 @@ async def decide_once(
     confirmation_id: str,
     decision: ConfirmationStatus,
     now: datetime,
+    *,
+    similar: bool = False,
 ) -> bool:
-    """Whether this decision won: the confirmation was pending and not yet past its expiry."""
-    if decision not in (ConfirmationStatus.approved, ConfirmationStatus.denied):
-        raise ValueError(f"a person decides approved or denied, not {decision}")
+    """Whether this decision won: the confirmation was pending and not yet past its expiry.
+    ``similar``: the approval covers similar calls for the rest of the conversation."""
+    if decision not in (
+        ConfirmationStatus.approved,
+        ConfirmationStatus.denied,
+        ConfirmationStatus.edited,
+    ):
+        raise ValueError(f"a person decides approved, denied or edited, not {decision}")
     won = await session.execute(
         update(Confirmation)
         .where(
@@ -86,10 +95,31 @@ async def decide_once(
             Confirmation.status == ConfirmationStatus.pending,
             Confirmation.expires_at > now,
         )
-        .values(status=decision, decided_at=now)
+        .values(status=decision, decided_at=now, similar=similar or None)
     )
     await session.commit()
     return bool(won.rowcount == 1)  # type: ignore[attr-defined]
+
+
+async def approved_similar(
+    session: AsyncSession, conversation_id: str, username: str
+) -> frozenset[tuple[str, str, str]]:
+    """What ``username`` approved for similar calls in the conversation: (tool, environment,
+    kind), the kind as the card showed it."""
+    rows = await session.scalars(
+        select(Confirmation).where(
+            Confirmation.conversation_id == conversation_id,
+            Confirmation.username == username,
+            Confirmation.status == ConfirmationStatus.approved,
+            Confirmation.similar.is_(True),
+        )
+    )
+    covered = set()
+    for row in rows.all():
+        kind = (row.event.get("decision") or {}).get("kind")
+        if row.env_id and isinstance(kind, str):
+            covered.add((row.tool, row.env_id, kind))
+    return frozenset(covered)
 
 
 async def expire_due(

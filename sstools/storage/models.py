@@ -5,7 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Dialect, Integer, String, TypeDecorator, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Dialect,
+    Integer,
+    String,
+    TypeDecorator,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from sstools import clock
@@ -128,6 +137,8 @@ class Confirmation(Base):
     # The requester's token version at their approval: signed out or a new password since, and
     # the write is not run in their name.
     requester_token_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # A dev approval that covers similar calls for the rest of the conversation (0008).
+    similar: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
 
 
 class TaskRecord(Base):

@@ -9,7 +9,7 @@ from sstools.auth.roles import Role
 
 @dataclass(frozen=True)
 class RunContext:
-    """Per run, never checkpointed: who acts, with which token.
+    """Per run, never checkpointed: who acts, with which token, what they approved ahead.
 
     ``role`` is None when nobody acts — an expired confirmation winding its run down — and then
     a node that would need it fails rather than guess one.
@@ -19,6 +19,9 @@ class RunContext:
     role: Role | None
     token: str
     run_id: str
+    # (tool, environment, kind) the person approved for similar calls in this conversation
+    # (dev only: the graph checks the stage again before it skips a card).
+    approved_similar: frozenset[tuple[str, str, str]] = frozenset()
 
     def acting_role(self) -> Role:
         if self.role is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sstools.agent.card_edits import EditedCall
 from sstools.auth.tokens import Principal
 from sstools.errors import SstoolsError
 from sstools.storage.confirmations import ConfirmationStatus
@@ -23,9 +24,10 @@ class Resolution:
     which token), the reason with a denial; ``by`` and ``first_by`` when a second person decided
     (``acting`` is then the requester, in whose conversation the run resumes)."""
 
-    status: ConfirmationStatus  # approved, denied or target_moved
+    status: ConfirmationStatus  # approved, denied, target_moved or edited
     acting: Principal
     token: str
     reason: str | None = None
     by: str | None = None
     first_by: str | None = None
+    edit: EditedCall | None = None  # with ``edited``: the call as the person changed it

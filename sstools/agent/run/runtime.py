@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import structlog
 from langchain_core.messages import AIMessageChunk, HumanMessage
@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools import clock
 from sstools.agent import explain
+from sstools.agent.card_edits import EditedCall
 from sstools.agent.context import UIContext
 from sstools.agent.events import (
     ConfirmRequired,
@@ -183,7 +184,13 @@ class AgentRuntime:
             "queue": [],
             "current": None,
         }
-        acting = RunContext(username=user.username, role=user.role, token=token, run_id=run_id)
+        acting = RunContext(
+            username=user.username,
+            role=user.role,
+            token=token,
+            run_id=run_id,
+            approved_similar=await self._approved_similar(conversation_id, user.username),
+        )
         self._spawn(conversation_id, state, acting, started=True)
         return run_id
 
@@ -198,15 +205,35 @@ class AgentRuntime:
         user: Principal,
         token: str,
         reason: str | None = None,
+        *,
+        similar: bool = False,
     ) -> str:
-        """Record the decision (once: a second one is :class:`AlreadyDecided`), then resume."""
+        """Record the decision (once: a second one is :class:`AlreadyDecided`), then resume.
+        ``similar``: the approval covers similar calls for the rest of the conversation."""
         status = ConfirmationStatus.approved if decision == "approve" else ConfirmationStatus.denied
 
         async def once(session: AsyncSession, now: datetime) -> bool:
-            return await confirmations.decide_once(session, confirmation.id, status, now)
+            covers = similar and status is ConfirmationStatus.approved
+            return await confirmations.decide_once(
+                session, confirmation.id, status, now, similar=covers
+            )
 
         said = reason if status is ConfirmationStatus.denied else None
         return await self.resume(confirmation, Resolution(status, user, token, said), once)
+
+    async def edit(
+        self, confirmation: Confirmation, edit: EditedCall, user: Principal, token: str
+    ) -> str:
+        """Record that the person changed the card (once, as a decision), then resume the run
+        with the edited call, which is assessed and planned again and gets a card of its own."""
+
+        async def once(session: AsyncSession, now: datetime) -> bool:
+            return await confirmations.decide_once(
+                session, confirmation.id, ConfirmationStatus.edited, now
+            )
+
+        resolution = Resolution(ConfirmationStatus.edited, user, token, edit=edit)
+        return await self.resume(confirmation, resolution, once)
 
     async def resume(
         self,
@@ -234,16 +261,28 @@ class AgentRuntime:
             await self.claims.release(confirmation.conversation_id, run_id)
             raise
         approved = resolution.status is ConfirmationStatus.approved
-        CONFIRMATIONS.labels("approve" if approved else "deny").inc()
+        edit = resolution.edit if resolution.status is ConfirmationStatus.edited else None
+        said: Literal["approve", "deny", "edit"] = (
+            "approve" if approved else "edit" if edit is not None else "deny"
+        )
+        CONFIRMATIONS.labels(said).inc()
         answer: ConfirmationAnswer = {
-            "decision": "approve" if approved else "deny",
+            "decision": said,
             "confirmation_id": confirmation.id,
             "args_hash": confirmation.args_hash,
-            "reason": None if approved else resolution.reason,
+            "reason": None if approved or edit is not None else resolution.reason,
         }
+        if edit is not None:
+            answer |= {"edited_args": edit.args, "changes": edit.changes}
         acting = resolution.acting
         context = RunContext(
-            username=acting.username, role=acting.role, token=resolution.token, run_id=run_id
+            username=acting.username,
+            role=acting.role,
+            token=resolution.token,
+            run_id=run_id,
+            approved_similar=await self._approved_similar(
+                confirmation.conversation_id, acting.username
+            ),
         )
         # Who decided and when, at the head of the run the decision starts: the card is stamped
         # from it, live and when the page is rebuilt from the log.
@@ -258,6 +297,12 @@ class AgentRuntime:
         )
         self._spawn(confirmation.conversation_id, Command(resume=answer), context, decided=decided)
         return run_id
+
+    async def _approved_similar(
+        self, conversation_id: str, username: str
+    ) -> frozenset[tuple[str, str, str]]:
+        async with self._sessions() as session:
+            return await confirmations.approved_similar(session, conversation_id, username)
 
     async def _claim_to_answer(self, confirmation: Confirmation) -> str:
         """The run that showed the card lets the conversation go just after: an answer sent in

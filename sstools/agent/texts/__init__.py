@@ -19,6 +19,21 @@ CANCELLED_BY_USER = "вы отклонили «{tool}»"
 CANCELLED_BECAUSE = "{text}; причина: «{reason}»"
 CANCELLED_EXPIRED = "подтверждение «{tool}» истекло"
 CANCELLED_MISMATCH = "подтверждение не совпадает с операцией «{tool}»"
+# A card edited by the person (a 422's msg beside the field; the note the model reads).
+SIMILAR_ONLY_DEV = "одобрять похожие можно только при подтверждении изменения в dev-окружении"
+EDIT_NOTHING = "ничего не изменено: выберите другое значение"
+EDIT_NOT_EDITABLE = "«{label}» на этой карточке не меняется"
+EDIT_THIS_FIELD = "этот параметр"
+EDIT_NOT_A_CHOICE = "«{label}»: выберите из предложенных вариантов"
+EDIT_EMPTY_SUBSET = "«{label}»: оставьте хотя бы один"
+EDIT_EMPTY_TEXT = "«{label}»: не может быть пустым"
+EDIT_TOO_LONG = "«{label}»: не длиннее {limit} символов"
+EDIT_INVALID = "«{label}»: недопустимое значение"
+EDIT_CHANGE = "{label}: {old} → {new}"
+EDITED_BY_PERSON = (
+    "Человек изменил параметры на карточке перед подтверждением ({changes}); "
+    "выполнено с изменёнными параметрами."
+)
 TIMEOUT_READ = (
     "«{tool}»: нет ответа за {seconds:g} с; попробуйте уточнить запрос или повторить позже"
 )
@@ -66,6 +81,7 @@ CONFIRMATION_DECIDED = {
         "оно ждёт одобрения второго человека"
     ),
     "target_moved": "цель изменилась с момента запроса; изменение не выполнено",
+    "edited": "эту карточку уже изменили: решение — на новой карточке",
 }
 CONFIRMATION_UNDECIDABLE = "это подтверждение уже решено или его операция больше не ждёт решения"
 CONVERSATION_BUSY = "агент ещё отвечает или ждёт подтверждения; дождитесь окончания"

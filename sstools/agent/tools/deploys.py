@@ -111,6 +111,7 @@ def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
     target_env=_deploy_target,
     starts_task=True,
     shape=task_or_plan,
+    editable=("target_env_id",),
 )
 def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
     """Deploy a dashboard with its charts and datasets, e.g. to prod.
@@ -169,6 +170,7 @@ def _preview(args: _MigrationTarget, scope: CallScope) -> ToolRequest:
     target_env=_target,
     starts_task=True,
     shape=task_or_plan,
+    editable=("dashboard_ids", "target_env_id"),
 )
 def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     """Migrate dashboards from one environment to another.

@@ -185,6 +185,7 @@ def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     target_env=_restore_target,
     starts_task=True,
     shape=task_or_plan,
+    editable=("target_env_id",),
 )
 def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     """Restore a backup (from list_backups) into an environment.
@@ -214,6 +215,7 @@ def _branch(payload: Any, args: Any) -> Any:
     min_role=Role.engineer,
     affinity=(D,),
     shape=_branch,
+    editable=("name",),
 )
 def create_branch(args: BranchArgs, scope: CallScope) -> ToolRequest:
     """Create a git branch in the repository of dashboard exports."""
@@ -240,6 +242,7 @@ def _committed(payload: Any, args: CommitArgs) -> Any:
     min_role=Role.engineer,
     affinity=(D,),
     shape=_committed,
+    editable=("message", "dashboard_ids"),
 )
 def commit_changes(args: CommitArgs, scope: CallScope) -> ToolRequest:
     """Export dashboards and commit them to the git repository."""

@@ -99,6 +99,8 @@ class ToolSpec:
     target_env: Callable[[Any, CallScope], str | None] | None = None
     starts_task: bool = False  # answers 202 with the task record; get_task_status follows it
     shape: Shaper | None = None  # what of a successful answer the model reads (None: all)
+    # Arguments a person may change on the card before deciding (sstools.agent.card_edits).
+    editable: tuple[str, ...] = ()
 
     def kind_for(self, args: ToolArgs) -> ToolKind:
         return self.classify(args) if self.classify else self.kind
@@ -229,6 +231,7 @@ def assistant_tool(
     target_env: Callable[[Any, CallScope], str | None] | None = None,
     starts_task: bool = False,
     shape: Shaper | None = None,
+    editable: tuple[str, ...] = (),
 ) -> Callable[[Builder], Builder]:
     """Register the decorated builder as a tool; its docstring's first paragraph is what the
     model reads of it (the whole docstring is what the router's BM25 matches), its title is
@@ -259,7 +262,10 @@ def assistant_tool(
             target_env=target_env,
             starts_task=starts_task,
             shape=shape,
+            editable=editable,
         )
+        if missing := set(editable) - set(args_model.model_fields):
+            raise ToolDeclarationError(f"tool {name} edits arguments it has not: {missing}")
         return function
 
     return register

@@ -278,7 +278,8 @@
       }
       case "tool_call":
         titles.set(event.call_id, event.title || ui.tool_generic);
-        toolLines.set(event.call_id, add("tool", `⚙ ${titles.get(event.call_id)} — ${ui.tool_running}`, event.run_id));
+        toolLines.set(event.call_id, add("tool", `⚙ ${titles.get(event.call_id)} — ${
+          event.approved_ahead ? ui.tool_approved_ahead : ui.tool_running}`, event.run_id));
         break;
       case "tool_result": {
         if (deniedCalls.has(event.call_id)) break; // its «Недостаточно прав» card says it all

@@ -51,6 +51,92 @@
       return block;
     }
 
+    // The server's words for a refused answer to a card: a 409's sentence, a 422's field message.
+    async function refusal(response) {
+      try {
+        const detail = (await response.json()).detail;
+        if (typeof detail === "string") return detail;
+        if (Array.isArray(detail) && detail.length && typeof detail[0].msg === "string") return detail[0].msg;
+      } catch (error) { /* not JSON: the generic words below */ }
+      return ui.edit_failed;
+    }
+
+    // «Изменить…»: the arguments the server lets the person change (decision.edits), each within
+    // its choices. The server checks the edit, plans the call again and shows a new card with
+    // its own impact and digest; this one is stamped «Изменено». Labels are data: text only.
+    function editForm(event, lock) {
+      const edits = Array.isArray(event.decision.edits) ? event.decision.edits : [];
+      if (!edits.length) return null;
+      const form = element("form", "card-edit");
+      form.hidden = true;
+      const read = [];
+      for (const edit of edits) {
+        const row = element("fieldset", "card-edit-field");
+        row.append(element("legend", "", String(edit.label)));
+        const choices = Array.isArray(edit.choices) ? edit.choices : [];
+        if (edit.kind === "choice") {
+          const select = element("select");
+          select.setAttribute("aria-label", String(edit.label));
+          for (const choice of choices) {
+            const option = element("option", "", String(choice.label));
+            option.value = String(choice.value);
+            option.selected = choice.value === edit.value;
+            select.append(option);
+          }
+          row.append(select);
+          read.push([edit, () => select.value]);
+        } else if (edit.kind === "subset") {
+          const boxes = choices.map((choice) => {
+            const option = element("label", "card-edit-option");
+            const box = element("input");
+            box.type = "checkbox";
+            box.value = String(choice.value);
+            box.checked = Array.isArray(edit.value) && edit.value.includes(choice.value);
+            option.append(box, ` ${choice.label}`);
+            row.append(option);
+            return box;
+          });
+          read.push([edit, () => boxes.filter((box) => box.checked).map((box) => box.value)]);
+        } else {
+          const text = element(edit.field === "message" ? "textarea" : "input");
+          if (text.tagName === "INPUT") text.type = "text";
+          text.value = String(edit.value);
+          if (edit.max_length) text.maxLength = edit.max_length;
+          text.setAttribute("aria-label", String(edit.label));
+          row.append(text);
+          read.push([edit, () => text.value]);
+        }
+        form.append(row);
+      }
+      const problem = element("p", "card-edit-problem");
+      problem.setAttribute("role", "alert");
+      problem.hidden = true;
+      const replan = element("button", "primary", ui.edit_replan);
+      replan.type = "submit";
+      form.append(problem, replan);
+      form.addEventListener("submit", async (submitted) => {
+        submitted.preventDefault();
+        const args = {};
+        for (const [edit, value] of read) {
+          const now = value();
+          if (JSON.stringify(now) !== JSON.stringify(edit.value)) args[edit.field] = now;
+        }
+        const say = (words) => { problem.textContent = words; problem.hidden = false; };
+        if (!Object.keys(args).length) { say(ui.edit_nothing); return; }
+        lock(true);
+        replan.disabled = true;
+        const response = await api(
+          `/api/agent/conversations/${conversationId()}/confirmations/${event.confirmation_id}`,
+          { method: "POST", body: { decision: "edit", args } },
+        );
+        if (response.ok) return; // the decision's event stamps this card; a new one follows
+        say(await refusal(response));
+        lock(false);
+        replan.disabled = false;
+      });
+      return form;
+    }
+
     function card(event) {
       if (cards.has(event.confirmation_id)) return; // re-sent on reconnect: shown once
       const decision = event.decision;
@@ -102,14 +188,44 @@
       why.maxLength = 500;
       why.placeholder = ui.deny_reason_placeholder;
       why.setAttribute("aria-label", ui.deny_reason);
-      actions.append(confirm, deny, why);
+      actions.append(confirm, deny);
+      // dev only (never prod; the server checks again): approve the same tool, environment and
+      // kind without a card for the rest of this conversation. Off unless the person ticks it.
+      let similar = null;
+      if (decision.stage === "dev" && decision.kind === "write") {
+        const option = element("label", "card-similar");
+        similar = element("input");
+        similar.type = "checkbox";
+        option.title = ui.approve_similar_title;
+        option.append(similar, ` ${ui.approve_similar}`);
+        actions.append(option);
+      }
+      const lock = (locked) => {
+        confirm.disabled = deny.disabled = why.disabled = locked;
+        if (similar) similar.disabled = locked;
+      };
+      const form = editForm(event, lock);
+      if (form) {
+        const change = element("button", "", ui.edit_card);
+        change.type = "button";
+        change.setAttribute("aria-expanded", "false");
+        change.addEventListener("click", () => {
+          form.hidden = !form.hidden;
+          change.setAttribute("aria-expanded", String(!form.hidden));
+          if (!form.hidden) form.querySelector("select, input, textarea")?.focus();
+        });
+        actions.append(change);
+      }
+      actions.append(why);
       item.append(actions);
+      if (form) item.append(form);
 
       // The card is stamped by the decision's own event (run_started.decided), not by the click.
       const decide = async (choice) => {
-        confirm.disabled = deny.disabled = why.disabled = true;
+        lock(true);
         const reason = why.value.trim();
         const body = choice === "deny" && reason ? { decision: choice, reason } : { decision: choice };
+        if (choice === "approve" && similar?.checked) body.similar = true;
         const response = await api(
           `/api/agent/conversations/${conversationId()}/confirmations/${event.confirmation_id}`,
           { method: "POST", body },
@@ -133,6 +249,7 @@
     const STAMPS = {
       approved: ["approve", "card_approved"], denied: ["deny", "card_denied"],
       expired: ["expired", "card_expired"], target_moved: ["target-moved", "card_target_moved"],
+      edited: ["edited", "card_edited"],
     };
     const ROLE_WORDS = { analyst: ui.role_analyst, engineer: ui.role_engineer, admin: ui.role_admin };
 
@@ -167,6 +284,7 @@
       shown.element.dataset.decided = value;
       shown.element.querySelector(".card-actions")?.remove();
       shown.element.querySelector(".card-waiting")?.remove();
+      shown.element.querySelector(".card-edit")?.remove();
       const second = shown.status === "approved" && decided?.first_by;
       let said = format(ui[second ? "card_second_approved" : words], {
         who: decided?.by || "", when: decided ? moment(decided.at) : "", first: decided?.first_by || "",
@@ -179,6 +297,7 @@
       if (shown.status === "approved") setTool(shown.callId, ui.tool_running);
       else if (shown.status === "denied" || shown.status === "target_moved") setTool(shown.callId, ui.tool_denied);
       else if (shown.status === "expired") setTool(shown.callId, ui.tool_declined);
+      else if (shown.status === "edited") setTool(shown.callId, ui.tool_edited);
     }
 
     function deniedCard(event) {

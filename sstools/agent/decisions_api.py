@@ -1,0 +1,145 @@
+"""``POST /api/agent/conversations/{id}/confirmations/{confirmation_id}``: a person's answer to
+a card — approve (for a stage that needs two people, a request to a second one), deny with an
+optional reason, or edit the arguments the card offers (the call is planned again)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, Field, StringConstraints
+
+from sstools.agent import explain, texts
+from sstools.agent.api import ConversationDep, RuntimeDep, TokenDep
+from sstools.agent.approvals_api import ask_second_if_needed
+from sstools.agent.card_edits import apply_edit
+from sstools.agent.events import ConfirmRequired
+from sstools.agent.run.approvals import approvals_needed
+from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
+from sstools.agent.tools import CATALOGUE, ToolKind
+from sstools.environments import Stage
+from sstools.http.auth import CurrentUser
+from sstools.http.deps import ServicesDep, SessionDep
+from sstools.http.errors import field_error
+from sstools.http.services import Services
+from sstools.storage import audit
+from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.models import Confirmation
+
+router = APIRouter(prefix="/api/agent", tags=["agent"])
+
+
+class DecisionRequest(BaseModel):
+    decision: Literal["approve", "deny", "edit"]
+    # Why, with a denial: the model reads it (to propose something else) and the audit keeps it.
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = None
+    # With an edit: the arguments the card offers to change, with their new values.
+    args: dict[str, Any] | None = Field(default=None, max_length=10)
+    # With an approval of a dev write: approve the same tool, environment and kind without a
+    # card for the rest of the conversation («одобрять похожие до конца сеанса»).
+    similar: bool = False
+
+
+class DecisionResponse(BaseModel):
+    status: ConfirmationStatus
+    run_id: str | None  # None while the write waits for a second person (awaiting_second)
+
+
+@router.post("/conversations/{conversation_id}/confirmations/{confirmation_id}")
+async def decide(
+    confirmation_id: str,
+    body: DecisionRequest,
+    conversation: ConversationDep,
+    session: SessionDep,
+    services: ServicesDep,
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    token: TokenDep,
+) -> DecisionResponse:
+    confirmation = await session.get(Confirmation, confirmation_id)
+    if (
+        confirmation is None
+        or confirmation.conversation_id != conversation.id
+        or confirmation.username != user.username
+    ):
+        raise HTTPException(404, texts.CONFIRMATION_NOT_FOUND)
+    if confirmation.status != ConfirmationStatus.pending:
+        raise HTTPException(409, texts.CONFIRMATION_DECIDED[confirmation.status])
+    reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
+    if body.decision == "edit":
+        return await _edit(confirmation, body.args or {}, runtime, session, user, token)
+    if body.similar and not _may_approve_similar(confirmation, body.decision, services):
+        raise field_error("similar", texts.SIMILAR_ONLY_DEV)
+    if body.decision == "approve" and await ask_second_if_needed(
+        confirmation, services, runtime, session, user
+    ):  # the stage needs two people: nothing runs until the second one approves
+        return DecisionResponse(status=ConfirmationStatus.awaiting_second, run_id=None)
+    run_id = await _resumed(
+        runtime.decide(confirmation, body.decision, user, token, reason, similar=body.similar)
+    )
+    status = (
+        ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
+    )
+    await audit.record(
+        session,
+        action="confirmation_decided",
+        outcome=status.value,
+        username=user.username,
+        conversation_id=conversation.id,
+        confirmation_id=confirmation.id,
+        reason=reason if status is ConfirmationStatus.denied else None,
+        similar=body.similar or None,
+    )
+    return DecisionResponse(status=status, run_id=run_id)
+
+
+async def _resumed(resuming: Awaitable[str]) -> str:
+    """The run the answer resumes, or a 409 in words: decided, expired, or the chat is busy."""
+    try:
+        return await resuming
+    except AlreadyDecided as exc:
+        detail = (
+            texts.CONFIRMATION_DECIDED["expired"] if exc.expired else texts.CONFIRMATION_UNDECIDABLE
+        )
+        raise HTTPException(409, detail) from exc
+    except Busy as exc:
+        raise HTTPException(409, explain.busy()) from exc
+
+
+def _may_approve_similar(confirmation: Confirmation, decision: str, services: Services) -> bool:
+    """Only an approval of a write to a dev environment that one person approves; never prod."""
+    card = ConfirmRequired.model_validate(confirmation.event)
+    env = services.environments.get(confirmation.env_id) if confirmation.env_id else None
+    return (
+        decision == "approve"
+        and env is not None
+        and env.stage is Stage.dev  # the registry's stage now, not the card's
+        and card.decision.kind is ToolKind.write
+        and approvals_needed(services.settings, services.environments, env.id) == 1
+    )
+
+
+async def _edit(
+    confirmation: Confirmation,
+    given: dict[str, Any],
+    runtime: AgentRuntime,
+    session: SessionDep,
+    user: CurrentUser,
+    token: str,
+) -> DecisionResponse:
+    """The person changed the card: checked against what it offered (else 422 naming the
+    field), then the run resumes with the edited call, which gets a plan and a card of its own."""
+    card = ConfirmRequired.model_validate(confirmation.event)
+    edited = apply_edit(CATALOGUE[card.tool], card.args, card.decision.edits, given)
+    run_id = await _resumed(runtime.edit(confirmation, edited, user, token))
+    await audit.record(
+        session,
+        action="confirmation_decided",
+        outcome=ConfirmationStatus.edited.value,
+        username=user.username,
+        conversation_id=confirmation.conversation_id,
+        confirmation_id=confirmation.id,
+        reason=edited.changes,
+    )
+    return DecisionResponse(status=ConfirmationStatus.edited, run_id=run_id)

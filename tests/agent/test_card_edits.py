@@ -1,0 +1,264 @@
+"""Cards a person can edit (issue 25 §2), over real HTTP and SSE with a scripted model: an edit is
+checked against what the card offered, the call is planned again (a new card, a new digest), the
+apply carries exactly the edited plan, and the model is told what the person changed.
+
+The real sandbox's twin (one dashboard unticked, applied on Superset) is
+tests/integration/test_card_edits.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.messages import ToolMessage
+from sqlalchemy import select
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from sstools.agent.card_edits import EditRefused, apply_edit, card_edits
+from sstools.agent.context import ObjectType
+from sstools.agent.tools import CATALOGUE, CallScope
+from sstools.auth.roles import Role
+from sstools.storage.models import AuditEntry
+from sstools.testing import LiveServer, call_tool
+from tests.agent.conftest import ENVS, dashboard_context
+from tests.support import read_events, types
+
+MIGRATE = {"dashboard_ids": [10, 11, 12], "target_env_id": "prod"}
+NAMES = {10: "Отчёт", 11: "Продажи", 12: "Склад"}
+
+
+class DeployServer:
+    """The domain API's plan and apply, as far as these tests need: a plan names the requested
+    dashboards and the target, its digest is of the request; every request is kept."""
+
+    def __init__(self) -> None:
+        self.plans: list[dict[str, Any]] = []
+        self.applies: list[dict[str, Any]] = []
+
+    @staticmethod
+    def plan_of(body: dict[str, Any]) -> dict[str, Any]:
+        request = {key: body[key] for key in ("dashboard_ids", "target_env_id")}
+        digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+        dashboards = [
+            {
+                "kind": "dashboard",
+                "uuid": f"u{one}",
+                "name": NAMES[one],
+                "action": "update",
+                "fields": ["css"],
+            }
+            for one in body["dashboard_ids"]
+        ]
+        return {
+            "source": {"env_id": "ss-dev"},
+            "target_env_id": body["target_env_id"],
+            "target_stage": "prod" if body["target_env_id"] == "prod" else "staging",
+            "dashboards": dashboards,
+            "objects": dashboards,
+            "dashboards_changed": len(dashboards),
+            "applicable": True,
+            "summary": "",
+            "digest": digest,
+        }
+
+    async def plan(self, request: Request) -> Response:
+        body = await request.json()
+        self.plans.append(body)
+        return JSONResponse(self.plan_of(body))
+
+    async def apply(self, request: Request) -> Response:
+        body = await request.json()
+        self.applies.append(body)
+        if body.get("digest") != self.plan_of(body)["digest"]:
+            return JSONResponse({"detail": "цель изменилась"}, status_code=409)
+        task = {"id": "a" * 32, "kind": "migration", "status": "queued", "env_id": "staging"}
+        return JSONResponse(task, status_code=202)
+
+
+@pytest.fixture
+def deploys() -> Iterator[tuple[DeployServer, str]]:
+    server = DeployServer()
+    app = Starlette(
+        routes=[
+            Route("/api/deploy/plan", server.plan, methods=["POST"]),
+            Route("/api/migrations", server.apply, methods=["POST"]),
+        ]
+    )
+    with LiveServer(app) as live:
+        yield server, live.url
+
+
+async def _card(agent: Any) -> tuple[str, dict[str, Any]]:
+    cid = await agent.conversation()
+    await agent.send(cid, "перенеси дашборды 10, 11 и 12 в prod", dashboard_context())
+    events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    assert events[-1]["type"] == "confirm_required", events
+    return cid, events[-1]
+
+
+async def _edit(agent: Any, cid: str, card: dict[str, Any], args: dict[str, Any]) -> Any:
+    return await agent.client.post(
+        f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+        json={"decision": "edit", "args": args},
+        headers=agent.auth(Role.engineer),
+    )
+
+
+async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_plan(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    server, url = deploys
+    async with make_agent(
+        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
+    ) as agent:
+        cid, card = await _card(agent)
+        edits = {edit["field"]: edit for edit in card["decision"]["edits"]}
+        assert edits["dashboard_ids"]["kind"] == "subset"
+        assert edits["dashboard_ids"]["value"] == ["10", "11", "12"]
+        targets = [choice["value"] for choice in edits["target_env_id"]["choices"]]
+        assert targets == ["staging", "prod"]  # not the source it migrates from
+        assert card["decision"]["stage"] == "prod"
+
+        # Untick «Склад» and send it to staging instead of prod.
+        answer = await _edit(
+            agent, cid, card, {"dashboard_ids": ["10", "11"], "target_env_id": "staging"}
+        )
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["status"] == "edited"
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        assert events[0]["decided"]["status"] == "edited"
+        assert events[0]["decided"]["by"] == "engineer"
+        new = events[-1]
+        assert new["type"] == "confirm_required", events
+        assert new["confirmation_id"] != card["confirmation_id"]
+        assert new["call_id"] == card["call_id"]
+        assert new["args"]["dashboard_ids"] == [10, 11]
+        assert new["decision"]["stage"] == "staging"  # quieter: the target's own stage
+        assert new["decision"]["digest"] != card["decision"]["digest"]
+        assert new["decision"]["impact"] == "2 дашборда будут изменены"
+        assert server.plans[-1] == {
+            "dashboard_ids": [10, 11],
+            "source": {"env_id": "ss-dev"},
+            "target_env_id": "staging",
+        }
+        assert server.applies == []  # an edit runs nothing
+
+        # The old card cannot be approved any more; the new one applies the edited plan.
+        stale = await agent.decide(cid, card["confirmation_id"], "approve")
+        assert stale.status_code == 409
+        assert (await agent.decide(cid, new["confirmation_id"], "approve")).status_code == 200
+        done = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=new["_id"]
+        )
+        assert "done" in types(done)
+        async with agent.app.state.services.sessions() as session:  # while the app runs
+            audited = (
+                await session.scalars(
+                    select(AuditEntry).where(AuditEntry.action == "confirmation_decided")
+                )
+            ).all()
+    assert [entry.outcome for entry in audited] == ["edited", "approved"]
+    assert len(server.applies) == 1
+    applied = server.applies[0]
+    assert applied["dashboard_ids"] == [10, 11]
+    assert applied["target_env_id"] == "staging"
+    assert applied["digest"] == new["decision"]["digest"]
+    # The model is told what the person changed with the result of the call it made.
+    result = next(m for m in agent.model.prompts[-1] if isinstance(m, ToolMessage))
+    told = str(result.content)
+    assert told.startswith("Человек изменил параметры на карточке перед подтверждением")
+    assert "(Дашборды: #10, #11, #12 → #10, #11; Куда: prod (Prod) → staging (Staging))" in told
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        ({"target_env_id": "ss-dev"}, "target_env_id"),  # the source: not offered
+        ({"target_env_id": "nowhere"}, "target_env_id"),
+        ({"dashboard_ids": []}, "dashboard_ids"),
+        ({"dashboard_ids": ["10", "99"]}, "dashboard_ids"),  # only untick, never add
+        ({"source_env_id": "staging"}, "source_env_id"),  # not editable on this card
+        ({"dashboard_ids": ["10", "11", "12"]}, "dashboard_ids"),  # nothing changed
+        ({}, "args"),
+    ],
+)
+async def test_an_edit_the_card_did_not_offer_is_a_422_naming_the_field_and_changes_nothing(
+    make_agent: Any, deploys: tuple[DeployServer, str], args: dict[str, Any], field: str
+) -> None:
+    server, url = deploys
+    async with make_agent(
+        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
+    ) as agent:
+        cid, card = await _card(agent)
+        answer = await _edit(agent, cid, card, args)
+        assert answer.status_code == 422, answer.text
+        problem = answer.json()["detail"][0]
+        expected = ["body", "args"] if field == "args" else ["body", "args", field]
+        assert problem["loc"] == expected
+        assert problem["msg"]
+        assert "_" not in problem["msg"]  # words, not an argument's name
+        # The card still waits, as it was: approving it applies the model's plan.
+        assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
+        await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"])
+    assert [body["dashboard_ids"] for body in server.applies] == [[10, 11, 12]]
+
+
+async def test_an_edit_is_checked_like_the_models_call_a_role_or_an_expired_card_runs_nothing(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    server, url = deploys
+    async with make_agent(
+        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
+    ) as agent:
+        cid, card = await _card(agent)
+        other = await agent.client.post(
+            f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+            json={"decision": "edit", "args": {"target_env_id": "staging"}},
+            headers=agent.auth(Role.admin),  # someone else: the conversation is not theirs
+        )
+        assert other.status_code == 404
+        assert (await agent.decide(cid, card["confirmation_id"], "deny")).status_code == 200
+        late = await _edit(agent, cid, card, {"target_env_id": "staging"})
+        assert late.status_code == 409
+        assert "отклонено" in late.json()["detail"]
+    assert server.applies == []
+
+
+def test_a_git_card_offers_its_message_and_branch_as_text_within_the_tools_limits() -> None:
+    commit = CATALOGUE["commit_changes"]
+    args = commit.args_model.model_validate({"message": "обновление", "dashboard_ids": [10]})
+    scope = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
+    edits = card_edits(commit, args, scope, "Отчёт", ENVS)
+    assert [(edit.field, edit.kind, edit.max_length) for edit in edits] == [
+        ("message", "text", 500)  # one dashboard: nothing to untick
+    ]
+    edited = apply_edit(commit, {"message": "обновление"}, edits, {"message": "Отчёт: снимок"})
+    assert edited.args == {"message": "Отчёт: снимок"}
+    assert edited.changes == "Сообщение коммита: обновление → Отчёт: снимок"
+    with pytest.raises(EditRefused) as too_long:
+        apply_edit(commit, {"message": "обновление"}, edits, {"message": "я" * 501})
+    assert too_long.value.field == "args.message"
+    assert too_long.value.message == "«Сообщение коммита»: не длиннее 500 символов"
+
+    branch = CATALOGUE["create_branch"]
+    named = branch.args_model.model_validate({"name": "feature/energy"})
+    edits = card_edits(branch, named, scope, None, ENVS)
+    assert [(edit.field, edit.label, edit.value) for edit in edits] == [
+        ("name", "Ветка", "feature/energy")
+    ]
+    renamed = apply_edit(branch, {"name": "feature/energy"}, edits, {"name": "feature/css"})
+    assert renamed.args == {"name": "feature/css"}
+    for bad in ("../main", "has space", ""):
+        with pytest.raises(EditRefused) as refused:
+            apply_edit(branch, {"name": "feature/energy"}, edits, {"name": bad})
+        assert refused.value.field == "args.name"
+        assert "«Ветка»" in refused.value.message

@@ -1,0 +1,114 @@
+"""An editable card in Chromium on the real sandbox (issue 25 §2): the model proposes prod, the
+person opens «Изменить…», picks staging and asks for the plan again; the old card is stamped
+«Изменено», a new, quieter card shows staging's plan, and approving it deploys to staging."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from playwright.async_api import ViewportSize, expect
+
+from sstools.auth.roles import Role
+from tests.browser.conftest import ask, drift, screenshot
+from tests.integration.deploy_support import Restore, Superset
+
+AGENT = "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/dashboards/10"
+DATASET = "/agent?objectType=dataset&objectId=1&envId=ss-dev&route=/datasets/1"
+PHONE = ViewportSize(width=390, height=844)
+DESKTOP = ViewportSize(width=1280, height=900)
+
+
+def _to_prod(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    if isinstance(messages[-1], ToolMessage):
+        return AIMessage(content="Выкатка запущена.")
+    call = {"name": "deploy_dashboard", "args": {"target_env_id": "prod"}, "id": "c1"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+async def test_a_person_changes_the_target_on_the_card_and_approves_the_new_plan(
+    site: Any, superset: Superset, restore: Restore
+) -> None:
+    for env_id in ("staging", "prod"):  # both differ from dev: each plan changes something
+        await restore(env_id)
+        await drift(superset, env_id)
+    async with site(_to_prod) as s:
+        page = await s.page(AGENT, Role.engineer)
+        await ask(page, "разверни этот дашборд в prod")
+        first = page.locator(".card").first
+        await expect(first.locator(".badge")).to_have_text("⚠️ PRODUCTION")
+        await expect(first.locator(".card-similar")).to_have_count(0)  # never for prod
+        form = first.locator(".card-edit")
+        await expect(form).to_be_hidden()  # folded until asked for
+        await first.locator("button", has_text="Изменить…").click()
+        await expect(form).to_be_visible()
+        target = form.get_by_label("Куда")
+        await expect(target).to_have_value("prod")
+        options = await target.locator("option").all_inner_texts()
+        assert "ss-dev" not in " ".join(options)  # not the environment it deploys from
+        await target.select_option("staging")
+        await screenshot(page, "agent-card-edit-desktop")
+        await page.set_viewport_size(PHONE)
+        await first.scroll_into_view_if_needed()
+        await screenshot(page, "agent-card-edit-phone")
+        await page.set_viewport_size(DESKTOP)
+
+        await form.locator("button", has_text="Пересчитать план").click()
+        await expect(first.locator(".card-stamp")).to_have_text(
+            re.compile(r"^Изменено: engineer, \d\d:\d\d — план пересчитан, см. ниже$")
+        )
+        await expect(first.locator("button")).to_have_count(0)
+        second = page.locator(".card").nth(1)
+        await expect(second.locator(".badge")).to_have_text("staging")
+        await expect(second.locator(".card-edit")).to_be_hidden()
+        await expect(page.locator(".tool").first).to_have_text(
+            "⚙ Выкатка дашборда — изменено на карточке"
+        )
+        await expect(second.locator(".card-impact")).to_have_text(
+            "Влияние: 1 дашборд будет изменён"
+        )
+        await expect(second.locator(".card-args")).to_contain_text("staging")
+        await screenshot(page, "agent-card-edited-desktop")
+        await page.set_viewport_size(PHONE)
+        await second.scroll_into_view_if_needed()
+        await screenshot(page, "agent-card-edited-phone")
+        await page.set_viewport_size(DESKTOP)
+
+        await second.locator("button", has_text="Подтвердить").click()
+        await expect(second.locator(".card-stamp")).to_have_text(
+            re.compile(r"^Подтверждено: engineer, \d\d:\d\d$")
+        )
+        await expect(page.locator(".task-line")).to_have_text(
+            "Задача «выкатка»: выполнена", timeout=90_000
+        )
+        assert not s.console_errors, s.console_errors
+
+        # A reload rebuilds both cards as they ended: the edited one stamped, nothing to press.
+        await page.reload()
+        await expect(page.locator(".card")).to_have_count(2)
+        await expect(page.locator(".card .card-stamp").first).to_contain_text("Изменено")
+        await expect(page.locator(".card button")).to_have_count(0)
+
+
+def _dml(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    if isinstance(messages[-1], ToolMessage):
+        return AIMessage(content="Готово.")
+    sql = "update sales_orders set region = region where 1 = 0"
+    call = {"name": "superset_execute_sql", "args": {"sql": sql, "database_id": 1}, "id": "c1"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+async def test_a_dev_write_card_offers_approving_similar_ones_unticked(site: Any) -> None:
+    async with site(_dml) as s:
+        page = await s.page(DATASET, Role.engineer)
+        await ask(page, "обнови регионы в заказах")
+        card = page.locator(".card").first
+        similar = card.get_by_label("Одобрять похожие до конца сеанса")
+        await expect(similar).not_to_be_checked()
+        await screenshot(page, "agent-card-similar-desktop")
+        await page.set_viewport_size(PHONE)
+        await card.scroll_into_view_if_needed()
+        await screenshot(page, "agent-card-similar-phone")
+        await card.locator("button", has_text="Отклонить").click()
+        await expect(card.locator(".card-stamp")).to_contain_text("Отклонено")
