@@ -143,7 +143,11 @@ def apply_edit(
         tool.args_model.model_validate({**card_args, **changed})
     except ValidationError as exc:
         field = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else "args"
-        label = offered[field].label if field in offered else field
+        label = (
+            offered[field].label
+            if field in offered
+            else answer_texts.CARD_LABELS.get(field, texts.EDIT_THIS_FIELD)
+        )
         raise EditRefused(field, texts.EDIT_INVALID.format(label=label)) from exc
     said = []
     for field, value in changed.items():

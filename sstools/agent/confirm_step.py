@@ -43,13 +43,13 @@ def confirm(state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         why = "mismatch"
     elif valid and answer["decision"] == "edit" and isinstance(answer.get("edited_args"), dict):
         # The person changed the card: the edited call is checked and planned again from the
-        # start (assess), and gets a card of its own; nothing runs from this one.
-        edited: ToolCall = {
-            **call,
-            "args": answer["edited_args"],
-            "edited": str(answer.get("changes") or ""),
-        }
+        # start (assess), and gets a card of its own; nothing runs from this one. The history
+        # holds the call as it will run (the turn's bookkeeping reads it there); the model is
+        # told of every change with its result.
+        changes = [said for said in (call.get("edited"), answer.get("changes")) if said]
+        edited: ToolCall = {**call, "args": answer["edited_args"], "edited": "; ".join(changes)}
         return {
+            "messages": step_messages.with_edited_call(state.get("messages", []), edited),
             "queue": [edited, *state.get("queue", [])],
             "current": None,
             "emit": [],

@@ -8,17 +8,17 @@ from collections.abc import Awaitable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints, ValidationError
 
 from sstools.agent import explain, texts
 from sstools.agent.api import ConversationDep, RuntimeDep, TokenDep
 from sstools.agent.approvals_api import ask_second_if_needed
 from sstools.agent.card_edits import apply_edit
 from sstools.agent.events import ConfirmRequired
+from sstools.agent.guardrails import may_approve_similar
 from sstools.agent.run.approvals import approvals_needed
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
-from sstools.agent.tools import CATALOGUE, ToolKind
-from sstools.environments import Stage
+from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.errors import field_error
@@ -108,16 +108,25 @@ async def _resumed(resuming: Awaitable[str]) -> str:
 
 
 def _may_approve_similar(confirmation: Confirmation, decision: str, services: Services) -> bool:
-    """Only an approval of a write to a dev environment that one person approves; never prod."""
-    card = ConfirmRequired.model_validate(confirmation.event)
+    """Only an approval of a plan-bound write to a dev environment that one person approves."""
+    card, tool = _card(confirmation)
     env = services.environments.get(confirmation.env_id) if confirmation.env_id else None
     return (
         decision == "approve"
         and env is not None
-        and env.stage is Stage.dev  # the registry's stage now, not the card's
-        and card.decision.kind is ToolKind.write
+        and may_approve_similar(tool, card.decision.kind, env.stage)  # the stage now
         and approvals_needed(services.settings, services.environments, env.id) == 1
     )
+
+
+def _card(confirmation: Confirmation) -> tuple[ConfirmRequired, ToolSpec]:
+    """The card as it was shown, and its tool; a card of a tool gone since (or of an older
+    shape) can no longer be decided this way: 409."""
+    try:
+        card = ConfirmRequired.model_validate(confirmation.event)
+        return card, CATALOGUE[card.tool]
+    except (ValidationError, KeyError) as exc:
+        raise HTTPException(409, texts.CONFIRMATION_UNDECIDABLE) from exc
 
 
 async def _edit(
@@ -130,8 +139,8 @@ async def _edit(
 ) -> DecisionResponse:
     """The person changed the card: checked against what it offered (else 422 naming the
     field), then the run resumes with the edited call, which gets a plan and a card of its own."""
-    card = ConfirmRequired.model_validate(confirmation.event)
-    edited = apply_edit(CATALOGUE[card.tool], card.args, card.decision.edits, given)
+    card, tool = _card(confirmation)
+    edited = apply_edit(tool, card.args, card.decision.edits, given)
     run_id = await _resumed(runtime.edit(confirmation, edited, user, token))
     await audit.record(
         session,

@@ -33,7 +33,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from sstools.agent import confirm_step, prompt, replies, step_messages, texts
+from sstools.agent import confirm_step, prompt, replies, step_messages
 from sstools.agent import turn as this_turn
 from sstools.agent.capabilities import capabilities
 from sstools.agent.card_edits import card_edits
@@ -42,7 +42,11 @@ from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, enco
 from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
 from sstools.agent.explain import ModelFailed
 from sstools.agent.graph_state import AgentState, Page, TurnState, approved_plan
-from sstools.agent.guardrails import GuardrailDecision, card_arguments, plan_impact
+from sstools.agent.guardrails import (
+    card_arguments,
+    may_approve_similar,
+    plan_impact,
+)
 from sstools.agent.invocation import (
     NeedsConfirmation,
     PendingCall,
@@ -63,21 +67,13 @@ from sstools.agent.selection import (
 from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentError, ToolSpec
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.environments import EnvironmentRegistry, Stage
+from sstools.environments import EnvironmentRegistry
 from sstools.llm.function_model import FunctionChatModel
 
 RECURSION_LIMIT = 40
 _DEFAULTS = Settings.model_fields
 
 _log = structlog.get_logger("sstools.agent")
-
-
-def _approved_ahead(tool: ToolSpec, decision: GuardrailDecision, context: RunContext) -> bool:
-    """A write to a dev environment the person approved for similar calls in this conversation:
-    the same tool, environment and kind. Never another stage, whatever was stored."""
-    if decision.stage is not Stage.dev or decision.env_id is None:
-        return False
-    return (tool.name, decision.env_id, decision.kind.value) in context.approved_similar
 
 
 def _step(
@@ -302,14 +298,18 @@ class AgentGraph:
             page.context.object_name if page.context else None,
             self._environments,
         )
-        edits = card_edits(
-            verdict.tool,
-            verdict.args,
-            page.scope,
-            page.context.object_name if page.context else None,
-            self._environments,
+        name = page.context.object_name if page.context else None
+        decision = verdict.decision.model_copy(
+            update={
+                "arguments": arguments,
+                "edits": card_edits(
+                    verdict.tool, verdict.args, page.scope, name, self._environments
+                ),
+                "similar": may_approve_similar(
+                    verdict.tool, verdict.decision.kind, verdict.decision.stage
+                ),
+            }
         )
-        decision = verdict.decision.model_copy(update={"arguments": arguments, "edits": edits})
         preview_of = verdict.tool.preview
         if isinstance(verdict, NeedsConfirmation) and preview_of is not None:
             try:
@@ -323,8 +323,12 @@ class AgentGraph:
                 said, message = instead
                 return {"messages": [message], "queue": rest, "current": None, "emit": emit + said}
             decision = decision.model_copy(update=plan_impact(preview.answer))
-        ahead = decision.needs_confirmation and _approved_ahead(
-            verdict.tool, decision, runtime.context
+        # Approved ahead («одобрять похожие», dev only, checked now); an edited call gets a card.
+        ahead = (
+            decision.needs_confirmation
+            and decision.similar
+            and not call.get("edited")
+            and runtime.context.approved(verdict.tool.name, decision.env_id, decision.kind)
         )
         if ahead:  # the tool line says why no card: «одобрять похожие» on an earlier dev card
             emit = [encode(ToolCallEvent.model_validate({**emit[0], "approved_ahead": True}))]
@@ -354,11 +358,8 @@ class AgentGraph:
             _log.exception("tool call failed unexpectedly", tool=tool.name, run_id=run_id)
             result, crash = step_messages.crashed(tool), True
         emit, halted = step_messages.result_events(tool, call, result, run_id, crash=crash)
-        content = result.content
-        if call.get("edited"):  # the model is told what the person changed before approving
-            content = f"{texts.EDITED_BY_PERSON.format(changes=call['edited'])}\n{content}"
         message = ToolMessage(
-            content=content,
+            content=step_messages.told_of_edit(result.content, call),
             tool_call_id=call["id"],
             name=tool.name,
             status="success" if result.outcome is Outcome.ok else "error",

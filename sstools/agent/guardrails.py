@@ -104,9 +104,23 @@ class GuardrailDecision(BaseModel):
     arguments: list[CardArgument] = []
     # What the person may change before deciding: the server plans the edited call again.
     edits: list[CardEdit] = []
+    # The card may be approved «for similar ones» (see :func:`may_approve_similar`).
+    similar: bool = False
 
 
 _ALWAYS_DANGEROUS = frozenset({"run_backup"})
+
+
+def may_approve_similar(tool: ToolSpec, kind: ToolKind, stage: Stage | None) -> bool:
+    """«Одобрять похожие до конца сеанса»: only a write to a dev environment that applies a plan
+    the server makes (a deploy, a migration, a restore, a rollback: bounded to dashboards, bound
+    to a fresh digest each time) — never SQL, a backup, git, staging or prod."""
+    return (
+        stage is Stage.dev
+        and kind is ToolKind.write
+        and tool.preview is not None
+        and tool.name not in _ALWAYS_DANGEROUS
+    )
 
 
 def decide(

@@ -9,7 +9,7 @@ import json
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
-from sstools.agent import explain
+from sstools.agent import explain, texts
 from sstools.agent.events import (
     Cancelled,
     EncodedEvent,
@@ -171,3 +171,34 @@ def result_events(
     elif crash:
         emit.append(encode(ErrorEvent(code="tool_error", message=message, run_id=run_id)))
     return emit, False
+
+
+def with_edited_call(messages: list[AnyMessage], edited: ToolCall) -> list[AnyMessage]:
+    """The model's message that made the call, with the call's arguments as the person edited
+    them (same message id: the history's reducer replaces it), or nothing if it is not there."""
+    for message in reversed(messages):
+        if isinstance(message, AIMessage) and any(
+            one["id"] == edited["id"] for one in message.tool_calls
+        ):
+            calls = [
+                {**one, "args": edited["args"]} if one["id"] == edited["id"] else one
+                for one in message.tool_calls
+            ]
+            return [message.model_copy(update={"tool_calls": calls})]
+    return []
+
+
+def told_of_edit(content: str, call: ToolCall) -> str:
+    """A tool's result as the model reads it, with what the person changed on the card first
+    (kept JSON where it was: the offline answers and the turn's bookkeeping parse it)."""
+    changes = call.get("edited")
+    if not changes:
+        return content
+    note = texts.EDITED_BY_PERSON.format(changes=changes)
+    try:
+        payload = json.loads(content)
+    except ValueError:
+        return f"{note}\n{content}"
+    if isinstance(payload, dict):
+        return json.dumps({"edited_by_person": note, **payload}, ensure_ascii=False)
+    return f"{note}\n{content}"

@@ -33,6 +33,7 @@ from sstools.environments import Environment, EnvironmentRegistry, Stage
 from sstools.tasks import TooManyTasks
 from sstools.testing import LiveServer, Script, ScriptedChatModel
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
+from tests.agent.deploy_server import deploys  # noqa: F401  (a fixture)
 from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
 
 

@@ -1,6 +1,7 @@
 """«Одобрять похожие до конца сеанса» (issue 25 §1), over real HTTP and SSE with a scripted model:
-a dev approval that covers similar calls runs the same tool in the same dev environment without
-a card for the rest of the conversation; it is never offered for, nor applied to, prod."""
+a dev approval of a plan-bound write that covers similar calls runs the same tool into the same
+dev environment without a card for the rest of the conversation — each time on a plan made
+afresh — and never covers SQL, another conversation, staging or prod."""
 
 from __future__ import annotations
 
@@ -8,77 +9,86 @@ from typing import Any
 
 from sstools.auth.roles import Role
 from sstools.testing import call_tool
-from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import dataset_context
+from tests.agent.conftest import dashboard_context, dataset_context
+from tests.agent.deploy_server import DeployServer
 from tests.support import read_events, types
 
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+TO_DEV = {"dashboard_ids": [10, 11], "target_env_id": "ss-dev"}
+ASKED = "перенеси дашборды 10 и 11 в dev"
 
 
-async def _turn(agent: Any, cid: str, env_id: str, after: int | None) -> list[dict[str, Any]]:
-    await agent.send(cid, "удали продажи", dataset_context(env_id=env_id))
+async def _turn(agent: Any, cid: str, after: int | None, text: str = ASKED) -> list[dict[str, Any]]:
+    await agent.send(cid, text, dashboard_context(env_id="staging"))
     return await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=after)
 
 
-def _sql_runs(fake: FakeSuperset) -> int:
-    """SQL Superset ran (the fake answers for every environment)."""
-    return len(fake.executed_sql)
+async def _approve(agent: Any, cid: str, card: dict[str, Any], **body: Any) -> Any:
+    return await agent.client.post(
+        f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+        json={"decision": "approve", **body},
+        headers=agent.auth(Role.engineer),
+    )
 
 
-async def test_a_dev_approval_for_similar_calls_skips_the_next_cards_in_dev_only(
-    make_agent: Any, fake_superset: FakeSuperset
+async def test_a_dev_approval_for_similar_calls_runs_the_next_ones_on_fresh_plans_without_a_card(
+    make_agent: Any, deploys: tuple[DeployServer, str]
 ) -> None:
-    async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=1) as agent:
+    server, url = deploys
+    async with make_agent(call_tool("execute_migration", TO_DEV), tools_base_url=url) as agent:
         cid = await agent.conversation()
-        first = await _turn(agent, cid, "ss-dev", None)
+        first = await _turn(agent, cid, None)
         card = first[-1]
         assert card["type"] == "confirm_required", first
-        approved = await agent.client.post(
-            f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-            json={"decision": "approve", "similar": True},
-            headers=agent.auth(Role.engineer),
-        )
-        assert approved.status_code == 200, approved.text
+        assert card["decision"]["similar"] is True  # a plan-bound write to dev
+        assert (await _approve(agent, cid, card, similar=True)).status_code == 200
         ran = await read_events(
             agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
         )
-        assert _sql_runs(fake_superset) == 1
+        assert len(server.applies) == 1
 
-        # The same call in the same dev environment: no card, it runs, and its line says why.
-        again = await _turn(agent, cid, "ss-dev", ran[-1]["_id"])
+        # The same call into the same dev environment: no card, it runs, its line says why.
+        plans = len(server.plans)
+        again = await _turn(agent, cid, ran[-1]["_id"])
         assert "confirm_required" not in types(again), again
         call = next(event for event in again if event["type"] == "tool_call")
         assert call["approved_ahead"] is True
         assert [e["outcome"] for e in again if e["type"] == "tool_result"] == ["ok"]
-        assert _sql_runs(fake_superset) == 2
+        assert len(server.applies) == 2
+        assert len(server.plans) == plans + 1  # planned afresh, applied by that plan's digest
+        assert server.applies[-1]["digest"] == DeployServer.plan_of(server.plans[-1])["digest"]
 
-        # prod in the same conversation still asks, and may not be approved «similar».
-        prod = await _turn(agent, cid, "prod", again[-1]["_id"])
-        prod_card = prod[-1]
-        assert prod_card["type"] == "confirm_required", prod
-        refused = await agent.client.post(
-            f"/api/agent/conversations/{cid}/confirmations/{prod_card['confirmation_id']}",
-            json={"decision": "approve", "similar": True},
-            headers=agent.auth(Role.engineer),
-        )
+        # Another conversation of the same person asks again.
+        other = await agent.conversation()
+        fresh = await _turn(agent, other, None)
+        assert fresh[-1]["type"] == "confirm_required", fresh
+        assert (await agent.decide(other, fresh[-1]["confirmation_id"], "deny")).status_code == 200
+    assert len(server.applies) == 2
+
+
+async def test_similar_is_refused_for_prod_and_for_sql_and_the_card_still_waits(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    server, url = deploys
+    to_prod = {"dashboard_ids": [10, 11], "target_env_id": "prod"}
+    async with make_agent(
+        call_tool("execute_migration", to_prod), tools_base_url=url, approvals_prod=1
+    ) as agent:
+        cid = await agent.conversation()
+        card = (await _turn(agent, cid, None, "перенеси дашборды 10 и 11 в prod"))[-1]
+        assert card["decision"]["similar"] is False
+        refused = await _approve(agent, cid, card, similar=True)
         assert refused.status_code == 422
         assert refused.json()["detail"][0]["loc"] == ["body", "similar"]
         assert "dev" in refused.json()["detail"][0]["msg"]
-        assert _sql_runs(fake_superset) == 2  # nothing ran in prod
-        denied = await agent.decide(cid, prod_card["confirmation_id"], "deny")
-        assert denied.status_code == 200
+        assert server.applies == []
+        assert (await _approve(agent, cid, card)).status_code == 200  # still waits: as it was
+    assert len(server.applies) == 1
 
-
-async def test_without_the_tick_every_dev_call_asks_again(
-    make_agent: Any, fake_superset: FakeSuperset
-) -> None:
-    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+    delete = {"sql": "delete from sales where 1=1", "database_id": 1}
+    async with make_agent(call_tool("superset_execute_sql", delete)) as agent:
         cid = await agent.conversation()
-        card = (await _turn(agent, cid, "ss-dev", None))[-1]
-        assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
-        ran = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
-        again = await _turn(agent, cid, "ss-dev", ran[-1]["_id"])
-        assert again[-1]["type"] == "confirm_required", again
-        assert (await agent.decide(cid, again[-1]["confirmation_id"], "deny")).status_code == 200
+        await agent.send(cid, "удали продажи", dataset_context(env_id="ss-dev"))
+        card = (await read_events(agent.client, cid, agent.auth(Role.engineer)))[-1]
+        assert card["decision"]["stage"] == "dev"
+        assert card["decision"]["similar"] is False  # SQL is never approved ahead
+        assert (await _approve(agent, cid, card, similar=True)).status_code == 422

@@ -8,91 +8,25 @@ tests/integration/test_card_edits.py.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from sqlalchemy import select
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from sstools.agent.card_edits import EditRefused, apply_edit, card_edits
 from sstools.agent.context import ObjectType
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.auth.roles import Role
 from sstools.storage.models import AuditEntry
-from sstools.testing import LiveServer, call_tool
+from sstools.testing import call_tool
 from tests.agent.conftest import ENVS, dashboard_context
+from tests.agent.deploy_server import DeployServer
 from tests.support import read_events, types
 
 MIGRATE = {"dashboard_ids": [10, 11, 12], "target_env_id": "prod"}
-NAMES = {10: "Отчёт", 11: "Продажи", 12: "Склад"}
-
-
-class DeployServer:
-    """The domain API's plan and apply, as far as these tests need: a plan names the requested
-    dashboards and the target, its digest is of the request; every request is kept."""
-
-    def __init__(self) -> None:
-        self.plans: list[dict[str, Any]] = []
-        self.applies: list[dict[str, Any]] = []
-
-    @staticmethod
-    def plan_of(body: dict[str, Any]) -> dict[str, Any]:
-        request = {key: body[key] for key in ("dashboard_ids", "target_env_id")}
-        digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
-        dashboards = [
-            {
-                "kind": "dashboard",
-                "uuid": f"u{one}",
-                "name": NAMES[one],
-                "action": "update",
-                "fields": ["css"],
-            }
-            for one in body["dashboard_ids"]
-        ]
-        return {
-            "source": {"env_id": "ss-dev"},
-            "target_env_id": body["target_env_id"],
-            "target_stage": "prod" if body["target_env_id"] == "prod" else "staging",
-            "dashboards": dashboards,
-            "objects": dashboards,
-            "dashboards_changed": len(dashboards),
-            "applicable": True,
-            "summary": "",
-            "digest": digest,
-        }
-
-    async def plan(self, request: Request) -> Response:
-        body = await request.json()
-        self.plans.append(body)
-        return JSONResponse(self.plan_of(body))
-
-    async def apply(self, request: Request) -> Response:
-        body = await request.json()
-        self.applies.append(body)
-        if body.get("digest") != self.plan_of(body)["digest"]:
-            return JSONResponse({"detail": "цель изменилась"}, status_code=409)
-        task = {"id": "a" * 32, "kind": "migration", "status": "queued", "env_id": "staging"}
-        return JSONResponse(task, status_code=202)
-
-
-@pytest.fixture
-def deploys() -> Iterator[tuple[DeployServer, str]]:
-    server = DeployServer()
-    app = Starlette(
-        routes=[
-            Route("/api/deploy/plan", server.plan, methods=["POST"]),
-            Route("/api/migrations", server.apply, methods=["POST"]),
-        ]
-    )
-    with LiveServer(app) as live:
-        yield server, live.url
 
 
 async def _card(agent: Any) -> tuple[str, dict[str, Any]]:
@@ -175,8 +109,16 @@ async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_pl
     # The model is told what the person changed with the result of the call it made.
     result = next(m for m in agent.model.prompts[-1] if isinstance(m, ToolMessage))
     told = str(result.content)
-    assert told.startswith("Человек изменил параметры на карточке перед подтверждением")
-    assert "(Дашборды: #10, #11, #12 → #10, #11; Куда: prod (Prod) → staging (Staging))" in told
+    payload = json.loads(told)  # still the result's JSON, the person's changes first in it
+    assert next(iter(payload)) == "edited_by_person"
+    assert payload["edited_by_person"].startswith(
+        "Человек изменил параметры на карточке перед подтверждением "
+        "(Дашборды: #10, #11, #12 → #10, #11; Куда: prod (Prod) → staging (Staging))"
+    )
+    assert payload["id"] == "a" * 32
+    # The history holds the call as it ran: a repeat of the model's original is not «answered».
+    made = next(m for m in agent.model.prompts[-1] if isinstance(m, AIMessage) and m.tool_calls)
+    assert made.tool_calls[0]["args"]["target_env_id"] == "staging"
 
 
 @pytest.mark.parametrize(
@@ -262,3 +204,39 @@ def test_a_git_card_offers_its_message_and_branch_as_text_within_the_tools_limit
             apply_edit(branch, {"name": "feature/energy"}, edits, {"name": bad})
         assert refused.value.field == "args.name"
         assert "«Ветка»" in refused.value.message
+
+
+async def test_an_expired_card_cannot_be_edited_and_a_prod_target_still_needs_a_second_person(
+    make_agent: Any, deploys: tuple[DeployServer, str], settings: Any
+) -> None:
+    server, url = deploys
+    to_staging = {**MIGRATE, "target_env_id": "staging"}
+    async with make_agent(
+        call_tool("execute_migration", to_staging), tools_base_url=url, approvals_prod=2
+    ) as agent:
+        now = datetime.now(UTC)
+        agent.app.state.agent.clock = lambda: now
+        cid, card = await _card(agent)
+        assert card["decision"]["stage"] == "staging"
+        # Edited to prod (two people by default): the new card's approval asks a second one.
+        answer = await _edit(agent, cid, card, {"target_env_id": "prod"})
+        assert answer.status_code == 200, answer.text
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        new = events[-1]
+        assert new["decision"]["stage"] == "prod"
+        assert new["decision"]["level"] == "dangerous"
+        approved = await agent.decide(cid, new["confirmation_id"], "approve")
+        assert approved.json()["status"] == "awaiting_second"
+        assert server.applies == []
+
+    async with make_agent(call_tool("execute_migration", MIGRATE), tools_base_url=url) as agent:
+        moment = datetime.now(UTC)
+        agent.app.state.agent.clock = lambda: moment
+        cid, card = await _card(agent)
+        moment += timedelta(seconds=settings.confirmation_ttl_s + 1)
+        late = await _edit(agent, cid, card, {"target_env_id": "staging"})
+        assert late.status_code == 409
+        assert "истекло" in late.json()["detail"]
+    assert server.applies == []

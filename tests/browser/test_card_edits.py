@@ -11,11 +11,11 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from playwright.async_api import ViewportSize, expect
 
 from sstools.auth.roles import Role
+from sstools.sandbox.seed import DRIFTED_DASHBOARD
 from tests.browser.conftest import ask, drift, screenshot
 from tests.integration.deploy_support import Restore, Superset
 
 AGENT = "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/dashboards/10"
-DATASET = "/agent?objectType=dataset&objectId=1&envId=ss-dev&route=/datasets/1"
 PHONE = ViewportSize(width=390, height=844)
 DESKTOP = ViewportSize(width=1280, height=900)
 
@@ -91,24 +91,38 @@ async def test_a_person_changes_the_target_on_the_card_and_approves_the_new_plan
         await expect(page.locator(".card button")).to_have_count(0)
 
 
-def _dml(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+def _to_dev(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
     if isinstance(messages[-1], ToolMessage):
         return AIMessage(content="Готово.")
-    sql = "update sales_orders set region = region where 1 = 0"
-    call = {"name": "superset_execute_sql", "args": {"sql": sql, "database_id": 1}, "id": "c1"}
+    call = {"name": "deploy_dashboard", "args": {"target_env_id": "ss-dev"}, "id": "c1"}
     return AIMessage(content="", tool_calls=[call])
 
 
-async def test_a_dev_write_card_offers_approving_similar_ones_unticked(site: Any) -> None:
-    async with site(_dml) as s:
-        page = await s.page(DATASET, Role.engineer)
-        await ask(page, "обнови регионы в заказах")
+async def test_a_dev_deploy_card_offers_approving_similar_ones_unticked(
+    site: Any, superset: Superset
+) -> None:
+    """ss-dev's «Energy KPIs» differs from staging's (the sandbox's own drift): a deploy of
+    staging's copy into dev has a plan, and its card offers «похожие», unticked."""
+    query = {
+        "columns": ["id"],
+        "filters": [{"col": "dashboard_title", "opr": "eq", "value": DRIFTED_DASHBOARD}],
+    }
+    found = (await superset("staging").get_json("/api/v1/dashboard/", query=query))["result"]
+    staging_id = int(found[0]["id"])
+    path = (
+        f"/agent?objectType=dashboard&objectId={staging_id}&envId=staging"
+        f"&route=/dashboards/{staging_id}"
+    )
+    async with site(_to_dev) as s:
+        page = await s.page(path, Role.engineer)
+        await ask(page, "разверни этот дашборд в dev")
         card = page.locator(".card").first
+        await expect(card.locator(".badge")).to_have_text("dev")
         similar = card.get_by_label("Одобрять похожие до конца сеанса")
         await expect(similar).not_to_be_checked()
         await screenshot(page, "agent-card-similar-desktop")
         await page.set_viewport_size(PHONE)
         await card.scroll_into_view_if_needed()
         await screenshot(page, "agent-card-similar-phone")
-        await card.locator("button", has_text="Отклонить").click()
+        await card.locator("button", has_text="Отклонить").click()  # dev stays as it is
         await expect(card.locator(".card-stamp")).to_contain_text("Отклонено")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sstools.agent.tools import ToolKind
 from sstools.auth.roles import Role
 
 
@@ -22,6 +23,10 @@ class RunContext:
     # (tool, environment, kind) the person approved for similar calls in this conversation
     # (dev only: the graph checks the stage again before it skips a card).
     approved_similar: frozenset[tuple[str, str, str]] = frozenset()
+
+    def approved(self, tool: str, env_id: str | None, kind: ToolKind) -> bool:
+        """Whether the person approved this tool, environment and kind for similar calls."""
+        return env_id is not None and (tool, env_id, kind.value) in self.approved_similar
 
     def acting_role(self) -> Role:
         if self.role is None:

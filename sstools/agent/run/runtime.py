@@ -82,6 +82,7 @@ class AgentRuntime:
         checkpoints: Checkpoints,
         confirmation_ttl_s: float,
         streams: StreamSlots,
+        similar_allowed: bool = True,
         runs_per_user: int,
         locks: RunLocks | None = None,
         listener: EventListener | None = None,
@@ -98,6 +99,7 @@ class AgentRuntime:
         )
         self._listener = listener
         self._ttl = timedelta(seconds=confirmation_ttl_s)
+        self._similar_allowed = similar_allowed
         self.streams = streams
         self.clock = clock  # confirmation expiry reads only this, so tests can move time
         self._stack = contextlib.AsyncExitStack()
@@ -161,6 +163,7 @@ class AgentRuntime:
             # Before the claim, a third of the time the embedding has to hide in; a 409 or
             # 429 from the claim then wastes one embedding (≈ 25 ms of one core).
             self._on_message(text)
+        ahead = await self._approved_similar(conversation_id, user.username)
         run_id = await self.claims.claim(conversation_id, capped_for=user.username)
         raw_context = context.public() if context else None
 
@@ -189,7 +192,7 @@ class AgentRuntime:
             role=user.role,
             token=token,
             run_id=run_id,
-            approved_similar=await self._approved_similar(conversation_id, user.username),
+            approved_similar=ahead,
         )
         self._spawn(conversation_id, state, acting, started=True)
         return run_id
@@ -257,6 +260,10 @@ class AgentRuntime:
                 won = await record(session, now)
             if not won:
                 raise AlreadyDecided(confirmation.id)
+            # With the decision just recorded: an approval «for similar ones» counts at once.
+            ahead = await self._approved_similar(
+                confirmation.conversation_id, resolution.acting.username
+            )
         except BaseException:
             await self.claims.release(confirmation.conversation_id, run_id)
             raise
@@ -280,9 +287,7 @@ class AgentRuntime:
             role=acting.role,
             token=resolution.token,
             run_id=run_id,
-            approved_similar=await self._approved_similar(
-                confirmation.conversation_id, acting.username
-            ),
+            approved_similar=ahead,
         )
         # Who decided and when, at the head of the run the decision starts: the card is stamped
         # from it, live and when the page is rebuilt from the log.
@@ -301,6 +306,8 @@ class AgentRuntime:
     async def _approved_similar(
         self, conversation_id: str, username: str
     ) -> frozenset[tuple[str, str, str]]:
+        if not self._similar_allowed:  # dev needs two people now: nothing approved ahead
+            return frozenset()
         async with self._sessions() as session:
             return await confirmations.approved_similar(session, conversation_id, username)
 

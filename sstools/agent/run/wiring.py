@@ -65,6 +65,7 @@ def build_agent(
             else partial(sqlite_checkpoints, str(settings.checkpoints_file))
         ),
         confirmation_ttl_s=settings.confirmation_ttl_s,
+        similar_allowed=settings.approvals_dev == 1,  # «одобрять похожие» is one person's call
         streams=StreamSlots(
             per_user=settings.agent_streams_per_user,
             per_conversation=settings.agent_streams_per_conversation,

@@ -217,7 +217,10 @@
         actions.append(change);
       }
       actions.append(why);
-      item.append(actions);
+      const problem = element("p", "card-edit-problem");
+      problem.setAttribute("role", "alert");
+      problem.hidden = true;
+      item.append(actions, problem);
       if (form) item.append(form);
 
       // The card is stamped by the decision's own event (run_started.decided), not by the click.
@@ -230,6 +233,12 @@
           `/api/agent/conversations/${conversationId()}/confirmations/${event.confirmation_id}`,
           { method: "POST", body },
         );
+        if (response.status === 422) { // refused as asked (e.g. «похожие» here): say why, retry
+          problem.textContent = await refusal(response);
+          problem.hidden = false;
+          lock(false);
+          return;
+        }
         // awaiting_second: the approval_waiting event re-draws the card (live and on a reload).
         if (!item.dataset.decided) item.dataset.decided = response.ok ? choice : "late";
       };
@@ -285,6 +294,7 @@
       shown.element.querySelector(".card-actions")?.remove();
       shown.element.querySelector(".card-waiting")?.remove();
       shown.element.querySelector(".card-edit")?.remove();
+      shown.element.querySelector(".card-edit-problem")?.remove();
       const second = shown.status === "approved" && decided?.first_by;
       let said = format(ui[second ? "card_second_approved" : words], {
         who: decided?.by || "", when: decided ? moment(decided.at) : "", first: decided?.first_by || "",

@@ -1,0 +1,82 @@
+"""A stand-in for the domain API's plan and apply, for agent tests that need a plan per request:
+a plan names the requested dashboards and the target, its digest is of the request, and the
+apply refuses a digest that is not the plan's (409, as the real one does when the target moved).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from sstools.testing import LiveServer
+
+NAMES = {10: "Отчёт", 11: "Продажи", 12: "Склад"}
+
+
+class DeployServer:
+    """The domain API's plan and apply, as far as these tests need: a plan names the requested
+    dashboards and the target, its digest is of the request; every request is kept."""
+
+    def __init__(self) -> None:
+        self.plans: list[dict[str, Any]] = []
+        self.applies: list[dict[str, Any]] = []
+
+    @staticmethod
+    def plan_of(body: dict[str, Any]) -> dict[str, Any]:
+        request = {key: body[key] for key in ("dashboard_ids", "target_env_id")}
+        digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+        dashboards = [
+            {
+                "kind": "dashboard",
+                "uuid": f"u{one}",
+                "name": NAMES[one],
+                "action": "update",
+                "fields": ["css"],
+            }
+            for one in body["dashboard_ids"]
+        ]
+        return {
+            "source": {"env_id": "ss-dev"},
+            "target_env_id": body["target_env_id"],
+            "target_stage": "prod" if body["target_env_id"] == "prod" else "staging",
+            "dashboards": dashboards,
+            "objects": dashboards,
+            "dashboards_changed": len(dashboards),
+            "applicable": True,
+            "summary": "",
+            "digest": digest,
+        }
+
+    async def plan(self, request: Request) -> Response:
+        body = await request.json()
+        self.plans.append(body)
+        return JSONResponse(self.plan_of(body))
+
+    async def apply(self, request: Request) -> Response:
+        body = await request.json()
+        self.applies.append(body)
+        if body.get("digest") != self.plan_of(body)["digest"]:
+            return JSONResponse({"detail": "цель изменилась"}, status_code=409)
+        task = {"id": "a" * 32, "kind": "migration", "status": "queued", "env_id": "staging"}
+        return JSONResponse(task, status_code=202)
+
+
+@pytest.fixture
+def deploys() -> Iterator[tuple[DeployServer, str]]:
+    server = DeployServer()
+    app = Starlette(
+        routes=[
+            Route("/api/deploy/plan", server.plan, methods=["POST"]),
+            Route("/api/migrations", server.apply, methods=["POST"]),
+        ]
+    )
+    with LiveServer(app) as live:
+        yield server, live.url
