@@ -264,11 +264,18 @@
 
     // The requester approved a write that needs two people (approval_waiting): the card loses its
     // buttons and says it waits for a second person, with the request's page to share.
+    // Nothing left to answer on the card: its buttons, its edit form and what they said go.
+    function unanswerable(item) {
+      for (const part of item.querySelectorAll(".card-actions, .card-edit, .card-edit-problem")) {
+        part.remove();
+      }
+    }
+
     function waiting(event) {
       const shown = cards.get(event.confirmation_id);
       if (!shown || shown.status) return;
       shown.element.dataset.decided = "awaiting-second";
-      shown.element.querySelector(".card-actions")?.remove();
+      unanswerable(shown.element); // a request waiting for a second person is not edited either
       shown.element.querySelector(".card-waiting")?.remove();
       const box = element("div", "card-waiting");
       box.append(element("p", "card-stamp stamp-awaiting-second", format(ui.card_awaiting_second, {
@@ -291,10 +298,8 @@
       shown.status = decided ? decided.status : "settled";
       const [value, words] = STAMPS[shown.status] || ["settled", "card_settled"];
       shown.element.dataset.decided = value;
-      shown.element.querySelector(".card-actions")?.remove();
+      unanswerable(shown.element);
       shown.element.querySelector(".card-waiting")?.remove();
-      shown.element.querySelector(".card-edit")?.remove();
-      shown.element.querySelector(".card-edit-problem")?.remove();
       const second = shown.status === "approved" && decided?.first_by;
       let said = format(ui[second ? "card_second_approved" : words], {
         who: decided?.by || "", when: decided ? moment(decided.at) : "", first: decided?.first_by || "",
