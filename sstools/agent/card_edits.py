@@ -1,5 +1,6 @@
 """Cards a person can edit (issue 25 §2): which arguments of a call its card offers to change,
-with their choices, and a person's edit checked against exactly those.
+with their choices, and a person's edit checked against exactly those; and which cards may be
+approved «for similar ones» (§1).
 
 An edit runs nothing. The paused run resumes with the edited call, which the graph's ``assess``
 step checks and plans again like any call the model made (role, environment, the page's object,
@@ -16,10 +17,17 @@ from pydantic import ValidationError
 
 from sstools.agent import texts
 from sstools.agent.context import ObjectType
-from sstools.agent.guardrails import CardEdit, EditChoice, dashboard_label, env_label
+from sstools.agent.guardrails import (
+    CardEdit,
+    EditChoice,
+    GuardrailDecision,
+    card_arguments,
+    dashboard_label,
+    env_label,
+)
 from sstools.agent.texts import answers as answer_texts
-from sstools.agent.tools import CallScope, ToolArgs, ToolSpec
-from sstools.environments import EnvironmentRegistry
+from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolSpec
+from sstools.environments import EnvironmentRegistry, Stage
 from sstools.errors import SstoolsError
 
 
@@ -101,6 +109,31 @@ def card_edits(
                 CardEdit(field=field, label=label, kind="text", value=value, max_length=limit)
             )
     return out
+
+
+def card_decision(
+    tool: ToolSpec,
+    args: ToolArgs,
+    decision: GuardrailDecision,
+    scope: CallScope,
+    object_name: str | None,
+    environments: EnvironmentRegistry,
+) -> GuardrailDecision:
+    """The card's decision with what the person reads and may do on it: the arguments in
+    words, the edits it offers, and whether it may be approved «for similar ones»."""
+    update = {
+        "arguments": card_arguments(tool, args, scope, object_name, environments),
+        "edits": card_edits(tool, args, scope, object_name, environments),
+        "similar": may_approve_similar(tool, decision.kind, decision.stage),
+    }
+    return decision.model_copy(update=update)
+
+
+def may_approve_similar(tool: ToolSpec, kind: ToolKind, stage: Stage | None) -> bool:
+    """«Одобрять похожие до конца сеанса»: only a write to a dev environment that applies a plan
+    the server makes (a deploy, a migration, a restore, a rollback: bounded to dashboards, bound
+    to a fresh digest each time) — never SQL, a backup, git, staging or prod."""
+    return stage is Stage.dev and kind is ToolKind.write and tool.preview is not None
 
 
 def _checked(edit: CardEdit, given: object) -> object:

@@ -13,9 +13,8 @@ from pydantic import BaseModel, Field, StringConstraints, ValidationError
 from sstools.agent import explain, texts
 from sstools.agent.api import ConversationDep, RuntimeDep, TokenDep
 from sstools.agent.approvals_api import ask_second_if_needed
-from sstools.agent.card_edits import apply_edit
+from sstools.agent.card_edits import apply_edit, may_approve_similar
 from sstools.agent.events import ConfirmRequired
-from sstools.agent.guardrails import may_approve_similar
 from sstools.agent.run.approvals import approvals_needed
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.tools import CATALOGUE, ToolSpec

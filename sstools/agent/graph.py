@@ -33,18 +33,15 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from sstools.agent import confirm_step, prompt, replies, step_messages
+from sstools.agent import card_edits, confirm_step, prompt, replies, step_messages
 from sstools.agent import turn as this_turn
 from sstools.agent.capabilities import capabilities
-from sstools.agent.card_edits import card_edits
 from sstools.agent.context import UIContext
 from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
 from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
 from sstools.agent.explain import ModelFailed
 from sstools.agent.graph_state import AgentState, Page, TurnState, approved_plan
 from sstools.agent.guardrails import (
-    card_arguments,
-    may_approve_similar,
     plan_impact,
 )
 from sstools.agent.invocation import (
@@ -291,24 +288,9 @@ class AgentGraph:
         if isinstance(verdict, Refused):
             refused, message = step_messages.refusal(call, verdict, run_id)
             return {"messages": [message], "queue": rest, "current": None, "emit": emit + refused}
-        arguments = card_arguments(
-            verdict.tool,
-            verdict.args,
-            page.scope,
-            page.context.object_name if page.context else None,
-            self._environments,
-        )
         name = page.context.object_name if page.context else None
-        decision = verdict.decision.model_copy(
-            update={
-                "arguments": arguments,
-                "edits": card_edits(
-                    verdict.tool, verdict.args, page.scope, name, self._environments
-                ),
-                "similar": may_approve_similar(
-                    verdict.tool, verdict.decision.kind, verdict.decision.stage
-                ),
-            }
+        decision = card_edits.card_decision(
+            verdict.tool, verdict.args, verdict.decision, page.scope, name, self._environments
         )
         preview_of = verdict.tool.preview
         if isinstance(verdict, NeedsConfirmation) and preview_of is not None:

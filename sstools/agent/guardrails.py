@@ -111,18 +111,6 @@ class GuardrailDecision(BaseModel):
 _ALWAYS_DANGEROUS = frozenset({"run_backup"})
 
 
-def may_approve_similar(tool: ToolSpec, kind: ToolKind, stage: Stage | None) -> bool:
-    """«Одобрять похожие до конца сеанса»: only a write to a dev environment that applies a plan
-    the server makes (a deploy, a migration, a restore, a rollback: bounded to dashboards, bound
-    to a fresh digest each time) — never SQL, a backup, git, staging or prod."""
-    return (
-        stage is Stage.dev
-        and kind is ToolKind.write
-        and tool.preview is not None
-        and tool.name not in _ALWAYS_DANGEROUS
-    )
-
-
 def decide(
     tool: ToolSpec,
     args: ToolArgs,

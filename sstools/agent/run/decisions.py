@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, cast
 
 from sstools.agent.card_edits import EditedCall
+from sstools.agent.events import Decided, DecisionStatus
+from sstools.agent.invocation import ConfirmationAnswer
 from sstools.auth.tokens import Principal
 from sstools.errors import SstoolsError
 from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.models import Confirmation
 
 
 class AlreadyDecided(SstoolsError):
@@ -31,3 +36,34 @@ class Resolution:
     by: str | None = None
     first_by: str | None = None
     edit: EditedCall | None = None  # with ``edited``: the call as the person changed it
+
+    def answer(self, confirmation: Confirmation) -> ConfirmationAnswer:
+        """What the paused run resumes with: this card, these arguments, and the decision
+        (with a denial its reason, with an edit the edited call)."""
+        approved = self.status is ConfirmationStatus.approved
+        edit = self.edit if self.status is ConfirmationStatus.edited else None
+        said: Literal["approve", "deny", "edit"] = (
+            "approve" if approved else "edit" if edit is not None else "deny"
+        )
+        answer: ConfirmationAnswer = {
+            "decision": said,
+            "confirmation_id": confirmation.id,
+            "args_hash": confirmation.args_hash,
+            "reason": None if approved or edit is not None else self.reason,
+        }
+        if edit is not None:
+            answer |= {"edited_args": edit.args, "changes": edit.changes}
+        return answer
+
+    def decided(self, confirmation: Confirmation, at: datetime) -> Decided:
+        """Who decided and when, at the head of the run the decision starts: the card is
+        stamped from it, live and when the page is rebuilt from the log."""
+        return Decided(
+            confirmation_id=confirmation.id,
+            call_id=confirmation.call_id,
+            status=cast(DecisionStatus, self.status.value),
+            by=self.by or self.acting.username,
+            at=at,
+            reason=self.answer(confirmation)["reason"],
+            first_by=self.first_by,
+        )

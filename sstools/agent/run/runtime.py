@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 import structlog
 from langchain_core.messages import AIMessageChunk, HumanMessage
@@ -30,7 +30,6 @@ from sstools.agent.context import UIContext
 from sstools.agent.events import (
     ConfirmRequired,
     Decided,
-    DecisionStatus,
     Done,
     EventLog,
     RunStarted,
@@ -267,20 +266,8 @@ class AgentRuntime:
         except BaseException:
             await self.claims.release(confirmation.conversation_id, run_id)
             raise
-        approved = resolution.status is ConfirmationStatus.approved
-        edit = resolution.edit if resolution.status is ConfirmationStatus.edited else None
-        said: Literal["approve", "deny", "edit"] = (
-            "approve" if approved else "edit" if edit is not None else "deny"
-        )
-        CONFIRMATIONS.labels(said).inc()
-        answer: ConfirmationAnswer = {
-            "decision": said,
-            "confirmation_id": confirmation.id,
-            "args_hash": confirmation.args_hash,
-            "reason": None if approved or edit is not None else resolution.reason,
-        }
-        if edit is not None:
-            answer |= {"edited_args": edit.args, "changes": edit.changes}
+        answer = resolution.answer(confirmation)
+        CONFIRMATIONS.labels(answer["decision"]).inc()
         acting = resolution.acting
         context = RunContext(
             username=acting.username,
@@ -289,17 +276,7 @@ class AgentRuntime:
             run_id=run_id,
             approved_similar=ahead,
         )
-        # Who decided and when, at the head of the run the decision starts: the card is stamped
-        # from it, live and when the page is rebuilt from the log.
-        decided = Decided(
-            confirmation_id=confirmation.id,
-            call_id=confirmation.call_id,
-            status=cast(DecisionStatus, resolution.status.value),
-            by=resolution.by or acting.username,
-            at=now,
-            reason=answer["reason"],
-            first_by=resolution.first_by,
-        )
+        decided = resolution.decided(confirmation, now)
         self._spawn(confirmation.conversation_id, Command(resume=answer), context, decided=decided)
         return run_id
 
