@@ -144,12 +144,18 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await services.tasks.recover()  # resumes interrupted tasks or ends them `failed`
-        await agent.start()
-        yield
-        await agent.aclose()
-        await executor.aclose()
-        await services.aclose()
+        # Closed even when the body raises: a test failing inside the app must not leave its
+        # task engine, schedules and database connections running.
+        try:
+            await services.tasks.recover()  # resumes interrupted tasks or ends them `failed`
+            await agent.start()
+            yield
+        finally:
+            try:
+                await agent.aclose()
+                await executor.aclose()
+            finally:
+                await services.aclose()
 
     # Swagger UI is served from our own assets (api_docs); ReDoc needs inline styles: off.
     app = FastAPI(

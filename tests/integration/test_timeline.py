@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -138,7 +139,8 @@ async def test_a_git_point_and_a_deploys_snapshot_each_bring_the_dashboard_back(
         assert git[0]["label"] == "коммит в main: timeline point"
         live = [point for point in timeline["points"] if point["kind"] == "live"]
         assert ENV in {point["env_id"] for point in live}
-        whens = [point["when"] for point in timeline["points"]]
+        # Compared as instants: a git commit's time has whole seconds, a snapshot's has more.
+        whens = [datetime.fromisoformat(point["when"]) for point in timeline["points"]]
         assert whens == sorted(whens, reverse=True)
 
         await _set_css(staging, report, EDITED_CSS)
