@@ -18,12 +18,14 @@ from pydantic import ValidationError
 from sstools.agent import texts
 from sstools.agent.context import ObjectType
 from sstools.agent.guardrails import (
+    CardArgument,
     CardEdit,
     EditChoice,
     GuardrailDecision,
     card_arguments,
     dashboard_label,
     env_label,
+    plan_impact,
 )
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolSpec
@@ -72,6 +74,8 @@ def card_edits(
     out (one dashboard, one environment to go to)."""
     out: list[CardEdit] = []
     for field in tool.editable:
+        if field == "database_mapping":
+            continue  # offered from the plan (with_plan): the target's databases are its
         label = _label(tool, field)
         value = getattr(args, field, None)
         if field == "target_env_id" and isinstance(value, str):
@@ -129,6 +133,61 @@ def card_decision(
     return decision.model_copy(update=update)
 
 
+def _listed(plan: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    items = plan.get(key)
+    return [one for one in items if isinstance(one, dict)] if isinstance(items, list) else []
+
+
+def database_edits(plan: object) -> list[CardEdit]:
+    """One choice per source database of the plan: the target connection its datasets use,
+    among the target's databases; left out where the target has only the one it matched."""
+    if not isinstance(plan, dict):
+        return []
+    choices = [
+        EditChoice(value=str(db["uuid"]), label=str(db["name"]))
+        for db in _listed(plan, "target_databases")
+        if db.get("uuid") and db.get("name")
+    ]
+    out: list[CardEdit] = []
+    for row in _listed(plan, "databases"):
+        matched = str(row.get("target_uuid") or "")
+        if len(choices) > 1 or (choices and not matched):
+            name = str(row.get("source_name") or "")
+            out.append(
+                CardEdit(
+                    field="database_mapping",
+                    key=str(row.get("source_uuid") or ""),
+                    label=texts.EDIT_DATABASE.format(name=name),
+                    kind="choice",
+                    value=matched,
+                    choices=choices,
+                )
+            )
+    return out
+
+
+def _mapped_databases(plan: object) -> list[CardArgument]:
+    """The databases a mapping points elsewhere, in names: «Аналитика» → «Склад DWH»."""
+    rows = _listed(plan, "databases") if isinstance(plan, dict) else []
+    mapped = [
+        texts.CARD_DATABASE_MAPPED.format(source=row["source_name"], target=row["target_name"])
+        for row in rows
+        if row.get("matched_by") == "mapping"
+    ]
+    label = answer_texts.CARD_LABELS["database_mapping"]
+    return [CardArgument(label=label, value="; ".join(mapped))] if mapped else []
+
+
+def with_plan(decision: GuardrailDecision, tool: ToolSpec, plan: object) -> GuardrailDecision:
+    """The card filled from its plan: the impact, objects, changes and digest, the databases a
+    mapping chose, and, where the tool lets a person map databases, a choice per database."""
+    update = plan_impact(plan)
+    update["arguments"] = [*decision.arguments, *_mapped_databases(plan)]
+    if "database_mapping" in tool.editable:
+        update["edits"] = [*decision.edits, *database_edits(plan)]
+    return decision.model_copy(update=update)
+
+
 def may_approve_similar(tool: ToolSpec, kind: ToolKind, stage: Stage | None) -> bool:
     """«Одобрять похожие до конца сеанса»: only a write to a dev environment that applies a plan
     the server makes (a deploy, a migration, a restore, a rollback: bounded to dashboards, bound
@@ -164,14 +223,22 @@ def apply_edit(
 ) -> EditedCall:
     """The card's call with ``given`` applied: only the fields its card offered, each within
     its choices, the whole valid for the tool; at least one value must differ."""
-    offered = {edit.field: edit for edit in edits}
+    offered = {edit.field: edit for edit in edits if edit.key is None}
+    rows = {edit.key: edit for edit in edits if edit.key is not None}  # one mapping's entries
     if not given:
         raise EditRefused("args", texts.EDIT_NOTHING)
     for field in given:
-        if field not in offered:
+        if field not in offered and not (field == "database_mapping" and rows):
             label = answer_texts.CARD_LABELS.get(field, texts.EDIT_THIS_FIELD)
             raise EditRefused(field, texts.EDIT_NOT_EDITABLE.format(label=label))
-    changed = {field: _checked(offered[field], value) for field, value in given.items()}
+    changed = {
+        field: _checked(offered[field], value) for field, value in given.items() if field in offered
+    }
+    said: list[str] = []
+    if "database_mapping" in given:
+        picked = _checked_mapping(rows, given["database_mapping"])
+        changed["database_mapping"] = {**(card_args.get("database_mapping") or {}), **picked}
+        said += [_said(rows[key], rows[key].value, value) for key, value in picked.items()]
     try:
         tool.args_model.model_validate({**card_args, **changed})
     except ValidationError as exc:
@@ -182,15 +249,39 @@ def apply_edit(
             else answer_texts.CARD_LABELS.get(field, texts.EDIT_THIS_FIELD)
         )
         raise EditRefused(field, texts.EDIT_INVALID.format(label=label)) from exc
-    said = []
     for field, value in changed.items():
-        edit = offered[field]
-        old, new = _words(edit, edit.value), _words(edit, value)
-        if old != new:
-            said.append(texts.EDIT_CHANGE.format(label=edit.label, old=old, new=new))
+        if field in offered:
+            said.append(_said(offered[field], offered[field].value, value))
+    said = [one for one in said if one]
     if not said:
         raise EditRefused(next(iter(given)), texts.EDIT_NOTHING)
     return EditedCall(args={**card_args, **changed}, changes="; ".join(said))
+
+
+def _checked_mapping(rows: dict[str, CardEdit], given: object) -> dict[str, str]:
+    """A mapping's picked entries: each a source database the card offered, each onto one of
+    the target's databases it listed."""
+    if not isinstance(given, dict) or not given:
+        raise EditRefused("database_mapping", texts.EDIT_NOTHING)
+    picked: dict[str, str] = {}
+    for key, value in given.items():
+        row = rows.get(str(key))
+        if row is None:
+            raise EditRefused(
+                "database_mapping",
+                texts.EDIT_NOT_A_CHOICE.format(label=answer_texts.CARD_LABELS["database_mapping"]),
+            )
+        picked[str(key)] = str(_checked(row, value))
+    return picked
+
+
+def _said(edit: CardEdit, old: object, new: object) -> str:
+    """«Куда: prod → staging», or nothing when the value did not change."""
+    before = texts.EDIT_UNMAPPED if old == "" else _words(edit, old)  # a database matched none
+    after = _words(edit, new)
+    if before == after:
+        return ""
+    return texts.EDIT_CHANGE.format(label=edit.label, old=before, new=after)
 
 
 def _words(edit: CardEdit, value: object) -> str:

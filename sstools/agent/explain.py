@@ -9,6 +9,7 @@ through as it is) and the reasons a tool is hidden (``selection``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import openai
@@ -113,8 +114,18 @@ def plan_unavailable(tool: str, problem: str | None) -> str:
     return texts.PLAN_UNAVAILABLE.format(tool=tool, problem=problem or texts.PLAN_NO_ANSWER)
 
 
-def plan_not_applicable(tool: str, summary: str) -> str:
-    return texts.PLAN_NOT_APPLICABLE.format(tool=tool, summary=summary)
+def plan_not_applicable(
+    tool: str, summary: str, unmapped: Sequence[str] = (), targets: Sequence[str] = ()
+) -> str:
+    """Why the plan cannot apply; where a source database has no match but the target has
+    databases, which ones, so the person can name a mapping."""
+    text = texts.PLAN_NOT_APPLICABLE.format(tool=tool, summary=summary)
+    if unmapped and targets:
+        quoted = ", ".join(f"«{name}»" for name in unmapped)
+        text += texts.PLAN_UNMAPPED.format(
+            sources=quoted, targets=", ".join(f"«{name}»" for name in targets)
+        )
+    return text
 
 
 def plan_changes_nothing(tool: str, summary: str) -> str:

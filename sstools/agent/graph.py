@@ -41,9 +41,6 @@ from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, enco
 from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
 from sstools.agent.explain import ModelFailed
 from sstools.agent.graph_state import AgentState, Page, TurnState, approved_plan
-from sstools.agent.guardrails import (
-    plan_impact,
-)
 from sstools.agent.invocation import (
     NeedsConfirmation,
     PendingCall,
@@ -304,7 +301,7 @@ class AgentGraph:
             if instead is not None:
                 said, message = instead
                 return {"messages": [message], "queue": rest, "current": None, "emit": emit + said}
-            decision = decision.model_copy(update=plan_impact(preview.answer))
+            decision = card_edits.with_plan(decision, verdict.tool, preview.answer)
         # Approved ahead («одобрять похожие», dev only, checked now); an edited call gets a card.
         ahead = (
             decision.needs_confirmation

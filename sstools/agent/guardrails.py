@@ -74,7 +74,8 @@ class EditChoice(BaseModel):
 
 class CardEdit(BaseModel):
     """An argument the card lets a person change (:mod:`sstools.agent.card_edits`): pick one of
-    ``choices``, keep a subset of them, or write a text of at most ``max_length``."""
+    ``choices``, keep a subset of them, or write a text of at most ``max_length``. With ``key``
+    it is one entry of a mapping: the source database whose target connection is picked."""
 
     field: str
     label: str
@@ -82,6 +83,7 @@ class CardEdit(BaseModel):
     value: str | list[str]
     choices: list[EditChoice] = []
     max_length: int | None = None
+    key: str | None = None
 
 
 class GuardrailDecision(BaseModel):
@@ -375,6 +377,8 @@ def card_arguments(
     if "dashboard_ids" in fields and not given.get("dashboard_ids") and context_dashboard:
         given = {**given, "dashboard_ids": [scope.object_id]}
     for field, value in given.items():
+        if field == "database_mapping":
+            continue  # the plan names the databases (card_edits.with_plan), never their UUIDs
         label = answer_texts.CARD_LABELS.get(field, answer_texts.CARD_OTHER.format(name=field))
         if tool.name == "create_branch" and field == "name":
             label = answer_texts.CARD_BRANCH

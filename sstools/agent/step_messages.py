@@ -76,7 +76,18 @@ def instead_of_a_card(
     if why == "no_plan":
         text = explain.plan_unavailable(tool.title, preview.problem)
     elif why == "not_applicable":
-        text = explain.plan_not_applicable(tool.title, summary)
+        plan = preview.answer or {}
+        unmapped = [
+            str(row.get("source_name"))
+            for row in plan.get("databases") or []
+            if isinstance(row, dict) and row.get("target_uuid") is None
+        ]
+        targets = [
+            str(row.get("name"))
+            for row in plan.get("target_databases") or []
+            if isinstance(row, dict)
+        ]
+        text = explain.plan_not_applicable(tool.title, summary, unmapped, targets)
     else:
         text = explain.plan_changes_nothing(tool.title, summary)
     result = ToolResultEvent(

@@ -120,6 +120,16 @@ class Agent:
             headers=self.auth(role),
         )
 
+    async def edit(
+        self, conversation_id: str, card: dict[str, Any], args: dict[str, Any]
+    ) -> httpx.Response:
+        """The engineer's edit of ``card`` (a ``confirm_required`` event): ``args`` changed."""
+        return await self.client.post(
+            f"/api/agent/conversations/{conversation_id}/confirmations/{card['confirmation_id']}",
+            json={"decision": "edit", "args": args},
+            headers=self.auth(Role.engineer),
+        )
+
 
 def dashboard_context(object_id: str = "10", env_id: str = "ss-dev") -> dict[str, Any]:
     return {

@@ -28,11 +28,35 @@ class DeployServer:
     def __init__(self) -> None:
         self.plans: list[dict[str, Any]] = []
         self.applies: list[dict[str, Any]] = []
+        # The dashboards' one source database, and the target's connections (uuid -> name):
+        # matched by name unless the request maps it elsewhere.
+        self.source_database = {"uuid": "db-source", "name": "Демо-данные"}
+        self.target_databases = {"db-target": "Демо-данные"}
 
-    @staticmethod
-    def plan_of(body: dict[str, Any]) -> dict[str, Any]:
-        request = {key: body[key] for key in ("dashboard_ids", "target_env_id")}
+    def _databases(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        source = self.source_database
+        mapping = body.get("database_mapping") or {}
+        wanted = mapping.get(source["uuid"], mapping.get(source["name"]))
+        by_name = {name: uuid for uuid, name in self.target_databases.items()}
+        if wanted is not None:
+            target, matched = (wanted if wanted in self.target_databases else None), "mapping"
+        else:
+            target, matched = by_name.get(source["name"]), "name"
+        return [
+            {
+                "source_uuid": source["uuid"],
+                "source_name": source["name"],
+                "target_uuid": target,
+                "target_name": self.target_databases.get(target or ""),
+                "matched_by": matched if target else None,
+            }
+        ]
+
+    def plan_of(self, body: dict[str, Any]) -> dict[str, Any]:
+        keys = ("dashboard_ids", "target_env_id", "database_mapping")
+        request = {key: body.get(key) for key in keys}
         digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+        databases = self._databases(body)
         dashboards = [
             {
                 "kind": "dashboard",
@@ -50,7 +74,11 @@ class DeployServer:
             "dashboards": dashboards,
             "objects": dashboards,
             "dashboards_changed": len(dashboards),
-            "applicable": True,
+            "databases": databases,
+            "target_databases": [
+                {"uuid": uuid, "name": name} for uuid, name in self.target_databases.items()
+            ],
+            "applicable": all(row["target_uuid"] for row in databases),
             "summary": "",
             "digest": digest,
         }
@@ -76,6 +104,7 @@ def deploys() -> Iterator[tuple[DeployServer, str]]:
         routes=[
             Route("/api/deploy/plan", server.plan, methods=["POST"]),
             Route("/api/migrations", server.apply, methods=["POST"]),
+            Route("/api/deploy", server.apply, methods=["POST"]),
         ]
     )
     with LiveServer(app) as live:

@@ -55,7 +55,7 @@ async def test_a_dev_approval_for_similar_calls_runs_the_next_ones_on_fresh_plan
         assert [e["outcome"] for e in again if e["type"] == "tool_result"] == ["ok"]
         assert len(server.applies) == 2
         assert len(server.plans) == plans + 1  # planned afresh, applied by that plan's digest
-        assert server.applies[-1]["digest"] == DeployServer.plan_of(server.plans[-1])["digest"]
+        assert server.applies[-1]["digest"] == server.plan_of(server.plans[-1])["digest"]
 
         # Another conversation of the same person asks again.
         other = await agent.conversation()

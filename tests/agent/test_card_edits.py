@@ -37,14 +37,6 @@ async def _card(agent: Any) -> tuple[str, dict[str, Any]]:
     return cid, events[-1]
 
 
-async def _edit(agent: Any, cid: str, card: dict[str, Any], args: dict[str, Any]) -> Any:
-    return await agent.client.post(
-        f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-        json={"decision": "edit", "args": args},
-        headers=agent.auth(Role.engineer),
-    )
-
-
 async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_plan(
     make_agent: Any, deploys: tuple[DeployServer, str]
 ) -> None:
@@ -61,8 +53,8 @@ async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_pl
         assert card["decision"]["stage"] == "prod"
 
         # Untick «Склад» and send it to staging instead of prod.
-        answer = await _edit(
-            agent, cid, card, {"dashboard_ids": ["10", "11"], "target_env_id": "staging"}
+        answer = await agent.edit(
+            cid, card, {"dashboard_ids": ["10", "11"], "target_env_id": "staging"}
         )
         assert answer.status_code == 200, answer.text
         assert answer.json()["status"] == "edited"
@@ -141,7 +133,7 @@ async def test_an_edit_the_card_did_not_offer_is_a_422_naming_the_field_and_chan
         call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
     ) as agent:
         cid, card = await _card(agent)
-        answer = await _edit(agent, cid, card, args)
+        answer = await agent.edit(cid, card, args)
         assert answer.status_code == 422, answer.text
         problem = answer.json()["detail"][0]
         expected = ["body", "args"] if field == "args" else ["body", "args", field]
@@ -169,7 +161,7 @@ async def test_an_edit_is_checked_like_the_models_call_a_role_or_an_expired_card
         )
         assert other.status_code == 404
         assert (await agent.decide(cid, card["confirmation_id"], "deny")).status_code == 200
-        late = await _edit(agent, cid, card, {"target_env_id": "staging"})
+        late = await agent.edit(cid, card, {"target_env_id": "staging"})
         assert late.status_code == 409
         assert "отклонено" in late.json()["detail"]
     assert server.applies == []
@@ -219,7 +211,7 @@ async def test_an_expired_card_cannot_be_edited_and_a_prod_target_still_needs_a_
         cid, card = await _card(agent)
         assert card["decision"]["stage"] == "staging"
         # Edited to prod (two people by default): the new card's approval asks a second one.
-        answer = await _edit(agent, cid, card, {"target_env_id": "prod"})
+        answer = await agent.edit(cid, card, {"target_env_id": "prod"})
         assert answer.status_code == 200, answer.text
         events = await read_events(
             agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
@@ -236,7 +228,7 @@ async def test_an_expired_card_cannot_be_edited_and_a_prod_target_still_needs_a_
         agent.app.state.agent.clock = lambda: moment
         cid, card = await _card(agent)
         moment += timedelta(seconds=settings.confirmation_ttl_s + 1)
-        late = await _edit(agent, cid, card, {"target_env_id": "staging"})
+        late = await agent.edit(cid, card, {"target_env_id": "staging"})
         assert late.status_code == 409
         assert "истекло" in late.json()["detail"]
     assert server.applies == []

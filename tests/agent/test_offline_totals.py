@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import SecretStr
 
 from sstools.agent.context import ObjectType
@@ -151,8 +152,13 @@ async def test_a_refused_task_start_does_not_offer_following_a_task(make_agent: 
 async def test_a_cancelled_task_start_does_not_offer_following_a_task(
     make_agent: Any, plan_server: str
 ) -> None:
-    deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"})
-    async with make_agent(deploy, tools_base_url=plan_server) as agent:
+    def deploy_then_thanks(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        if sum(isinstance(message, HumanMessage) for message in messages) > 1:
+            return AIMessage(content="Пожалуйста.")  # whatever the router offers «спасибо»
+        call = {"name": "deploy_dashboard", "args": {"target_env_id": "prod"}, "id": "c1"}
+        return AIMessage(content="", tool_calls=[call])
+
+    async with make_agent(deploy_then_thanks, tools_base_url=plan_server) as agent:
         cid = await agent.conversation(Role.engineer)
         await agent.send(cid, "выкати на прод", dashboard_context(), Role.engineer)
         card = (await read_events(agent.client, cid, agent.auth(Role.engineer)))[-1]

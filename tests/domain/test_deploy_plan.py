@@ -275,6 +275,8 @@ def test_a_plan_of_an_equal_target_is_unchanged_and_its_digest_stable() -> None:
     }
     assert plan.dashboards_changed == 0
     assert plan.applicable
+    # The target's connections by name: what a card offers to map a source database onto.
+    assert [(db.uuid, db.name) for db in plan.target_databases] == [(TARGET_DB, "prod-db")]
     assert plan.summary.startswith("Изменений нет: 1 дашборд совпадает с prod")
     assert [(u.name, u.dashboard_uuid) for u in plan.unresolved_charts] == [("Сломанный", DASH)]
     assert _plan(_target(), _inventory(MOMENT)).plan.digest == plan.digest

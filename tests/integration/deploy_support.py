@@ -81,14 +81,22 @@ async def restore(superset: Superset) -> AsyncIterator[Restore]:
         saved[env_id] = await export_all(superset(env_id))
 
     yield remember
-    for env_id, (files, dashboards, charts) in saved.items():
-        client = superset(env_id)
-        now = await export_all(client)
-        await delete_by_uuid(client, "dashboard", now[1] - dashboards)
-        await delete_by_uuid(client, "chart", now[2] - charts)
-        changed = {path for path, content in files.items() if now[0].get(path) != content}
-        if changed:
-            await import_bundle(client, _importable(files, changed))
+    for env_id, exported in saved.items():
+        await put_back(superset(env_id), exported)
+
+
+async def put_back(
+    client: SupersetClient, exported: tuple[dict[str, bytes], set[str], set[str]]
+) -> None:
+    """The environment as :func:`export_all` found it: new dashboards and charts deleted, the
+    changed files imported again."""
+    files, dashboards, charts = exported
+    now = await export_all(client)
+    await delete_by_uuid(client, "dashboard", now[1] - dashboards)
+    await delete_by_uuid(client, "chart", now[2] - charts)
+    changed = {path for path, content in files.items() if now[0].get(path) != content}
+    if changed:
+        await import_bundle(client, _importable(files, changed))
 
 
 async def wait_for_task(

@@ -30,6 +30,9 @@ EDIT_EMPTY_TEXT = "«{label}»: не может быть пустым"
 EDIT_TOO_LONG = "«{label}»: не длиннее {limit} символов"
 EDIT_INVALID = "«{label}»: недопустимое значение"
 EDIT_CHANGE = "{label}: {old} → {new}"
+EDIT_DATABASE = "База «{name}» в цели"
+EDIT_UNMAPPED = "не сопоставлена"
+CARD_DATABASE_MAPPED = "«{source}» → «{target}»"
 EDITED_BY_PERSON = (
     "Человек изменил параметры на карточке перед подтверждением ({changes}); "
     "выполнено с изменёнными параметрами."
@@ -199,6 +202,10 @@ CAPABILITIES_TITLE = "Что я могу сейчас"
 PLAN_UNAVAILABLE = "«{tool}»: оценить нельзя — {problem}. Ничего не изменено, подтверждать нечего"
 PLAN_NO_ANSWER = "сервис или окружение не ответили"
 PLAN_NOT_APPLICABLE = "«{tool}»: применить этот план нельзя — {summary}. Ничего не изменено"
+PLAN_UNMAPPED = (
+    ". В цели нет базы {sources}; её базы: {targets}. Скажите, с какой сопоставить, "
+    "и план будет пересчитан"
+)
 PLAN_CHANGES_NOTHING = "«{tool}»: изменений нет — {summary}. Подтверждать нечего"
 
 

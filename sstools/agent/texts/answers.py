@@ -323,6 +323,7 @@ CARD_LABELS = {
     "git_ref": "Ветка git",
     "sql": "SQL",
     "database_id": "База данных",
+    "database_mapping": "Базы данных",
     "schema_name": "Схема",
     "table": "Таблица",
     "name": "Название",

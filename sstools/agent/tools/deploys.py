@@ -11,7 +11,7 @@ its preview instead of the write, so the plan is the answer and nothing is writt
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -38,8 +38,23 @@ PLAN = "/api/deploy/plan"
 EnvId = Field(max_length=64, pattern=ENV_ID_PATTERN)
 
 
+DatabaseName = Annotated[str, Field(min_length=1, max_length=250)]
+
+
+class MappedArgs(ToolArgs):
+    """A plan's arguments that may point a source database at another of the target's."""
+
+    database_mapping: dict[DatabaseName, DatabaseName] | None = Field(
+        default=None, max_length=50, description="Source database -> target database, by name"
+    )
+
+
 def _plan_body(
-    dashboard_ids: list[int], source_env: str | None, git_ref: str | None, target: str
+    dashboard_ids: list[int],
+    source_env: str | None,
+    git_ref: str | None,
+    target: str,
+    database_mapping: dict[str, str] | None = None,
 ) -> dict[str, object]:
     if source_env is None and git_ref is None:
         raise ToolArgumentError(texts.NO_SOURCE)
@@ -48,7 +63,14 @@ def _plan_body(
         source["env_id"] = source_env
     if git_ref is not None:
         source["git_ref"] = git_ref
-    return {"dashboard_ids": dashboard_ids, "source": source, "target_env_id": target}
+    body: dict[str, object] = {
+        "dashboard_ids": dashboard_ids,
+        "source": source,
+        "target_env_id": target,
+    }
+    if database_mapping:
+        body["database_mapping"] = database_mapping
+    return body
 
 
 class DryRunArgs(ToolArgs):
@@ -77,7 +99,7 @@ def _applied(body: dict[str, object], scope: CallScope) -> dict[str, object]:
     return {**body, "digest": scope.approved_plan.digest if scope.approved_plan else None}
 
 
-class DeployArgs(DryRunArgs):
+class DeployArgs(MappedArgs, DryRunArgs):
     dashboard_id: ObjectId | None = Field(default=None, description="Defaults to the context")
     target_env_id: str = Field(
         max_length=64, pattern=ENV_ID_PATTERN, description="Environment id to deploy to"
@@ -94,7 +116,9 @@ def _deploy_target(args: DeployArgs, scope: CallScope) -> str:
 
 def _deploy_body(args: DeployArgs, scope: CallScope) -> dict[str, object]:
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    return _plan_body([dashboard], scope.env_id, args.git_ref, args.target_env_id)
+    return _plan_body(
+        [dashboard], scope.env_id, args.git_ref, args.target_env_id, args.database_mapping
+    )
 
 
 def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
@@ -111,7 +135,7 @@ def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
     target_env=_deploy_target,
     starts_task=True,
     shape=task_or_plan,
-    editable=("target_env_id",),
+    editable=("target_env_id", "database_mapping"),
 )
 def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
     """Deploy a dashboard with its charts and datasets, e.g. to prod.
@@ -122,7 +146,7 @@ def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="POST", path="/api/deploy", json_body=body)
 
 
-class _MigrationTarget(ToolArgs):
+class _MigrationTarget(MappedArgs):
     """What a migration and its preview share: where from, where to, which dashboards."""
 
     target_env_id: str = Field(
@@ -149,7 +173,8 @@ def _migration_body(args: _MigrationTarget, scope: CallScope) -> dict[str, objec
         ids = [scope.object_id]
     if not ids:
         raise ToolArgumentError(texts.NO_DASHBOARDS)
-    return _plan_body(ids, args.source_env_id or scope.env_id, None, args.target_env_id)
+    source = args.source_env_id or scope.env_id
+    return _plan_body(ids, source, None, args.target_env_id, args.database_mapping)
 
 
 def _target(args: _MigrationTarget, scope: CallScope) -> str:
@@ -170,7 +195,7 @@ def _preview(args: _MigrationTarget, scope: CallScope) -> ToolRequest:
     target_env=_target,
     starts_task=True,
     shape=task_or_plan,
-    editable=("dashboard_ids", "target_env_id"),
+    editable=("dashboard_ids", "target_env_id", "database_mapping"),
 )
 def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     """Migrate dashboards from one environment to another.

@@ -100,6 +100,13 @@ class DatabaseMapping(BaseModel):
     matched_by: Literal["uuid", "name", "mapping"] | None
 
 
+class TargetDatabaseName(BaseModel):
+    """A database connection the target has: what a ``database_mapping`` may name."""
+
+    uuid: str
+    name: str
+
+
 class UnresolvedChart(BaseModel):
     """A chart that would not be imported: its dataset would not resolve in the target."""
 
@@ -121,6 +128,8 @@ class Plan(BaseModel):
     dashboards: list[ObjectChange]
     objects: list[ObjectChange]  # dashboards, charts, datasets and databases
     databases: list[DatabaseMapping]
+    # The target's connections by name: a card offers them to map a source database onto.
+    target_databases: list[TargetDatabaseName] = []
     unresolved_charts: list[UnresolvedChart]
     # Dashboards that would change with their charts or datasets: the guardrail card's count.
     dashboards_changed: int

@@ -237,6 +237,10 @@ def build_plan(
         "dashboards": [c.model_dump(mode="json") for c in objects if c.kind == "dashboard"],
         "objects": [c.model_dump(mode="json") for c in objects],
         "databases": [d.model_dump(mode="json") for d in databases],
+        "target_databases": [
+            {"uuid": db.uuid, "name": db.name}
+            for db in sorted(found.databases(), key=lambda db: (db.name, db.uuid))
+        ],
         "unresolved_charts": [u.model_dump(mode="json") for u in unresolved],
         "dashboards_changed": len(changed_dashboards),
         "applicable": all(d.target_uuid is not None for d in databases),

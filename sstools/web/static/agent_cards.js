@@ -77,6 +77,13 @@
         if (edit.kind === "choice") {
           const select = element("select");
           select.setAttribute("aria-label", String(edit.label));
+          if (edit.value === "") { // a source database the target matched with none
+            const none = element("option", "", ui.edit_unmapped);
+            none.value = "";
+            none.disabled = true;
+            none.selected = true;
+            select.append(none);
+          }
           for (const choice of choices) {
             const option = element("option", "", String(choice.label));
             option.value = String(choice.value);
@@ -119,7 +126,10 @@
         const args = {};
         for (const [edit, value] of read) {
           const now = value();
-          if (JSON.stringify(now) !== JSON.stringify(edit.value)) args[edit.field] = now;
+          if (JSON.stringify(now) === JSON.stringify(edit.value)) continue;
+          // A mapping's entry (edit.key: the source database) joins the others of its field.
+          if (edit.key) args[edit.field] = { ...(args[edit.field] || {}), [edit.key]: now };
+          else args[edit.field] = now;
         }
         const say = (words) => { problem.textContent = words; problem.hidden = false; };
         if (!Object.keys(args).length) { say(ui.edit_nothing); return; }

@@ -1,0 +1,119 @@
+"""A deploy's or migration's card lets a person point a source database at another of the
+target's connections (issue 25 §2), over real HTTP and SSE with a scripted model: the server
+plans the mapped call again and applies exactly that plan; a plan whose database matches none
+gives no card and names the target's databases instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sstools.auth.roles import Role
+from sstools.testing import call_tool
+from tests.agent.conftest import dashboard_context
+from tests.agent.deploy_server import DeployServer
+from tests.support import read_events, types
+
+DEPLOY = {"target_env_id": "staging"}
+TWO_CONNECTIONS = {"db-target": "Демо-данные", "db-dwh": "Склад DWH"}
+
+
+async def _card(agent: Any, text: str = "выкати этот дашборд в staging") -> tuple[str, Any]:
+    cid = await agent.conversation()
+    await agent.send(cid, text, dashboard_context())
+    events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    return cid, events
+
+
+async def test_a_database_mapped_on_the_card_is_planned_again_and_applied_as_mapped(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    server, url = deploys
+    server.target_databases = TWO_CONNECTIONS
+    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
+        cid, events = await _card(agent)
+        card = events[-1]
+        assert card["type"] == "confirm_required", events
+        rows = [edit for edit in card["decision"]["edits"] if edit["field"] == "database_mapping"]
+        assert [(row["label"], row["key"], row["value"]) for row in rows] == [
+            ("База «Демо-данные» в цели", "db-source", "db-target")
+        ]
+        assert [choice["label"] for choice in rows[0]["choices"]] == ["Демо-данные", "Склад DWH"]
+
+        answer = await agent.edit(cid, card, {"database_mapping": {"db-source": "db-dwh"}})
+        assert answer.status_code == 200, answer.text
+        later = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        new = later[-1]
+        assert new["type"] == "confirm_required", later
+        assert new["args"]["database_mapping"] == {"db-source": "db-dwh"}
+        assert new["decision"]["digest"] != card["decision"]["digest"]
+        shown = {argument["label"]: argument["value"] for argument in new["decision"]["arguments"]}
+        assert shown["Базы данных"] == "«Демо-данные» → «Склад DWH»"  # names, never UUIDs
+        assert server.plans[-1]["database_mapping"] == {"db-source": "db-dwh"}
+        assert server.applies == []
+
+        assert (await agent.decide(cid, new["confirmation_id"], "approve")).status_code == 200
+        done = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=new["_id"]
+        )
+        assert "done" in types(done)
+    assert len(server.applies) == 1
+    assert server.applies[0]["database_mapping"] == {"db-source": "db-dwh"}
+    assert server.applies[0]["digest"] == new["decision"]["digest"]
+    told = str(agent.model.prompts[-1][-1].content)
+    assert "База «Демо-данные» в цели: Демо-данные → Склад DWH" in told
+
+
+@pytest.mark.parametrize(
+    "mapping",
+    [
+        {"db-source": "db-elsewhere"},  # not one of the target's connections
+        {"db-other": "db-dwh"},  # not a database of this plan
+        {"db-source": "db-target"},  # what the card has already: nothing changed
+        "db-dwh",
+    ],
+)
+async def test_a_mapping_the_card_did_not_offer_is_a_422_and_the_card_still_waits(
+    make_agent: Any, deploys: tuple[DeployServer, str], mapping: object
+) -> None:
+    server, url = deploys
+    server.target_databases = TWO_CONNECTIONS
+    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
+        cid, events = await _card(agent)
+        card = events[-1]
+        answer = await agent.edit(cid, card, {"database_mapping": mapping})
+        assert answer.status_code == 422, answer.text
+        problem = answer.json()["detail"][0]
+        assert problem["loc"] == ["body", "args", "database_mapping"]
+        assert "db-" not in problem["msg"]  # words, not the ids
+        assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
+        await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"])
+    assert len(server.plans) == 1  # nothing planned for the refused edit
+    assert [apply.get("database_mapping") for apply in server.applies] == [None]
+
+
+async def test_one_connection_matched_offers_no_mapping(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    _, url = deploys
+    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
+        _, events = await _card(agent)
+    fields = [edit["field"] for edit in events[-1]["decision"]["edits"]]
+    assert "database_mapping" not in fields
+
+
+async def test_a_database_the_target_lacks_gives_no_card_but_names_the_targets_databases(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    server, url = deploys
+    server.target_databases = {"db-dwh": "Склад DWH", "db-lake": "Озеро"}
+    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
+        _, events = await _card(agent)
+    assert "confirm_required" not in types(events)
+    refused = next(event for event in events if event["type"] == "tool_result")
+    assert refused["outcome"] == "refused"
+    assert "В цели нет базы «Демо-данные»; её базы: «Склад DWH», «Озеро»" in refused["message"]
+    assert server.applies == []
