@@ -61,7 +61,8 @@ def refusal(
         run_id=run_id,
     )
     emit.append(encode(result))
-    return emit, _not_run(call, "error", refused.message)
+    # An edited call refused: the model still learns what the person changed on the card.
+    return emit, _not_run(call, "error", told_of_edit(refused.message, call))
 
 
 def instead_of_a_card(
@@ -99,7 +100,11 @@ def instead_of_a_card(
         run_id=run_id,
     )
     return [encode(result)], ToolMessage(
-        content=text, tool_call_id=call["id"], name=call["name"], status="error", artifact=NOT_RUN
+        content=told_of_edit(text, call),
+        tool_call_id=call["id"],
+        name=call["name"],
+        status="error",
+        artifact=NOT_RUN,
     )
 
 

@@ -32,6 +32,7 @@ class DeployServer:
         # matched by name unless the request maps it elsewhere.
         self.source_database = {"uuid": "db-source", "name": "Демо-данные"}
         self.target_databases = {"db-target": "Демо-данные"}
+        self.in_sync: set[str] = set()  # targets that already have the dashboards as they are
 
     def _databases(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         source = self.source_database
@@ -62,8 +63,8 @@ class DeployServer:
                 "kind": "dashboard",
                 "uuid": f"u{one}",
                 "name": NAMES[one],
-                "action": "update",
-                "fields": ["css"],
+                "action": "unchanged" if body["target_env_id"] in self.in_sync else "update",
+                "fields": [] if body["target_env_id"] in self.in_sync else ["css"],
             }
             for one in body["dashboard_ids"]
         ]
@@ -73,7 +74,7 @@ class DeployServer:
             "target_stage": "prod" if body["target_env_id"] == "prod" else "staging",
             "dashboards": dashboards,
             "objects": dashboards,
-            "dashboards_changed": len(dashboards),
+            "dashboards_changed": 0 if body["target_env_id"] in self.in_sync else len(dashboards),
             "databases": databases,
             "target_databases": [
                 {"uuid": uuid, "name": name} for uuid, name in self.target_databases.items()

@@ -232,3 +232,28 @@ async def test_an_expired_card_cannot_be_edited_and_a_prod_target_still_needs_a_
         assert late.status_code == 409
         assert "истекло" in late.json()["detail"]
     assert server.applies == []
+
+
+async def test_an_edit_that_leaves_nothing_to_approve_is_still_told_to_the_model(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    """Edited to a target that has the dashboards already: no new card (nothing to approve),
+    the person reads why, and the model's result of its call still says what the person
+    changed, so it does not report the target it proposed."""
+    server, url = deploys
+    server.in_sync = {"staging"}
+    async with make_agent(call_tool("execute_migration", MIGRATE), tools_base_url=url) as agent:
+        cid, card = await _card(agent)
+        assert (await agent.edit(cid, card, {"target_env_id": "staging"})).status_code == 200
+        events = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+    assert "confirm_required" not in types(events)
+    said = next(event for event in events if event["type"] == "tool_result")
+    assert said["outcome"] == "refused"
+    assert "изменений нет" in said["message"]
+    result = next(m for m in agent.model.prompts[-1] if isinstance(m, ToolMessage))
+    assert str(result.content).startswith(
+        "Человек изменил параметры на карточке перед подтверждением (Куда: prod (Prod) → staging"
+    )
+    assert server.applies == []

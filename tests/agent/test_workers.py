@@ -8,10 +8,12 @@ and checkpointer (tests/scale/ runs real separate processes).
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import psycopg
 import pytest
+from langchain_core.messages import AIMessage, BaseMessage
 from prometheus_client import REGISTRY
 from sqlalchemy import select, update
 from sqlalchemy.engine import make_url
@@ -144,12 +146,22 @@ def _counted(decision: str) -> float:
 
 
 async def test_two_messages_at_once_through_two_workers_one_runs(make_agent: Any) -> None:
-    async with make_agent(answer("ок")) as first, make_agent(answer("ок")) as second:
+    # The model answers only once both sends are answered: a run that ended before the second
+    # send arrived would let both run, one after the other, which is not the race tested here.
+    both_answered = threading.Event()
+
+    def held(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        both_answered.wait(10)  # in LangChain's executor thread: the loop runs on
+        return AIMessage(content="ок")
+
+    async with make_agent(held) as first, make_agent(held) as second:
         cid = await first.conversation()
         for _ in range(5):  # the race both ways round, a few times
+            both_answered.clear()
             responses = await asyncio.gather(
                 first.send(cid, "раз", None), second.send(cid, "два", None)
             )
+            both_answered.set()
             assert sorted(r.status_code for r in responses) == [202, 409]
             await read_events(first.client, cid, first.auth(Role.engineer))
             async with first.app.state.services.sessions() as session:
