@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from sstools.domain.deploy import (
     build_plan,
     map_sources,
 )
-from sstools.environments import Stage
+from sstools.domain.timeline.gather import backup_points
+from sstools.environments import EnvironmentRegistry, Stage
 from sstools.git_store import dump
 from sstools.texts import backups as texts
 
@@ -120,6 +122,34 @@ def test_every_flipped_byte_is_refused_or_changes_nothing_read(
             assert read == files, offset
     assert refused > len(original) // 2
     assert any("SHA-256" in reason or "не читается" in reason for reason in reasons)
+
+
+async def test_a_damaged_archive_leaves_the_timeline_the_other_backups_points(
+    tmp_path: Path,
+) -> None:
+    """A byte flipped anywhere in an archive either leaves its manifest readable or makes it
+    ArchiveCorrupt, never another error (a flip in the manifest's deflate stream is zlib's own
+    error), so one damaged archive drops only its own point from a dashboard's timeline."""
+    files = source_files()
+    good = archive.path_of(tmp_path, BACKUP)
+    archive.write(good, archive.build(manifest_of(files), files))
+    later = "ss-dev.20261201T051000000000Z"
+    path = archive.path_of(tmp_path, later)
+    original = archive.build(manifest_of(files, later), files)
+    inflate_broken = None
+    for offset in range(len(original)):
+        damaged = bytearray(original)
+        damaged[offset] ^= 0xFF
+        path.write_bytes(bytes(damaged))
+        try:
+            archive.manifest(path)
+        except ArchiveCorrupt as exc:
+            if isinstance(exc.__cause__, zlib.error):
+                inflate_broken = bytes(damaged)
+    assert inflate_broken is not None  # the case the timeline's own reader once let through
+    path.write_bytes(inflate_broken)
+    points = await backup_points(tmp_path, EnvironmentRegistry([]), DASH)
+    assert [point.restore.backup_id for point in points if point.restore] == [BACKUP]
 
 
 def test_every_truncation_is_refused(written: tuple[Path, dict[str, bytes]]) -> None:

@@ -162,23 +162,26 @@ async def test_a_tampered_archive_is_refused_and_staging_is_left_unchanged(
         path.write_bytes(path.read_bytes()[: made["bytes"] // 2])
     else:
         _flip(path, _inside_largest_file(path))
-    staging = superset("staging")
-    before = await export_environment(staging)
+    try:
+        staging = superset("staging")
+        before = await export_environment(staging)
 
-    for route in ("restore/plan", "restore"):
-        refused = await client.post(
-            f"/api/backups/{made['backup_id']}/{route}",
-            # The restore with a digest as a person would send it: the archive is checked first.
-            json={"target_env_id": "staging"}
-            | ({"digest": "0" * 64} if route == "restore" else {}),
-            headers=auth(ADMIN),
-        )
-        assert refused.status_code == 422, refused.text
-        assert "повреждён" in refused.json()["detail"]
-        assert "ничего не импортировано" in refused.json()["detail"]
-    rows = (await client.get("/api/tasks", headers=auth(ADMIN))).json()
-    assert not any(row.get("source") == f"backup:{made['backup_id']}" for row in rows)
-    assert await export_environment(staging) == before
+        for route in ("restore/plan", "restore"):
+            refused = await client.post(
+                f"/api/backups/{made['backup_id']}/{route}",
+                # The restore with a digest as a person would send it: the archive is checked first.
+                json={"target_env_id": "staging"}
+                | ({"digest": "0" * 64} if route == "restore" else {}),
+                headers=auth(ADMIN),
+            )
+            assert refused.status_code == 422, refused.text
+            assert "повреждён" in refused.json()["detail"]
+            assert "ничего не импортировано" in refused.json()["detail"]
+        rows = (await client.get("/api/tasks", headers=auth(ADMIN))).json()
+        assert not any(row.get("source") == f"backup:{made['backup_id']}" for row in rows)
+        assert await export_environment(staging) == before
+    finally:  # the session's backup folder is shared: later tests read healthy archives
+        path.unlink(missing_ok=True)
 
 
 async def test_retention_keeps_the_newest_n_backups_of_each_environment(

@@ -133,6 +133,20 @@ def _manifest_of(archive: zipfile.ZipFile, name: str) -> Manifest:
         raise ArchiveCorrupt(name, texts.BAD_MANIFEST) from exc
 
 
+def manifest(path: Path) -> Manifest:
+    """The archive's manifest alone: its ZIP directory and one member (a full check is
+    :func:`read`).
+
+    Raises:
+        ArchiveCorrupt: not a ZIP, or its manifest is missing, damaged or invalid.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return _manifest_of(archive, path.name)
+    except _ZIP_ERRORS as exc:
+        raise ArchiveCorrupt(path.name, texts.NOT_A_ZIP) from exc
+
+
 def read(path: Path, name: str | None = None) -> tuple[Manifest, dict[str, bytes]]:
     """The manifest and every file, each checked against the manifest's SHA-256.
 

@@ -9,8 +9,6 @@ Nothing here writes; a backup is read by its manifest only, never unpacked.
 from __future__ import annotations
 
 import asyncio
-import json
-import zipfile
 from datetime import datetime
 from pathlib import Path
 
@@ -18,7 +16,7 @@ import anyio.to_thread
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sstools.domain.backups import archive
+from sstools.domain.backups import ArchiveCorrupt, archive
 from sstools.domain.deploy import UnknownDashboard, read_sources
 from sstools.domain.deploy.rollback import SnapshotRecord
 from sstools.domain.timeline.models import RestoreSource, Timeline, TimelinePoint
@@ -108,11 +106,11 @@ async def snapshot_points(
 
 
 def _manifest(path: Path) -> archive.Manifest | None:
-    """The archive's manifest alone (the ZIP's directory and one member), None if unreadable."""
+    """The archive's manifest, None if it is damaged: one bad archive on disk leaves the
+    others' points on the timeline (a restore from it would say why it cannot)."""
     try:
-        with zipfile.ZipFile(path) as bundle:
-            return archive.Manifest.model_validate(json.loads(bundle.read(archive.MANIFEST)))
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile, ValidationError):
+        return archive.manifest(path)
+    except ArchiveCorrupt:
         return None
 
 
