@@ -140,7 +140,8 @@ def _listed(plan: dict[str, Any], key: str) -> list[dict[str, Any]]:
 
 def database_edits(plan: object) -> list[CardEdit]:
     """One choice per source database of the plan: the target connection its datasets use,
-    among the target's databases; left out where the target has only the one it matched."""
+    among the target's databases; left out where the target has only the one it matched, or
+    where its datasets already exist there (``pinned``: Superset's import cannot move them)."""
     if not isinstance(plan, dict):
         return []
     choices = [
@@ -151,6 +152,8 @@ def database_edits(plan: object) -> list[CardEdit]:
     out: list[CardEdit] = []
     for row in _listed(plan, "databases"):
         matched = str(row.get("target_uuid") or "")
+        if row.get("pinned"):
+            continue
         if len(choices) > 1 or (choices and not matched):
             name = str(row.get("source_name") or "")
             out.append(

@@ -336,3 +336,32 @@ def test_import_zip_holds_the_files_under_one_folder_with_an_untyped_metadata() 
 def test_a_malformed_request_is_refused(body: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         PlanRequest.model_validate(body)
+
+
+def test_a_mapping_that_would_move_an_existing_dataset_cannot_apply() -> None:
+    """Superset's import cannot move a dataset that exists in the target to another connection
+    (it inserts a second copy and fails): such a plan says so and cannot apply; mapped onto the
+    connection the dataset is on, the database is pinned, so a card offers no other."""
+    other = "db0000aa-0000-0000-0000-000000000000"
+    inventory = _inventory(MOMENT)
+    inventory.objects["databases"][other] = TargetObject(2, other, "warehouse", MOMENT)
+    sources = Sources({DASH: copy.deepcopy(SOURCE)})
+
+    def planned(onto: str) -> Any:
+        return build_plan(
+            map_sources(sources, inventory, {"dev-db": onto}),
+            source=DeploySource(env_id="ss-dev"),
+            target_env_id="prod",
+            target_stage=Stage.prod,
+            found=inventory,
+            target_files=_files(_target()),
+        ).plan
+
+    moved = planned("warehouse")
+    assert not moved.applicable
+    assert "«energy»: уже есть в prod на другой базе" in moved.summary
+    assert [db.pinned for db in moved.databases] == [False]
+    kept = planned("prod-db")
+    assert kept.applicable
+    assert [db.pinned for db in kept.databases] == [True]
+    assert sorted(db.name for db in kept.target_databases) == ["prod-db", "warehouse"]

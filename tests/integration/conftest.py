@@ -11,7 +11,11 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.sandbox import Sandbox
 from tests.conftest import AuthHeaders, app_client, make_settings, seed_users
-from tests.integration.deploy_support import restore, superset  # noqa: F401  (fixtures)
+from tests.integration.deploy_support import (  # noqa: F401  (fixtures)
+    restore,
+    second_connection,
+    superset,
+)
 
 
 @pytest.fixture(scope="session")

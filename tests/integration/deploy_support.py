@@ -20,6 +20,7 @@ from sstools.superset import SupersetClient
 from tests.conftest import AuthHeaders
 
 Superset = Callable[[str], SupersetClient]
+SECOND_CONNECTION = "Склад DWH"  # a second connection to the same demo data, in staging
 
 
 @pytest.fixture
@@ -111,3 +112,20 @@ async def wait_for_task(
             return task
         assert time.monotonic() < deadline, f"task still {task['status']}: {task}"
         await asyncio.sleep(0.2)
+
+
+@pytest.fixture
+async def second_connection(sandbox: Sandbox, superset: Superset) -> AsyncIterator[int]:
+    """Staging with a second connection to the demo data (its id) beside the seeded one;
+    afterwards staging as it was and the second connection deleted."""
+    staging = superset("staging")
+    saved = await export_all(staging)
+    uri = f"sqlite:///{sandbox.root / 'demo' / 'demo.db'}"  # the file the first one reads
+    body = await staging.post_json(
+        "/api/v1/database/", {"database_name": SECOND_CONNECTION, "sqlalchemy_uri": uri}
+    )
+    try:
+        yield int(body["id"])
+    finally:
+        await put_back(staging, saved)
+        await staging.delete(f"/api/v1/database/{body['id']}")

@@ -23,8 +23,10 @@ from sstools.domain.deploy import (
 from sstools.environments import EnvironmentRegistry
 from sstools.git_store import GitStore
 from sstools.sandbox import Sandbox
+from sstools.sandbox.seed import DATABASE_NAME
 from sstools.superset import SupersetClient, SupersetPool
 from tests.conftest import AuthHeaders
+from tests.integration.deploy_support import SECOND_CONNECTION
 
 KPIS = "Energy KPIs"
 REPORT = "Отчёт по энергопотреблению"
@@ -329,3 +331,29 @@ async def test_a_plan_that_creates_says_created(
 ) -> None:
     planned = await _plan(pool, environments, GitStore(tmp_path), DRAFT, "prod")
     assert planned.plan.summary == f"1 дашборд будет создан в prod: «{DRAFT}»"
+
+
+async def test_a_dataset_staging_has_is_pinned_to_its_connection_and_never_moved(
+    client: httpx.AsyncClient, auth: AuthHeaders, pool: SupersetPool, second_connection: int
+) -> None:
+    """Staging has two connections; the dashboard's dataset exists there on the seeded one.
+    Superset's import cannot move it (it inserts a second copy and fails), so the plan pins
+    that database (a card offers no other) and a mapping onto the second cannot apply."""
+    dashboard_id = await _id(pool.client("ss-dev"), "Отчёт по энергопотреблению")
+    body = {"dashboard_ids": [dashboard_id], "source": {"env_id": "ss-dev"}}
+    body["target_env_id"] = "staging"
+    plain = await client.post("/api/deploy/plan", json=body, headers=auth(Role.analyst))
+    assert plain.status_code == 200, plain.text
+    plan = plain.json()
+    assert {db["name"] for db in plan["target_databases"]} == {DATABASE_NAME, SECOND_CONNECTION}
+    assert [(db["target_name"], db["pinned"]) for db in plan["databases"]] == [
+        (DATABASE_NAME, True)
+    ]
+    moved = await client.post(
+        "/api/deploy/plan",
+        json=body | {"database_mapping": {DATABASE_NAME: SECOND_CONNECTION}},
+        headers=auth(Role.analyst),
+    )
+    assert moved.status_code == 200, moved.text
+    assert moved.json()["applicable"] is False
+    assert "уже есть в staging на другой базе" in moved.json()["summary"]

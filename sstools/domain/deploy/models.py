@@ -98,6 +98,9 @@ class DatabaseMapping(BaseModel):
     target_name: str | None
     target_id: int | None
     matched_by: Literal["uuid", "name", "mapping"] | None
+    # Datasets on it already exist in the target on this connection: Superset's import cannot
+    # move them to another, so no other target is offered for it.
+    pinned: bool = False
 
 
 class TargetDatabaseName(BaseModel):

@@ -170,6 +170,28 @@ def _digest(
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _kept_connections(
+    mapped: MappedSources, target_files: dict[str, bytes]
+) -> tuple[set[str], list[str]]:
+    """The target connections its existing datasets stay on, and the datasets the mapping would
+    move to another connection, which Superset's import refuses (it inserts a second copy)."""
+    documents = dict(mapped.others.documents)
+    for dashboard in mapped.dashboards:
+        documents |= dashboard.documents
+    kept: set[str] = set()
+    moved: list[str] = []
+    for path, document in sorted(documents.items()):
+        if not path.startswith("datasets/") or path not in target_files:
+            continue
+        there = yaml.safe_load(target_files[path])
+        now = there.get("database_uuid") if isinstance(there, dict) else None
+        if now is None or now == document.get("database_uuid"):
+            kept.add(str(document.get("database_uuid")))
+        else:
+            moved.append(str(document.get("table_name") or path))
+    return kept, moved
+
+
 def build_plan(
     mapped: MappedSources,
     *,
@@ -229,7 +251,10 @@ def build_plan(
     bundles = {dashboard.uuid: dashboard.files() for dashboard in mapped.dashboards}
     others = mapped.others.files()
     planned = {path: target_files[path] for path in changes if path in target_files}
-    databases = mapped.databases  # each source database and the target's it maps onto
+    kept, moved = _kept_connections(mapped, target_files)
+    databases = [  # each source database and the target's it maps onto
+        row.model_copy(update={"pinned": row.target_uuid in kept}) for row in mapped.databases
+    ]
     body: dict[str, Any] = {
         "source": source.model_dump(mode="json"),
         "target_env_id": target_env_id,
@@ -243,7 +268,7 @@ def build_plan(
         ],
         "unresolved_charts": [u.model_dump(mode="json") for u in unresolved],
         "dashboards_changed": len(changed_dashboards),
-        "applicable": all(d.target_uuid is not None for d in databases),
+        "applicable": all(d.target_uuid is not None for d in databases) and not moved,
     }
     body["summary"] = texts.plan_summary(
         changed_dashboards,
@@ -258,6 +283,9 @@ def build_plan(
         },
         removed=[chart.name for chart in unresolved if chart.removed_from_target],
     )
+    if moved:
+        names = ", ".join(f"«{name}»" for name in moved[:5])
+        body["summary"] += texts.DATASETS_NOT_MOVED.format(names=names, target=target_env_id)
     plan = Plan.model_validate({**body, "digest": _digest(body, bundles, others, planned)})
     return PlannedDeploy(
         plan=plan, bundles=bundles, files=mapped.files(), found=found, target=planned
