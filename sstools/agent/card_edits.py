@@ -140,33 +140,26 @@ def _listed(plan: dict[str, Any], key: str) -> list[dict[str, Any]]:
 
 def database_edits(plan: object) -> list[CardEdit]:
     """One choice per source database of the plan: the target connection its datasets use,
-    among the target's databases; left out where the target has only the one it matched, or
-    where its datasets already exist there (``pinned``: Superset's import cannot move them)."""
+    among the target's connections, all by name (a name is unique in a Superset, and the model
+    reads names, never UUIDs). Left out where the target has only the one it matched, or where
+    the database is ``pinned``: its datasets exist there, and Superset's import cannot move them."""
     if not isinstance(plan, dict):
         return []
-    choices = [
-        EditChoice(value=str(db["uuid"]), label=str(db["name"]))
-        for db in _listed(plan, "target_databases")
-        if db.get("uuid") and db.get("name")
+    names = sorted({str(db["name"]) for db in _listed(plan, "target_databases") if db.get("name")})
+    choices = [EditChoice(value=name, label=name) for name in names]
+    return [
+        CardEdit(
+            field="database_mapping",
+            key=str(row["source_name"]),
+            label=texts.EDIT_DATABASE.format(name=row["source_name"]),
+            kind="choice",
+            value=str(row["target_name"]),
+            choices=choices,
+        )
+        for row in _listed(plan, "databases")
+        if row.get("source_name") and row.get("target_name") and not row.get("pinned")
+        if len(choices) > 1
     ]
-    out: list[CardEdit] = []
-    for row in _listed(plan, "databases"):
-        matched = str(row.get("target_uuid") or "")
-        if row.get("pinned"):
-            continue
-        if len(choices) > 1 or (choices and not matched):
-            name = str(row.get("source_name") or "")
-            out.append(
-                CardEdit(
-                    field="database_mapping",
-                    key=str(row.get("source_uuid") or ""),
-                    label=texts.EDIT_DATABASE.format(name=name),
-                    kind="choice",
-                    value=matched,
-                    choices=choices,
-                )
-            )
-    return out
 
 
 def _mapped_databases(plan: object) -> list[CardArgument]:
@@ -238,10 +231,15 @@ def apply_edit(
         field: _checked(offered[field], value) for field, value in given.items() if field in offered
     }
     said: list[str] = []
+    kept_mapping = card_args.get("database_mapping") or {}
     if "database_mapping" in given:
+        if "target_env_id" in changed:  # the choices were the old target's connections
+            raise EditRefused("database_mapping", texts.EDIT_MAPPING_WITH_TARGET)
         picked = _checked_mapping(rows, given["database_mapping"])
-        changed["database_mapping"] = {**(card_args.get("database_mapping") or {}), **picked}
+        changed["database_mapping"] = {**kept_mapping, **picked}
         said += [_said(rows[key], rows[key].value, value) for key, value in picked.items()]
+    elif "target_env_id" in changed and kept_mapping:
+        changed["database_mapping"] = None  # another target has other connections
     try:
         tool.args_model.model_validate({**card_args, **changed})
     except ValidationError as exc:
@@ -280,8 +278,7 @@ def _checked_mapping(rows: dict[str, CardEdit], given: object) -> dict[str, str]
 
 def _said(edit: CardEdit, old: object, new: object) -> str:
     """«Куда: prod → staging», or nothing when the value did not change."""
-    before = texts.EDIT_UNMAPPED if old == "" else _words(edit, old)  # a database matched none
-    after = _words(edit, new)
+    before, after = _words(edit, old), _words(edit, new)
     if before == after:
         return ""
     return texts.EDIT_CHANGE.format(label=edit.label, old=before, new=after)

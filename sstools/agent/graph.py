@@ -307,6 +307,7 @@ class AgentGraph:
             decision.needs_confirmation
             and decision.similar
             and not call.get("edited")
+            and not call["args"].get("database_mapping")  # connections the person never saw
             and runtime.context.approved(verdict.tool.name, decision.env_id, decision.kind)
         )
         if ahead:  # the tool line says why no card: «одобрять похожие» on an earlier dev card

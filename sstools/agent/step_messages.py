@@ -83,10 +83,10 @@ def instead_of_a_card(
             for row in plan.get("databases") or []
             if isinstance(row, dict) and row.get("target_uuid") is None
         ]
-        targets = [
+        targets = [  # named only where the person can pick one (restores and rollbacks cannot)
             str(row.get("name"))
             for row in plan.get("target_databases") or []
-            if isinstance(row, dict)
+            if isinstance(row, dict) and "database_mapping" in tool.editable
         ]
         text = explain.plan_not_applicable(tool.title, summary, unmapped, targets)
     else:

@@ -12,6 +12,17 @@ from sstools.russian import plural_form
 _SHOWN_TITLES = 5
 
 
+def datasets_not_moved(moved: list[tuple[str, str]], target_env_id: str) -> str:
+    """«; набор «energy» уже есть в staging на подключении «Демо-данные»: …» — why a mapping that
+    would move existing datasets cannot apply."""
+    shown = ", ".join(f"«{name}» (на «{connection}»)" for name, connection in moved[:_SHOWN_TITLES])
+    more = f" и ещё {len(moved) - _SHOWN_TITLES}" if len(moved) > _SHOWN_TITLES else ""
+    return (
+        f"; уже есть в {target_env_id} на другом подключении: {shown}{more} — импорт Superset "
+        "не переносит существующий набор данных на другое подключение"
+    )
+
+
 def plan_summary(
     changed: list[str],
     planned: int,
@@ -73,16 +84,12 @@ DASHBOARDS_MISSING = "dashboard_ids: укажите дашборды — dashboa
 SOURCE_ENV_MISSING = "source.env_id: dashboard_ids — это id окружения-источника; укажите его"
 TARGET_IS_SOURCE = "target_env_id: цель совпадает с источником"
 NO_TARGET_DATABASE = (
-    "database_mapping: в цели нет базы {wanted!r} (по UUID или имени); базы цели: {known}"
+    "database_mapping: в цели нет базы «{wanted}» (по UUID или имени); базы цели: {known}"
 )
 NO_DATABASES = "нет"
 CHART_WITHOUT_DATASET = "у графика нет набора данных в источнике: он не будет перенесён"
 CHART_REMOVED = (
     "у графика нет набора данных ни в источнике, ни в цели: выкатка уберёт его с дашборда в цели"
-)
-DATASETS_NOT_MOVED = (
-    "; {names}: уже есть в {target} на другой базе, а импорт Superset не переносит набор на "
-    "другую базу — оставьте прежнюю"
 )
 DATABASE_UNMAPPED = "база данных набора не сопоставлена с базой цели (database_mapping)"
 SNAPSHOT_MESSAGE = "Снимок {env} перед задачей {task:.8}"

@@ -40,7 +40,8 @@ class DeployServer:
         wanted = mapping.get(source["uuid"], mapping.get(source["name"]))
         by_name = {name: uuid for uuid, name in self.target_databases.items()}
         if wanted is not None:
-            target, matched = (wanted if wanted in self.target_databases else None), "mapping"
+            known = wanted if wanted in self.target_databases else by_name.get(wanted)
+            target, matched = known, "mapping"
         else:
             target, matched = by_name.get(source["name"]), "name"
         return [

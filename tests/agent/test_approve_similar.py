@@ -5,6 +5,7 @@ afresh — and never covers SQL, another conversation, staging or prod."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from sstools.auth.roles import Role
@@ -92,3 +93,31 @@ async def test_similar_is_refused_for_prod_and_for_sql_and_the_card_still_waits(
         assert card["decision"]["stage"] == "dev"
         assert card["decision"]["similar"] is False  # SQL is never approved ahead
         assert (await _approve(agent, cid, card, similar=True)).status_code == 422
+
+
+async def test_a_call_that_maps_a_database_gets_a_card_even_after_approving_similar_ones(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    """«Похожие» cover the tool, environment and kind the person approved, not the connections
+    a model may pick: a later call with a database mapping still shows its card."""
+    server, url = deploys
+    server.target_databases = {"db-target": "Демо-данные", "db-dwh": "Склад DWH"}
+    mapped: dict[str, Any] = {**TO_DEV, "database_mapping": {"Демо-данные": "Склад DWH"}}
+    calls: Iterator[dict[str, Any]] = iter([TO_DEV, mapped])
+
+    def script(messages: list[Any], offered: list[str]) -> Any:
+        if type(messages[-1]).__name__ == "ToolMessage":
+            return call_tool("execute_migration")(messages, offered)
+        return call_tool("execute_migration", next(calls))(messages, offered)
+
+    async with make_agent(script, tools_base_url=url) as agent:
+        cid = await agent.conversation()
+        first = await _turn(agent, cid, None)
+        assert (await _approve(agent, cid, first[-1], similar=True)).status_code == 200
+        ran = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=first[-1]["_id"]
+        )
+        again = await _turn(agent, cid, ran[-1]["_id"])
+    assert again[-1]["type"] == "confirm_required", again
+    assert again[-1]["args"]["database_mapping"] == {"Демо-данные": "Склад DWH"}
+    assert len(server.applies) == 1

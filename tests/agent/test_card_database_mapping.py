@@ -37,22 +37,22 @@ async def test_a_database_mapped_on_the_card_is_planned_again_and_applied_as_map
         assert card["type"] == "confirm_required", events
         rows = [edit for edit in card["decision"]["edits"] if edit["field"] == "database_mapping"]
         assert [(row["label"], row["key"], row["value"]) for row in rows] == [
-            ("База «Демо-данные» в цели", "db-source", "db-target")
-        ]
+            ("Подключение в цели для базы «Демо-данные»", "Демо-данные", "Демо-данные")
+        ]  # names: the model reads the edited call too, and never a UUID
         assert [choice["label"] for choice in rows[0]["choices"]] == ["Демо-данные", "Склад DWH"]
 
-        answer = await agent.edit(cid, card, {"database_mapping": {"db-source": "db-dwh"}})
+        answer = await agent.edit(cid, card, {"database_mapping": {"Демо-данные": "Склад DWH"}})
         assert answer.status_code == 200, answer.text
         later = await read_events(
             agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
         )
         new = later[-1]
         assert new["type"] == "confirm_required", later
-        assert new["args"]["database_mapping"] == {"db-source": "db-dwh"}
+        assert new["args"]["database_mapping"] == {"Демо-данные": "Склад DWH"}
         assert new["decision"]["digest"] != card["decision"]["digest"]
         shown = {argument["label"]: argument["value"] for argument in new["decision"]["arguments"]}
         assert shown["Базы данных"] == "«Демо-данные» → «Склад DWH»"  # names, never UUIDs
-        assert server.plans[-1]["database_mapping"] == {"db-source": "db-dwh"}
+        assert server.plans[-1]["database_mapping"] == {"Демо-данные": "Склад DWH"}
         assert server.applies == []
 
         assert (await agent.decide(cid, new["confirmation_id"], "approve")).status_code == 200
@@ -61,19 +61,20 @@ async def test_a_database_mapped_on_the_card_is_planned_again_and_applied_as_map
         )
         assert "done" in types(done)
     assert len(server.applies) == 1
-    assert server.applies[0]["database_mapping"] == {"db-source": "db-dwh"}
+    assert server.applies[0]["database_mapping"] == {"Демо-данные": "Склад DWH"}
     assert server.applies[0]["digest"] == new["decision"]["digest"]
     told = str(agent.model.prompts[-1][-1].content)
-    assert "База «Демо-данные» в цели: Демо-данные → Склад DWH" in told
+    assert "Подключение в цели для базы «Демо-данные»: Демо-данные → Склад DWH" in told
+    assert "db-" not in told
 
 
 @pytest.mark.parametrize(
     "mapping",
     [
-        {"db-source": "db-elsewhere"},  # not one of the target's connections
-        {"db-other": "db-dwh"},  # not a database of this plan
-        {"db-source": "db-target"},  # what the card has already: nothing changed
-        "db-dwh",
+        {"Демо-данные": "Озеро"},  # not one of the target's connections
+        {"Другая": "Склад DWH"},  # not a database of this plan
+        {"Демо-данные": "Демо-данные"},  # what the card has already: nothing changed
+        "Склад DWH",
     ],
 )
 async def test_a_mapping_the_card_did_not_offer_is_a_422_and_the_card_still_waits(
@@ -117,3 +118,33 @@ async def test_a_database_the_target_lacks_gives_no_card_but_names_the_targets_d
     assert refused["outcome"] == "refused"
     assert "В цели нет базы «Демо-данные»; её базы: «Склад DWH», «Озеро»" in refused["message"]
     assert server.applies == []
+
+
+async def test_a_new_target_drops_the_mapping_made_for_the_old_one(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    """The connections offered were the old target's: changing the target plans without the
+    mapping, and changing both at once is refused, the card still waiting."""
+    server, url = deploys
+    server.target_databases = TWO_CONNECTIONS
+    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
+        cid, events = await _card(agent)
+        card = events[-1]
+        both = {"target_env_id": "prod", "database_mapping": {"Демо-данные": "Склад DWH"}}
+        refused = await agent.edit(cid, card, both)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["detail"][0]["loc"] == ["body", "args", "database_mapping"]
+        mapped = await agent.edit(cid, card, {"database_mapping": {"Демо-данные": "Склад DWH"}})
+        assert mapped.status_code == 200, mapped.text
+        later = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
+        )
+        moved = await agent.edit(cid, later[-1], {"target_env_id": "prod"})
+        assert moved.status_code == 200, moved.text
+        last = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=later[-1]["_id"]
+        )
+    assert last[-1]["type"] == "confirm_required", last
+    assert last[-1]["args"].get("database_mapping") is None
+    assert "database_mapping" not in server.plans[-1]
+    assert server.plans[-1]["target_env_id"] == "prod"

@@ -50,8 +50,8 @@ async def test_a_person_maps_the_database_on_the_card_and_the_mapped_plan_is_app
         await ask(page, "выкати этот дашборд в staging")
         first = page.locator(".card").first
         await first.locator("button", has_text="Изменить…").click()
-        mapping = first.get_by_label("База «Демо-данные» в цели")
-        await expect(mapping).to_have_value("db-target")
+        mapping = first.get_by_label("Подключение в цели для базы «Демо-данные»")
+        await expect(mapping).to_have_value("Демо-данные")
         options = await mapping.locator("option").all_inner_texts()
         assert options == ["Демо-данные", "Склад DWH"]  # names, never a UUID or a URI
         await mapping.select_option(label="Склад DWH")
@@ -65,7 +65,7 @@ async def test_a_person_maps_the_database_on_the_card_and_the_mapped_plan_is_app
         await expect(first.locator(".card-stamp")).to_contain_text("Изменено")
         second = page.locator(".card").nth(1)
         await expect(second.locator(".card-args")).to_contain_text("«Демо-данные» → «Склад DWH»")
-        assert server.plans[-1]["database_mapping"] == {"db-source": "db-dwh"}
+        assert server.plans[-1]["database_mapping"] == {"Демо-данные": "Склад DWH"}
         assert server.applies == []
         assert not s.console_errors, s.console_errors
         await screenshot(page, "agent-card-database-mapped-desktop")
@@ -74,5 +74,6 @@ async def test_a_person_maps_the_database_on_the_card_and_the_mapped_plan_is_app
         await expect(second.locator(".card-stamp")).to_have_text(
             re.compile(r"^Подтверждено: engineer, \d\d:\d\d$")
         )
-    assert [apply["database_mapping"] for apply in server.applies] == [{"db-source": "db-dwh"}]
+    mapped = [apply["database_mapping"] for apply in server.applies]
+    assert mapped == [{"Демо-данные": "Склад DWH"}]
     assert server.applies[0]["digest"] == server.plan_of(server.plans[-1])["digest"]

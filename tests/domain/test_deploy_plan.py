@@ -359,9 +359,42 @@ def test_a_mapping_that_would_move_an_existing_dataset_cannot_apply() -> None:
 
     moved = planned("warehouse")
     assert not moved.applicable
-    assert "«energy»: уже есть в prod на другой базе" in moved.summary
+    assert "уже есть в prod на другом подключении: «energy» (на «prod-db»)" in moved.summary
+    assert moved.unmapped_database() is None  # every database matched: the summary says why
     assert [db.pinned for db in moved.databases] == [False]
     kept = planned("prod-db")
     assert kept.applicable
     assert [db.pinned for db in kept.databases] == [True]
     assert sorted(db.name for db in kept.target_databases) == ["prod-db", "warehouse"]
+
+
+def test_only_a_database_whose_dataset_exists_there_is_pinned() -> None:
+    """Two source databases mapped onto one connection: only the one whose dataset exists there
+    is pinned. A target file naming no connection tells nothing: neither pinned nor moved."""
+    other_db, other_set = (
+        "db0000bb-0000-0000-0000-000000000000",
+        "5e7000bb-0000-0000-0000-000000000000",
+    )
+    source = copy.deepcopy(SOURCE)
+    source[f"databases/{other_db}.yaml"] = {"uuid": other_db, "database_name": "dwh"}
+    source[f"datasets/{other_set}.yaml"] = {**dataset(["b"], other_db), "uuid": other_set}
+    inventory = _inventory(MOMENT)
+    sources = Sources({DASH: source})
+
+    def planned(target: dict[str, dict[str, Any]]) -> Any:
+        return build_plan(
+            map_sources(sources, inventory, {"dev-db": "prod-db", "dwh": "prod-db"}),
+            source=DeploySource(env_id="ss-dev"),
+            target_env_id="prod",
+            target_stage=Stage.prod,
+            found=inventory,
+            target_files=_files(target),
+        ).plan
+
+    plan = planned(_target())
+    assert {db.source_name: db.pinned for db in plan.databases} == {"dev-db": True, "dwh": False}
+    unnamed = _target()
+    del unnamed[f"datasets/{DATASET}.yaml"]["database_uuid"]
+    plan = planned(unnamed)
+    assert plan.applicable
+    assert not any(db.pinned for db in plan.databases)

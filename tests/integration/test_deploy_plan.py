@@ -356,4 +356,14 @@ async def test_a_dataset_staging_has_is_pinned_to_its_connection_and_never_moved
     )
     assert moved.status_code == 200, moved.text
     assert moved.json()["applicable"] is False
-    assert "уже есть в staging на другой базе" in moved.json()["summary"]
+    assert "уже есть в staging на другом подключении" in moved.json()["summary"]
+    # Sent straight to the apply route with its digest: refused in words, never a 500.
+    applied = await client.post(
+        "/api/deploy",
+        json=body
+        | {"database_mapping": {DATABASE_NAME: SECOND_CONNECTION}}
+        | {"digest": moved.json()["digest"]},
+        headers=auth(Role.engineer),
+    )
+    assert applied.status_code == 422, applied.text
+    assert "не переносит существующий набор" in applied.text

@@ -30,8 +30,11 @@ EDIT_EMPTY_TEXT = "«{label}»: не может быть пустым"
 EDIT_TOO_LONG = "«{label}»: не длиннее {limit} символов"
 EDIT_INVALID = "«{label}»: недопустимое значение"
 EDIT_CHANGE = "{label}: {old} → {new}"
-EDIT_DATABASE = "База «{name}» в цели"
-EDIT_UNMAPPED = "не сопоставлена"
+EDIT_DATABASE = "Подключение в цели для базы «{name}»"
+EDIT_MAPPING_WITH_TARGET = (
+    "подключения предложены для прежней цели: смените цель, а подключение выберите на новой "
+    "карточке"
+)
 CARD_DATABASE_MAPPED = "«{source}» → «{target}»"
 EDITED_BY_PERSON = (
     "Человек изменил параметры на карточке перед подтверждением ({changes}); "

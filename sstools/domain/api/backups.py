@@ -188,10 +188,12 @@ async def restore(
         raise
     plan = planned.plan
     if not plan.applicable:
-        missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
+        missing = plan.unmapped_database()
         raise field_error(
             "target_env_id",
-            texts.UNMAPPED_DATABASE.format(env=plan.target_env_id, database=missing),
+            texts.UNMAPPED_DATABASE.format(env=plan.target_env_id, database=missing)
+            if missing
+            else plan.summary,
         )
     if body.digest != plan.digest:
         await _refused(

@@ -72,8 +72,9 @@ async def _apply(
     planned = await _approved_plan(request, body.digest, services, git, recent)
     plan = planned.plan
     if not plan.applicable:
-        missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
-        raise InvalidPlanRequest("database_mapping", texts.NOT_APPLICABLE.format(database=missing))
+        missing = plan.unmapped_database()
+        why = texts.NOT_APPLICABLE.format(database=missing) if missing else plan.summary
+        raise InvalidPlanRequest("database_mapping", why)
     stage = services.environments[plan.target_env_id].stage
     snapshot = stage.value in services.settings.snapshot_stages
     bundle_dir = services.settings.bundle_dir

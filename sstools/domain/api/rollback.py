@@ -145,8 +145,8 @@ async def roll_back(
     planned = await _plan(services, git, done, snapshot)
     plan = planned.plan
     if not plan.applicable:
-        missing = next(db.source_name for db in plan.databases if db.target_uuid is None)
-        raise _conflict(texts.NOT_APPLICABLE.format(database=missing))
+        missing = plan.unmapped_database()
+        raise _conflict(texts.NOT_APPLICABLE.format(database=missing) if missing else plan.summary)
     order = await anyio.to_thread.run_sync(rollback_order, planned, services.settings.bundle_dir)
     object_keys = [
         f"dashboard:{uuid}"

@@ -44,6 +44,8 @@ class MappedSources:
     dashboards: list[MappedDashboard]
     others: Mapped  # what no planned dashboard holds, charts left out on none of them
     databases: list[DatabaseMapping]
+    # Each dataset's source database (dataset path -> database UUID), as the source had it.
+    dataset_databases: dict[str, str] = field(default_factory=dict)
 
     def wanted(self) -> dict[str, set[str]]:
         """The UUIDs of every planned object, by kind folder (the target files to compare)."""
@@ -157,4 +159,7 @@ def map_sources(
         {path: doc for path, doc in everything.documents.items() if path not in covered},
         [c for c in everything.unresolved if path_of("charts", c.uuid) not in on_dashboards],
     )
-    return MappedSources(dashboards, others, databases)
+    dataset_databases = {
+        path: str(doc.get("database_uuid")) for path, doc in documents_of(union, "datasets").items()
+    }
+    return MappedSources(dashboards, others, databases, dataset_databases)

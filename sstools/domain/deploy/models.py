@@ -140,3 +140,8 @@ class Plan(BaseModel):
     applicable: bool
     summary: str
     digest: str
+
+    def unmapped_database(self) -> str | None:
+        """The first source database with no connection in the target (why the plan cannot
+        apply); None when it cannot apply for another reason, which its summary names."""
+        return next((db.source_name for db in self.databases if db.target_uuid is None), None)

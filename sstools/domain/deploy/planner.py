@@ -170,26 +170,39 @@ def _digest(
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _kept_connections(
-    mapped: MappedSources, target_files: dict[str, bytes]
-) -> tuple[set[str], list[str]]:
-    """The target connections its existing datasets stay on, and the datasets the mapping would
-    move to another connection, which Superset's import refuses (it inserts a second copy)."""
+@dataclass(frozen=True)
+class _Connections:
+    """What the target's existing datasets say about the mapping."""
+
+    pinned: set[str]  # source databases whose datasets exist in the target on their connection
+    moved: list[tuple[str, str]]  # (dataset, the connection it is on) a mapping would move
+
+
+def _connections(
+    mapped: MappedSources, found: _target.Inventory, target_files: dict[str, bytes]
+) -> _Connections:
+    """Superset's import cannot move a dataset that exists in the target to another connection
+    (it inserts a second copy and fails): which source databases are pinned to theirs, and
+    which datasets the mapping would move. A target file naming no connection tells neither."""
     documents = dict(mapped.others.documents)
     for dashboard in mapped.dashboards:
         documents |= dashboard.documents
-    kept: set[str] = set()
-    moved: list[str] = []
+    found_connections = {db.uuid: db.name for db in found.databases()}
+    pinned: set[str] = set()
+    moved: list[tuple[str, str]] = []
     for path, document in sorted(documents.items()):
         if not path.startswith("datasets/") or path not in target_files:
             continue
         there = yaml.safe_load(target_files[path])
         now = there.get("database_uuid") if isinstance(there, dict) else None
-        if now is None or now == document.get("database_uuid"):
-            kept.add(str(document.get("database_uuid")))
+        if now is None:
+            continue
+        if now == document.get("database_uuid"):
+            pinned.add(mapped.dataset_databases.get(path, ""))
         else:
-            moved.append(str(document.get("table_name") or path))
-    return kept, moved
+            name = str(document.get("table_name") or path)
+            moved.append((name, found_connections.get(str(now), str(now))))
+    return _Connections(pinned, moved)
 
 
 def build_plan(
@@ -251,9 +264,10 @@ def build_plan(
     bundles = {dashboard.uuid: dashboard.files() for dashboard in mapped.dashboards}
     others = mapped.others.files()
     planned = {path: target_files[path] for path in changes if path in target_files}
-    kept, moved = _kept_connections(mapped, target_files)
+    connections = _connections(mapped, found, target_files)
     databases = [  # each source database and the target's it maps onto
-        row.model_copy(update={"pinned": row.target_uuid in kept}) for row in mapped.databases
+        row.model_copy(update={"pinned": row.source_uuid in connections.pinned})
+        for row in mapped.databases
     ]
     body: dict[str, Any] = {
         "source": source.model_dump(mode="json"),
@@ -268,7 +282,7 @@ def build_plan(
         ],
         "unresolved_charts": [u.model_dump(mode="json") for u in unresolved],
         "dashboards_changed": len(changed_dashboards),
-        "applicable": all(d.target_uuid is not None for d in databases) and not moved,
+        "applicable": all(d.target_uuid is not None for d in databases) and not connections.moved,
     }
     body["summary"] = texts.plan_summary(
         changed_dashboards,
@@ -283,9 +297,8 @@ def build_plan(
         },
         removed=[chart.name for chart in unresolved if chart.removed_from_target],
     )
-    if moved:
-        names = ", ".join(f"«{name}»" for name in moved[:5])
-        body["summary"] += texts.DATASETS_NOT_MOVED.format(names=names, target=target_env_id)
+    if connections.moved:
+        body["summary"] += texts.datasets_not_moved(connections.moved, target_env_id)
     plan = Plan.model_validate({**body, "digest": _digest(body, bundles, others, planned)})
     return PlannedDeploy(
         plan=plan, bundles=bundles, files=mapped.files(), found=found, target=planned

@@ -77,13 +77,6 @@
         if (edit.kind === "choice") {
           const select = element("select");
           select.setAttribute("aria-label", String(edit.label));
-          if (edit.value === "") { // a source database the target matched with none
-            const none = element("option", "", ui.edit_unmapped);
-            none.value = "";
-            none.disabled = true;
-            none.selected = true;
-            select.append(none);
-          }
           for (const choice of choices) {
             const option = element("option", "", String(choice.label));
             option.value = String(choice.value);
