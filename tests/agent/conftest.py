@@ -17,6 +17,7 @@ import httpx
 import pytest
 from langchain_core.messages import AIMessage
 from pydantic import SecretStr
+from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -30,6 +31,7 @@ from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.environments import Environment, EnvironmentRegistry, Stage
+from sstools.storage.models import Conversation
 from sstools.tasks import TooManyTasks
 from sstools.testing import LiveServer, Script, ScriptedChatModel
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
@@ -119,6 +121,18 @@ class Agent:
             json=body,
             headers=self.auth(role),
         )
+
+    async def idle(self, conversation_id: str, timeout_s: float = 10.0) -> None:
+        """Until no run holds the conversation: a run's last event (``done``) is written before
+        it lets the conversation go, so a message sent on reading it may still find it busy."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        async with self.app.state.services.sessions() as session:
+            while await session.scalar(
+                select(Conversation.active_run_id).where(Conversation.id == conversation_id)
+            ):
+                assert asyncio.get_running_loop().time() < deadline, "the run never let go"
+                await asyncio.sleep(0.05)
+                session.expire_all()
 
     async def edit(
         self, conversation_id: str, card: dict[str, Any], args: dict[str, Any]

@@ -333,6 +333,7 @@ async def test_a_confirmation_expires_on_its_own_and_frees_the_conversation(
         events = await read_events(
             agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
         )
+        await agent.idle(cid)  # the expiry's run lets go just after its last event
         again = await agent.send(cid, "ещё раз", dataset_context(env_id="prod"))
         late = await agent.decide(cid, card["confirmation_id"], "approve")
     assert types(events) == ["run_started", "cancelled", "message", "done"]

@@ -164,12 +164,7 @@ async def test_two_messages_at_once_through_two_workers_one_runs(make_agent: Any
             both_answered.set()
             assert sorted(r.status_code for r in responses) == [202, 409]
             await read_events(first.client, cid, first.auth(Role.engineer))
-            async with first.app.state.services.sessions() as session:
-                while await session.scalar(
-                    select(Conversation.active_run_id).where(Conversation.id == cid)
-                ):
-                    await asyncio.sleep(0.05)
-                    session.expire_all()
+            await first.idle(cid)
 
 
 async def test_a_dead_workers_run_is_reported_once_however_many_workers_reap(
