@@ -10,6 +10,7 @@ possible; the model is told what the person changed when the call's result reach
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,8 +28,10 @@ from sstools.agent.guardrails import (
     env_label,
     plan_impact,
 )
+from sstools.agent.invocation import ToolCall
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolSpec
+from sstools.agent.tools.shaping import listed
 from sstools.environments import EnvironmentRegistry, Stage
 from sstools.errors import SstoolsError
 
@@ -134,8 +137,7 @@ def card_decision(
 
 
 def _listed(plan: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    items = plan.get(key)
-    return [one for one in items if isinstance(one, dict)] if isinstance(items, list) else []
+    return [one for one in listed(plan.get(key)) if isinstance(one, dict)]
 
 
 def database_edits(plan: object) -> list[CardEdit]:
@@ -182,6 +184,24 @@ def with_plan(decision: GuardrailDecision, tool: ToolSpec, plan: object) -> Guar
     if "database_mapping" in tool.editable:
         update["edits"] = [*decision.edits, *database_edits(plan)]
     return decision.model_copy(update=update)
+
+
+def approved_ahead(
+    call: ToolCall,
+    tool: ToolSpec,
+    decision: GuardrailDecision,
+    standing: Callable[[str, str | None, ToolKind], bool],
+) -> bool:
+    """Whether an earlier dev card's «одобрять похожие» (``standing``, read now) covers this
+    call: never one the person just edited, nor one choosing connections (a database mapping)
+    that no card showed the person."""
+    return (
+        decision.needs_confirmation
+        and decision.similar
+        and not call.get("edited")
+        and not call["args"].get("database_mapping")
+        and standing(tool.name, decision.env_id, decision.kind)
+    )
 
 
 def may_approve_similar(tool: ToolSpec, kind: ToolKind, stage: Stage | None) -> bool:

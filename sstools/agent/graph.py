@@ -302,14 +302,7 @@ class AgentGraph:
                 said, message = instead
                 return {"messages": [message], "queue": rest, "current": None, "emit": emit + said}
             decision = card_edits.with_plan(decision, verdict.tool, preview.answer)
-        # Approved ahead («одобрять похожие», dev only, checked now); an edited call gets a card.
-        ahead = (
-            decision.needs_confirmation
-            and decision.similar
-            and not call.get("edited")
-            and not call["args"].get("database_mapping")  # connections the person never saw
-            and runtime.context.approved(verdict.tool.name, decision.env_id, decision.kind)
-        )
+        ahead = card_edits.approved_ahead(call, verdict.tool, decision, runtime.context.approved)
         if ahead:  # the tool line says why no card: «одобрять похожие» on an earlier dev card
             emit = [encode(ToolCallEvent.model_validate({**emit[0], "approved_ahead": True}))]
         current: PendingCall = {

@@ -241,10 +241,15 @@ def _inventory(changed_on: datetime, present: bool = True) -> Inventory:
     )
 
 
-def _plan(target: dict[str, dict[str, Any]], inventory: Inventory) -> Any:
-    sources = Sources({DASH: copy.deepcopy(SOURCE)})
+def _plan(
+    target: dict[str, dict[str, Any]],
+    inventory: Inventory,
+    mapping: dict[str, str] | None = None,
+    source: dict[str, dict[str, Any]] = SOURCE,
+) -> Any:
+    sources = Sources({DASH: copy.deepcopy(source)})
     return build_plan(
-        map_sources(sources, inventory, {"dev-db": "prod-db"}),
+        map_sources(sources, inventory, mapping or {"dev-db": "prod-db"}),
         source=DeploySource(env_id="ss-dev"),
         target_env_id="prod",
         target_stage=Stage.prod,
@@ -345,17 +350,9 @@ def test_a_mapping_that_would_move_an_existing_dataset_cannot_apply() -> None:
     other = "db0000aa-0000-0000-0000-000000000000"
     inventory = _inventory(MOMENT)
     inventory.objects["databases"][other] = TargetObject(2, other, "warehouse", MOMENT)
-    sources = Sources({DASH: copy.deepcopy(SOURCE)})
 
     def planned(onto: str) -> Any:
-        return build_plan(
-            map_sources(sources, inventory, {"dev-db": onto}),
-            source=DeploySource(env_id="ss-dev"),
-            target_env_id="prod",
-            target_stage=Stage.prod,
-            found=inventory,
-            target_files=_files(_target()),
-        ).plan
+        return _plan(_target(), inventory, {"dev-db": onto}).plan
 
     moved = planned("warehouse")
     assert not moved.applicable
@@ -379,17 +376,9 @@ def test_only_a_database_whose_dataset_exists_there_is_pinned() -> None:
     source[f"databases/{other_db}.yaml"] = {"uuid": other_db, "database_name": "dwh"}
     source[f"datasets/{other_set}.yaml"] = {**dataset(["b"], other_db), "uuid": other_set}
     inventory = _inventory(MOMENT)
-    sources = Sources({DASH: source})
 
     def planned(target: dict[str, dict[str, Any]]) -> Any:
-        return build_plan(
-            map_sources(sources, inventory, {"dev-db": "prod-db", "dwh": "prod-db"}),
-            source=DeploySource(env_id="ss-dev"),
-            target_env_id="prod",
-            target_stage=Stage.prod,
-            found=inventory,
-            target_files=_files(target),
-        ).plan
+        return _plan(target, inventory, {"dev-db": "prod-db", "dwh": "prod-db"}, source).plan
 
     plan = planned(_target())
     assert {db.source_name: db.pinned for db in plan.databases} == {"dev-db": True, "dwh": False}

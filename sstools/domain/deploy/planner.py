@@ -20,6 +20,7 @@ from dulwich.objects import valid_hexsha
 
 from sstools.domain.deploy import _target
 from sstools.domain.deploy._bundle import Reader, path_of
+from sstools.domain.deploy._connections import existing_connections
 from sstools.domain.deploy._portable import (
     MISSING,
     Document,
@@ -170,41 +171,6 @@ def _digest(
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-@dataclass(frozen=True)
-class _Connections:
-    """What the target's existing datasets say about the mapping."""
-
-    pinned: set[str]  # source databases whose datasets exist in the target on their connection
-    moved: list[tuple[str, str]]  # (dataset, the connection it is on) a mapping would move
-
-
-def _connections(
-    mapped: MappedSources, found: _target.Inventory, target_files: dict[str, bytes]
-) -> _Connections:
-    """Superset's import cannot move a dataset that exists in the target to another connection
-    (it inserts a second copy and fails): which source databases are pinned to theirs, and
-    which datasets the mapping would move. A target file naming no connection tells neither."""
-    documents = dict(mapped.others.documents)
-    for dashboard in mapped.dashboards:
-        documents |= dashboard.documents
-    found_connections = {db.uuid: db.name for db in found.databases()}
-    pinned: set[str] = set()
-    moved: list[tuple[str, str]] = []
-    for path, document in sorted(documents.items()):
-        if not path.startswith("datasets/") or path not in target_files:
-            continue
-        there = yaml.safe_load(target_files[path])
-        now = there.get("database_uuid") if isinstance(there, dict) else None
-        if now is None:
-            continue
-        if now == document.get("database_uuid"):
-            pinned.add(mapped.dataset_databases.get(path, ""))
-        else:
-            name = str(document.get("table_name") or path)
-            moved.append((name, found_connections.get(str(now), str(now))))
-    return _Connections(pinned, moved)
-
-
 def build_plan(
     mapped: MappedSources,
     *,
@@ -264,7 +230,7 @@ def build_plan(
     bundles = {dashboard.uuid: dashboard.files() for dashboard in mapped.dashboards}
     others = mapped.others.files()
     planned = {path: target_files[path] for path in changes if path in target_files}
-    connections = _connections(mapped, found, target_files)
+    connections = existing_connections(mapped, found, target_files)
     databases = [  # each source database and the target's it maps onto
         row.model_copy(update={"pinned": row.source_uuid in connections.pinned})
         for row in mapped.databases
