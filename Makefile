@@ -41,13 +41,25 @@ format: setup ## ruff: fix what it can and format
 typecheck: setup ## mypy strict over the package, tests and bench
 	$(BIN)/mypy
 
+# Test processes (pytest-xdist): one per core, at most four; each runs its own Superset fleet
+# and Chromium (docs/testing.md). TEST_WORKERS=0 runs everything in this one process.
+TEST_WORKERS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
+
 # Lint, types, then every test: unit, agent, integration and browser (the fixtures bring up the
-# Superset sandbox; the browser tests drive Debian's Chromium).
-test: lint typecheck browser ## lint, types, every test (sandbox and Chromium included), coverage floor
-	$(BIN)/pytest --cov=sstools --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR) $(PYTEST_ARGS)
+# Superset sandbox; the browser tests drive Debian's Chromium). Ends with the ten slowest tests
+# and the wall time of the whole target.
+test: ## lint, types, every test (sandbox and Chromium included), coverage floor
+	@started=$$(date +%s); \
+	$(MAKE) --no-print-directory lint typecheck browser \
+	&& $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 \
+		--cov=sstools --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR) $(PYTEST_ARGS); \
+	status=$$?; elapsed=$$(( $$(date +%s) - started )); \
+	printf 'make test: %s in %d min %02d s (exit %d)\n' "$$( [ $$status = 0 ] && echo passed || echo FAILED)" \
+		$$(( elapsed / 60 )) $$(( elapsed % 60 )) $$status; \
+	exit $$status
 
 test-unit: setup ## the tests that need no sandbox
-	$(BIN)/pytest -m 'not integration' $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) -m 'not integration' $(PYTEST_ARGS)
 
 # No test may depend on today's date: the tests that need no sandbox, with the wall clock at
 # New Year (a minute past midnight UTC) and at midsummer (Debian's libfaketime; tests/faketime/run).

@@ -13,7 +13,11 @@ reason when it does not answer), and ``pg_url``, a fresh database per test on it
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from sqlalchemy.engine import make_url
 
 from sstools.app import create_app
 from sstools.auth.roles import Role
@@ -103,13 +108,39 @@ def make_settings(tmp_path: Path, environments_file: Path, **overrides: object) 
     )
 
 
-async def seed_users(settings: Settings) -> None:
-    migrate(settings.database_url)
-    engine = create_engine(settings.database_url)
+async def _migrate_and_add_users(database_url: str) -> None:
+    migrate(database_url)
+    engine = create_engine(database_url)
     async with session_factory(engine)() as session:
         for role in Role:
             await add_user(session, role.value, role, PASSWORDS[role])
     await engine.dispose()
+
+
+_SEEDED: list[Path] = []  # the template, once made
+
+
+async def _template() -> Path:
+    """A migrated SQLite database with one user per role, made once per test process: the
+    product's migrations and Argon2 hashing run once here, not in every test (~0.8 s each)."""
+    if not _SEEDED:
+        folder = Path(tempfile.mkdtemp(prefix="sstools-seeded-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        await _migrate_and_add_users(f"sqlite:///{folder / 'template.db'}")
+        _SEEDED.append(folder / "template.db")
+    return _SEEDED[0]
+
+
+async def seed_users(settings: Settings) -> None:
+    """The app's database, migrated, with one user per role (passwords in ``PASSWORDS``)."""
+    database = make_url(settings.database_url)
+    if database.get_backend_name() != "sqlite" or database.database in (None, "", ":memory:"):
+        await _migrate_and_add_users(settings.database_url)
+        return
+    target = Path(database.database)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # The template's last connection closed, so its write-ahead log is folded into the file.
+    shutil.copyfile(await _template(), target)
 
 
 @pytest.fixture
@@ -188,10 +219,22 @@ async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
     return settings
 
 
+def worker_fleet(worker: str | None) -> SandboxSettings:
+    """The sandbox fleet of a test process: the default one, or for xdist's worker ``gwN``
+    (N > 0) a fleet of its own ten ports further on, so workers never change each other's
+    Superset (tests stop staging, deploy into prod and put it back)."""
+    index = int(worker.removeprefix("gw")) if worker else 0
+    # Another checkout testing on this machine at once takes other ports (…_BASE_PORT=9081).
+    base_port = int(os.environ.get("SSTOOLS_TEST_SANDBOX_BASE_PORT", SandboxSettings().base_port))
+    if index == 0:
+        return SandboxSettings(base_port=base_port)
+    return SandboxSettings(fleet=worker, base_port=base_port + 10 * index)
+
+
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[Sandbox]:
     """The three real Superset instances; stopped at the end only if this session started them."""
-    fleet = Sandbox(SandboxSettings())
+    fleet = Sandbox(worker_fleet(os.environ.get("PYTEST_XDIST_WORKER")))
     already_running = all(status.healthy for status in fleet.status())
     fleet.up(progress=lambda line: print(f"[sandbox] {line}", file=sys.stderr))
     yield fleet

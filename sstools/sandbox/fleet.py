@@ -4,11 +4,15 @@ Layout under the sandbox folder (``SSTOOLS_SANDBOX_DIR``, default ``.sandbox``):
 
     venv/                  Superset's own virtual environment (kept between runs)
     template.db            a metadata DB initialised once, copied for each instance
+    install.lock           one install of the venv and the template at a time
     sandbox.lock           one `up`/`reset`/`start`/`stop` at a time across processes
     secrets.env            the service account's password (mode 600)
     demo/demo.db           the demo data source
     envs/<id>/             per instance: superset.db, superset_config.py, .pid, .log
     environments.yaml      what `sstools serve` reads
+    fleets/<name>/         another fleet (``SSTOOLS_SANDBOX_FLEET``) on its own ports, sharing the
+                           venv, the template and the password: its own sandbox.lock, demo/, envs/
+                           and environments.yaml (a parallel test worker runs on one of these)
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 
 import httpx
 import yaml
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sstools.environments import Environment, Stage
@@ -44,10 +48,15 @@ class SandboxSettings(BaseSettings):
     dir: Path = Path(".sandbox")
     base_port: int = 8081
     startup_timeout_s: float = 180.0
+    fleet: str = Field(default="", pattern=r"^[a-z0-9-]*$")  # "": the default fleet, in dir itself
+
+    @property
+    def fleet_dir(self) -> Path:
+        return self.dir / "fleets" / self.fleet if self.fleet else self.dir
 
     @property
     def environments_file(self) -> Path:
-        return self.dir / "environments.yaml"
+        return self.fleet_dir / "environments.yaml"
 
 
 @dataclass(frozen=True)
@@ -82,8 +91,9 @@ def _quiet(_: str) -> None:
 class Sandbox:
     def __init__(self, settings: SandboxSettings) -> None:
         self.settings = settings
-        self.root = settings.dir.resolve()
-        self.venv = self.root / "venv"
+        self.home = settings.dir.resolve()  # shared by every fleet: venv, template, password
+        self.root = settings.fleet_dir.resolve()  # this fleet's instances and demo data
+        self.venv = self.home / "venv"
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -107,13 +117,15 @@ class Sandbox:
 
     def install(self, progress: Progress = _quiet) -> None:
         """Create Superset's virtual environment once; again only if the requirements change."""
-        superset_home.install(self.venv, progress)
+        with exclusive(self.home / "install.lock"):
+            superset_home.install(self.venv, progress)
 
     def _password(self) -> SecretStr:
-        return superset_home.password(self.root)
+        return superset_home.password(self.home)
 
     def _template(self, progress: Progress) -> Path:
-        return superset_home.template(self.root, self.venv, progress)
+        with exclusive(self.home / "install.lock"):
+            return superset_home.template(self.home, self.venv, progress)
 
     # -- processes -----------------------------------------------------------------------------
 
@@ -210,7 +222,7 @@ class Sandbox:
 
     def _write_environments_file(self) -> None:
         document = {
-            "secrets_file": "secrets.env",
+            "secrets_file": os.path.relpath(self.home / "secrets.env", self.root),
             "environments": [
                 {
                     "id": env.id,

@@ -6,6 +6,7 @@ keeps to processes and seeding.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import secrets
@@ -53,9 +54,14 @@ def password(root: Path) -> SecretStr:
     path = root / "secrets.env"
     if not path.is_file():
         root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        draft = root / f".secrets.env.{os.getpid()}"
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(f"{PASSWORD_KEY}={secrets.token_urlsafe(24)}\n")
+        # Linked whole or not at all: a fleet starting beside us reads the first password made.
+        with contextlib.suppress(FileExistsError):
+            os.link(draft, path)
+        draft.unlink()
     for line in path.read_text().splitlines():
         key, _, value = line.partition("=")
         if key.strip() == PASSWORD_KEY:

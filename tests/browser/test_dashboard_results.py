@@ -21,6 +21,7 @@ from sstools.storage.db import create_engine, session_factory
 from sstools.storage.models import DashboardDocument
 from sstools.testing import answer
 from tests.conftest import AuthHeaders
+from tests.integration.deploy_support import Superset
 
 ENV = "ss-dev"
 ARCHIVE = "Тарифы 2023 (архив)"  # sstools/sandbox/seed.py: its chart's dataset is deleted
@@ -82,7 +83,7 @@ async def _screenshots(page: Page, name: str) -> None:
 
 
 async def test_the_broken_dashboards_findings_and_document_are_on_its_page(
-    site: Any, auth: AuthHeaders
+    site: Any, auth: AuthHeaders, superset: Superset
 ) -> None:
     async with (
         site(answer("не используется")) as s,
@@ -119,7 +120,7 @@ async def test_the_broken_dashboards_findings_and_document_are_on_its_page(
         [orphan] = [one for one in report["findings"] if one["kind"] == "missing_dataset"]
         await expect(first.locator(".finding-fix")).to_have_text(f"Что сделать: {orphan['fix']}")
         await expect(first.locator(".finding-object a")).to_have_attribute(
-            "href", f"http://127.0.0.1:8081/explore/?slice_id={orphan['object_id']}"
+            "href", f"{superset('ss-dev').env.url}/explore/?slice_id={orphan['object_id']}"
         )
         counts = report["counts"]
         await expect(validation.locator(".validation-counts")).to_have_text(

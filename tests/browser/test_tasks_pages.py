@@ -129,11 +129,11 @@ async def test_a_real_deploy_is_followed_on_tasks_read_on_its_page_and_in_the_hi
         await expect(result.locator("dd").last).to_contain_text("сохранён в git (файлов:")
         staging_link = page.locator('.task-dashboards li[data-env-id="staging"] a.open-superset')
         await expect(staging_link).to_have_attribute(
-            "href", f"http://127.0.0.1:8082/superset/dashboard/{staging_id}/"
+            "href", f"{superset('staging').env.url}/superset/dashboard/{staging_id}/"
         )
         dev_link = page.locator('.task-dashboards li[data-env-id="ss-dev"] a.open-superset')
         await expect(dev_link).to_have_attribute(
-            "href", "http://127.0.0.1:8081/superset/dashboard/10/"
+            "href", f"{superset('ss-dev').env.url}/superset/dashboard/10/"
         )
         rollback = await page.locator("a.action-rollback").get_attribute("href")
         assert _query(rollback) == {
@@ -152,7 +152,7 @@ async def test_a_real_deploy_is_followed_on_tasks_read_on_its_page_and_in_the_hi
         await expect(history).to_contain_text("Superset staging staging")
         await expect(history).to_contain_text("выполнена")
         await expect(page.locator(".page-head a.open-superset")).to_have_attribute(
-            "href", "http://127.0.0.1:8081/superset/dashboard/10/"
+            "href", f"{superset('ss-dev').env.url}/superset/dashboard/10/"
         )
         await _nothing_raw(page)
         await _both_widths(page, "dashboard-history", focus="#history")
@@ -176,7 +176,7 @@ async def test_a_real_deploy_is_followed_on_tasks_read_on_its_page_and_in_the_hi
 
 
 async def test_the_home_page_says_the_stopped_environment_and_the_dataset_links_to_superset(
-    site: Any,
+    site: Any, superset: Superset
 ) -> None:
     async with site(answer("ок")) as s:
         page = await s.page("/")
@@ -201,7 +201,8 @@ async def test_the_home_page_says_the_stopped_environment_and_the_dataset_links_
 
         await page.goto(f"{s.url}/datasets/1?env_id=staging")
         await expect(page.locator(".page-head a.open-superset")).to_have_attribute(
-            "href", "http://127.0.0.1:8082/explore/?datasource_type=table&datasource_id=1"
+            "href",
+            f"{superset('staging').env.url}/explore/?datasource_type=table&datasource_id=1",
         )
     assert s.console_errors == []
 
