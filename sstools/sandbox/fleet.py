@@ -48,7 +48,7 @@ class SandboxSettings(BaseSettings):
     dir: Path = Path(".sandbox")
     base_port: int = 8081
     startup_timeout_s: float = 180.0
-    fleet: str = Field(default="", pattern=r"^[a-z0-9-]*$")  # "": the default fleet, in dir itself
+    fleet: str | None = Field(default=None, pattern=r"^[a-z0-9-]+$")  # None: the default, in dir
 
     @property
     def fleet_dir(self) -> Path:
