@@ -46,14 +46,17 @@ typecheck: setup ## mypy strict over the package, tests and bench
 TEST_WORKERS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
 
 # Lint, types, then every test: unit, agent, integration and browser (the fixtures bring up the
-# Superset sandbox; the browser tests drive Debian's Chromium). Ends with the ten slowest tests
-# and the wall time of the whole target.
+# Superset sandbox; the browser tests drive Debian's Chromium). Superset's venv installs in the
+# background while lint and typecheck run. Ends with the ten slowest tests and the wall time.
 test: ## lint, types, every test (sandbox and Chromium included), coverage floor
-	@started=$$(date +%s); \
-	$(MAKE) --no-print-directory lint typecheck browser \
+	@started=$$(date +%s); log=$$(mktemp); \
+	$(MAKE) --no-print-directory setup \
+	&& { $(BIN)/sstools sandbox install >"$$log" 2>&1 & installing=$$!; } \
+	&& $(MAKE) --no-print-directory lint typecheck browser \
+	&& { wait $$installing || { cat "$$log"; false; }; } \
 	&& $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 \
 		--cov=sstools --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR) $(PYTEST_ARGS); \
-	status=$$?; elapsed=$$(( $$(date +%s) - started )); \
+	status=$$?; elapsed=$$(( $$(date +%s) - started )); rm -f "$$log"; \
 	printf 'make test: %s in %d min %02d s (exit %d)\n' "$$( [ $$status = 0 ] && echo passed || echo FAILED)" \
 		$$(( elapsed / 60 )) $$(( elapsed % 60 )) $$status; \
 	exit $$status

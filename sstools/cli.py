@@ -294,6 +294,18 @@ def sandbox_up() -> None:
     typer.echo(f"environments file: {sandbox.settings.environments_file}")
 
 
+@sandbox_app.command("install")
+def sandbox_install() -> None:
+    """Install Superset's venv and its template metadata DB (once); start nothing."""
+    from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
+
+    try:
+        Sandbox(SandboxSettings()).prepare(progress=lambda line: typer.echo(line, err=True))
+    except SandboxError as exc:
+        typer.echo(f"sstools sandbox: {exc}", err=True)
+        raise typer.Exit(1) from exc
+
+
 @sandbox_app.command("down")
 def sandbox_down() -> None:
     """Stop the Superset instances that `sandbox up` started."""

@@ -25,6 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
 from sstools.app import create_app
@@ -35,6 +36,7 @@ from sstools.config import Settings
 from sstools.logs import configure_logging
 from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.storage.db import create_engine, migrate, session_factory
+from sstools.storage.models import User
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from sstools.testing.fleet import PostgresUnreachable, fresh_database, postgres_url
 from tests.seal import LoopbackGuard, seal_environment
@@ -49,12 +51,26 @@ _loopback_guard.install()
 RIG_MARKERS = {"sandbox": "integration", "postgres_server": "postgres"}
 
 
+# Tests known to run longest, started first so the parallel run never ends waiting on one of
+# them (docs/testing.md): the API fuzz shards, then the rest of the sandbox's and PostgreSQL's.
+LONGEST_FIRST = ("tests/integration/test_api_fuzz.py", "tests/integration/test_drift")
+
+
+def _start_rank(item: pytest.Item) -> int:
+    if item.nodeid.startswith(LONGEST_FIRST):
+        return 0
+    if item.get_closest_marker("integration"):
+        return 1
+    return 2 if item.get_closest_marker("postgres") else 3
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         needs = set(getattr(item, "fixturenames", ()))
         for fixture, marker in RIG_MARKERS.items():
             if fixture in needs:
                 item.add_marker(marker)
+    items.sort(key=_start_rank)  # stable: within a rank, the files' own order
 
 
 @pytest.fixture(autouse=True)
@@ -141,6 +157,26 @@ async def seed_users(settings: Settings) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     # The template's last connection closed, so its write-ahead log is folded into the file.
     shutil.copyfile(await _template(), target)
+
+
+SECOND_ENGINEER = "engineer2"
+
+
+async def second_engineer(settings: Settings) -> dict[str, str]:
+    """Headers of a second engineer, made once per database with one password, so tests sharing
+    a database (tests/integration's session one) never revoke each other's tokens by re-making
+    the account; the token carries the account's current version."""
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        user = await session.scalar(select(User).where(User.username == SECOND_ENGINEER))
+        if user is None:
+            await add_user(session, SECOND_ENGINEER, Role.engineer, "engineer2-test-password")
+            user = await session.scalar(select(User).where(User.username == SECOND_ENGINEER))
+        assert user is not None
+        version = user.token_version
+    await engine.dispose()
+    principal = Principal(username=SECOND_ENGINEER, role=Role.engineer)
+    return {"Authorization": f"Bearer {issue_token(settings, principal, version=version)}"}
 
 
 @pytest.fixture

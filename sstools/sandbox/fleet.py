@@ -123,6 +123,11 @@ class Sandbox:
     def _password(self) -> SecretStr:
         return superset_home.password(self.home)
 
+    def prepare(self, progress: Progress = _quiet) -> Path:
+        """What every fleet shares, made once: Superset's venv and the template metadata DB."""
+        self.install(progress)
+        return self._template(progress)
+
     def _template(self, progress: Progress) -> Path:
         with exclusive(self.home / "install.lock"):
             return superset_home.template(self.home, self.venv, progress)
@@ -266,8 +271,7 @@ class Sandbox:
 
     def _up(self, progress: Progress) -> None:
         started = time.monotonic()
-        self.install(progress)
-        template = self._template(progress)
+        template = self.prepare(progress)
         demo_db = self.root / "demo" / "demo.db"
         create_demo_database(demo_db)
         to_start = [instance for instance in INSTANCES if self._owned_pid(instance) is None]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
 from sstools.app import create_app
 from sstools.auth.roles import Role
@@ -24,6 +24,10 @@ from tests.conftest import make_settings, seed_users
 from tests.integration.deploy_support import Superset, restore, superset  # noqa: F401  (fixtures)
 
 CHROMIUM_INSTALLED = Path(CHROMIUM).exists()
+
+# An expectation waits for what the page must show, up to this long: a plan made against a real
+# Superset on a loaded 2-core machine outlasts Playwright's 5 s, and a met one returns at once.
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture(scope="session")

@@ -20,15 +20,12 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from sstools.app import create_app
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal, issue_token
-from sstools.auth.users import add_user
 from sstools.config import Settings
 from sstools.git_store import normalise
 from sstools.git_store._repo import Repository
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
-from sstools.storage.db import create_engine, session_factory
 from sstools.testing import LiveServer, ScriptedChatModel
-from tests.conftest import AuthHeaders
+from tests.conftest import AuthHeaders, second_engineer
 from tests.integration.deploy_support import Restore, Superset, wait_for_task
 from tests.support import read_events
 
@@ -40,12 +37,7 @@ GENERAL_PROD = {"contextVersion": 1, "envId": "prod"}
 @pytest.fixture
 async def engineer_b(settings: Settings) -> dict[str, str]:
     """A second engineer's headers (the suite seeds one user per role)."""
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        await add_user(session, "engineer2", Role.engineer, "second-engineer-pass", upsert=True)
-    await engine.dispose()
-    token = issue_token(settings, Principal(username="engineer2", role=Role.engineer))
-    return {"Authorization": f"Bearer {token}"}
+    return await second_engineer(settings)
 
 
 async def _deploy_kpis_to_prod(

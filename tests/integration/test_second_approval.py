@@ -20,13 +20,11 @@ from sqlalchemy import select
 
 from sstools.app import create_app
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal, issue_token
-from sstools.auth.users import add_user
 from sstools.config import Settings
 from sstools.domain.deploy import import_bundle
-from sstools.storage.models import AuditEntry, Confirmation, User
+from sstools.storage.models import AuditEntry, Confirmation
 from sstools.testing import LiveServer, ScriptedChatModel
-from tests.conftest import AuthHeaders
+from tests.conftest import AuthHeaders, second_engineer
 from tests.integration.deploy_support import (
     Superset,
     _importable,
@@ -46,7 +44,6 @@ CONTEXT = {
     "envId": "ss-dev",
     "route": "/dashboards/10",
 }
-SECOND = "engineer2"
 
 
 def deploy_then_follow(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
@@ -96,15 +93,6 @@ async def _css(superset: Superset, dashboard_id: int) -> str | None:
     return css
 
 
-async def _second(settings: Settings, live: httpx.AsyncClient, app: Any) -> dict[str, str]:
-    """A second engineer's headers (the account made once per test database)."""
-    async with app.state.services.sessions() as session:
-        if await session.scalar(select(User).where(User.username == SECOND)) is None:
-            await add_user(session, SECOND, Role.engineer, "engineer2-test-password")
-    token = issue_token(settings, Principal(username=SECOND, role=Role.engineer))
-    return {"Authorization": f"Bearer {token}"}
-
-
 @asynccontextmanager
 async def agent(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
     app = create_app(settings, chat_model=ScriptedChatModel(script=deploy_then_follow))
@@ -147,7 +135,7 @@ async def test_a_prod_deploy_applies_once_only_when_a_second_engineer_approves(
     headers = auth(Role.engineer)
     async with prod_put_back(superset, prod_id) as prod, agent(settings) as (live, app):
         await prod.put_json(f"/api/v1/dashboard/{prod_id}", {"css": PROD_EDIT})
-        second = await _second(settings, live, app)
+        second = await second_engineer(settings)
         before = await _prod_tasks(live, headers)
         cid, card = await _requested(live, headers)
         url = f"/api/approvals/{card['confirmation_id']}"
@@ -212,9 +200,9 @@ async def test_a_second_approval_after_prod_moved_writes_nothing_and_says_so(
 ) -> None:
     prod_id = await _prod_id(client, auth)
     headers = auth(Role.engineer)
-    async with prod_put_back(superset, prod_id) as prod, agent(settings) as (live, app):
+    async with prod_put_back(superset, prod_id) as prod, agent(settings) as (live, _):
         await prod.put_json(f"/api/v1/dashboard/{prod_id}", {"css": PROD_EDIT})
-        second = await _second(settings, live, app)
+        second = await second_engineer(settings)
         before = await _prod_tasks(live, headers)
         cid, card = await _requested(live, headers)
         # Someone edits the prod dashboard while the request waits: the approved plan is stale.
