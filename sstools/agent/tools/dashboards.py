@@ -14,12 +14,14 @@ from sstools.agent.tools.spec import (
     CallScope,
     DetailArgs,
     ToolArgs,
+    ToolArgumentError,
     ToolKind,
     ToolRequest,
     assistant_tool,
     env_param,
     object_id,
 )
+from sstools.ids import ENV_ID_PATTERN
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 DASHBOARDS = "/api/dashboards"
@@ -65,7 +67,16 @@ class DashboardArgs(ToolArgs):
 
 
 class HealthArgs(DashboardArgs, DetailArgs):
-    pass
+    env_id: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=ENV_ID_PATTERN,
+        description="Another environment's dashboard (give its id there); defaults to the current",
+    )
+
+
+def _health_env(args: HealthArgs, scope: CallScope) -> str | None:
+    return args.env_id or scope.env_id
 
 
 def _broken(chart: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +102,7 @@ def _health(payload: Any, args: HealthArgs) -> Any:
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D,),
+    target_env=_health_env,
     shape=_health,
 )
 def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
@@ -98,10 +110,12 @@ def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
 
     Last change, owners, published, git status and last validation. Charts whose data resolves.
     """
+    elsewhere = args.env_id is not None and args.env_id != scope.env_id
+    if elsewhere and args.dashboard_id is None:  # the page's id is not that environment's
+        raise ToolArgumentError(texts.NOT_IN_CONTEXT.format(what="dashboard_id"))
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    return ToolRequest(
-        method="GET", path=api_path(DASHBOARDS, dashboard, "health"), params=env_param(scope)
-    )
+    params = {"env_id": args.env_id} if args.env_id else env_param(scope)
+    return ToolRequest(method="GET", path=api_path(DASHBOARDS, dashboard, "health"), params=params)
 
 
 @assistant_tool(
