@@ -48,6 +48,7 @@ _TOOLS: dict[str, tuple[str, ...]] = {
     "commit": ("commit_changes",),
     "permissions": ("superset_audit_permissions",),
     "validation": ("run_llm_validation",),
+    "changed_by": ("get_health_summary",),  # «кто последний менял …»: its last change, owners
     "tasks_list": ("list_tasks",),
     "compare": ("preview_migration", "deploy_dashboard", "execute_migration"),
     "migration": ("execute_migration", "preview_migration"),

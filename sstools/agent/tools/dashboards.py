@@ -32,6 +32,11 @@ class SearchDashboardsArgs(DetailArgs):
         default=None, max_length=200, description="Words in the title; omit to list all"
     )
     page: int = Field(default=0, ge=0, le=1000)
+    dashboard_ids: list[ObjectId] | None = Field(
+        default=None,
+        max_length=50,
+        description="These dashboards, by id (found by their titles), instead of words",
+    )
 
 
 def _found(payload: Any, args: SearchDashboardsArgs) -> Any:
@@ -55,7 +60,9 @@ def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolReque
     By words in their title; the current environment's; any case.
     """
     params = env_param(scope) | {"page": args.page}
-    if args.query:
+    if args.dashboard_ids:
+        params["ids"] = ",".join(str(one) for one in args.dashboard_ids)
+    elif args.query:
         params["q"] = args.query
     return ToolRequest(method="GET", path="/api/dashboards", params=params)
 
