@@ -4,7 +4,8 @@
   person answers with the slot alone («prod», «на стейдж», «7 и 8», the first digits of a task):
   the answer is read together with the message it completes, so it fills the slot asked for and
   keeps every other one the first message gave («перенеси в стейдж» + «7 и 8»).
-- :func:`small_talk`: thanks and greetings, answered in words, nothing run.
+- :func:`small_talk`: thanks, answered in words, nothing run (a greeting still gets the page's
+  default answer).
 - :func:`rollback_elsewhere`: «откати…» where no rollback is offered (a dashboard's chat, before
   any deploy in it) is told where the rollback is, not answered with another tool's card.
 """
@@ -17,22 +18,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from sstools.agent.offline.intent import intents, spaced
 from sstools.agent.texts import OFFLINE_PREFIX
+from sstools.agent.texts import vocabulary as vocab
 
 # At most this many words answer a question back; a longer message is a request of its own.
 _ANSWER_WORDS = 5
 # Intents an answer may carry without being a request of its own: a task's digits read as its
 # status, a word for the environment.
 _SLOT_INTENTS = frozenset({"task_status"})
-# Words of thanks and greetings: a message of only these asks for nothing.
-_SMALL_TALK = frozenset(
-    spaced(word)
-    for word in (
-        "спасибо", "спс", "благодарю", "ок", "окей", "ok", "okay", "хорошо", "понятно", "ясно",
-        "отлично", "супер", "привет", "здравствуйте", "здравствуй", "добрый", "день", "вечер",
-        "большое", "всё", "все", "thanks", "thank", "you", "thx", "hi", "hello", "hey", "cool",
-        "great", "a", "lot", "so", "much",
-    )
-)  # fmt: skip
+_SMALL_TALK = frozenset(spaced(word) for word in vocab.THANKS)
 
 
 def last_said(messages: Sequence[BaseMessage]) -> str:

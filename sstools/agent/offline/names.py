@@ -15,7 +15,6 @@ English (:data:`~sstools.agent.texts.vocabulary.TITLE_TRANSLATIONS`: «про п
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 
@@ -24,7 +23,7 @@ from sstools.agent.routing.tokens import STOP, WORD, fold, stem, words
 from sstools.agent.texts import vocabulary as vocab
 
 # Title words that say nothing of what a dashboard is about: matched only as part of a title.
-_WEAK = frozenset(stem(word) for word in ("по", "и", "в", "на", "the", "of", "and", "архив"))
+_WEAK = frozenset(stem(word) for word in vocab.WEAK_TITLE_WORDS)
 
 
 @cache
@@ -110,9 +109,6 @@ def latest_task(
     ]
 
 
-_MINE = re.compile(r"(?<!\w)(?:мо[йяюеи]\w*|my|mine)(?!\w)", re.IGNORECASE)
-
-
 def says_mine(text: str) -> bool:
     """«моя миграция», "my deploy": the person's own."""
-    return _MINE.search(text) is not None
+    return vocab.MINE.search(text) is not None

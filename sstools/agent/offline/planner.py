@@ -25,7 +25,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from pydantic import ValidationError
 
 from sstools.agent import texts
@@ -35,10 +35,10 @@ from sstools.agent.offline import dry_run
 from sstools.agent.offline.answers import Hint, render_content
 from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
-from sstools.agent.offline.intent import Asking, asks, choose, has_plan
-from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.followup import follow_up, last_said, rollback_elsewhere, small_talk
+from sstools.agent.offline.intent import Asking, asks, choose, has_plan
 from sstools.agent.offline.resolving import resolve
+from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.slots import Said, arguments, dashboards
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts import offline as offline_texts

@@ -433,3 +433,13 @@ TITLE_TRANSLATIONS = (
     ("пиковые", "peak"), ("каналы", "channels"), ("сводка", "summary"), ("отчет", "report"),
     ("мониторинг", "monitoring"), ("показатели", "kpis"),
 )  # fmt: skip
+# Words of thanks: a message of only these asks for nothing (a greeting gets the page's default).
+THANKS = (
+    "спасибо", "спс", "благодарю", "ок", "окей", "ok", "okay", "хорошо", "понятно", "ясно",
+    "отлично", "супер", "большое", "всё", "все", "thanks", "thank", "you", "thx", "cool",
+    "great", "a", "lot", "so", "much",
+)  # fmt: skip
+# Title words that say nothing of what a dashboard is about: matched only as part of a title.
+WEAK_TITLE_WORDS = ("по", "и", "в", "на", "the", "of", "and", "архив")
+# «моя миграция», "my deploy": the person's own.
+MINE = re.compile(r"(?<!\w)(?:мо[йяюеи]\w*|my|mine)(?!\w)", re.IGNORECASE)
