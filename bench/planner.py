@@ -230,7 +230,7 @@ def asks_which_deploy(outcome: Outcome, expect: Call) -> bool:
     """«the last deploy» in a first turn: ``rollback_deploy`` has no such argument and the
     conversation has no deploy to resolve it to, so the right answer is to ask back which
     deploy, naming the tool (its title) and asking for the task (issue 22 §3)."""
-    if "last_deploy" not in expect.slots or outcome.calls:
+    if "last_deploy" not in expect.slots or outcome.calls or expect.tool is None:
         return False
     return CATALOGUE[expect.tool].title in outcome.text and asks_for(outcome, "task_id")
 

@@ -159,10 +159,10 @@ class FleetReader:
             if (made := _valid(Listed, {**item, "env_id": env})) is not None
         ]
         datasets = [
-            made
+            one
             for env, answer in zip(self._environments, answers[count : 2 * count], strict=True)
             for item in _items(answer)
-            if (made := _valid(ListedDataset, _dataset(item, env))) is not None
+            if (one := _valid(ListedDataset, _dataset(item, env))) is not None
         ]
-        tasks = [made for item in _items(answers[-1]) if (made := _valid(ListedTask, item))]
+        tasks = [task for item in _items(answers[-1]) if (task := _valid(ListedTask, item))]
         return Fleet(dashboards=dashboards, datasets=datasets, tasks=tasks, me=username)

@@ -185,6 +185,11 @@ def _rows(prose: str) -> int | None:
     return next((n for word, n in vocab.NUMBER_WORDS.items() if count.startswith(word)), None)
 
 
+def _quoted(identifier: str) -> str:
+    escaped = identifier.replace('"', '""')
+    return f'"{escaped}"'
+
+
 def _data_question(
     args: dict[str, Any], said: Said, context: UIContext | None, fleet: Fleet
 ) -> dict[str, Any] | str:
@@ -196,12 +201,14 @@ def _data_question(
     table = names.dataset(fleet, context.env_id, int(context.object_id))
     if table is None or not (counting or vocab.ROWS_WANTED.search(said.prose)):
         return args  # no question about its rows: the SQL is asked for
-    where = f'"{table.schema_name}"."{table.name}"' if table.schema_name else f'"{table.name}"'
+    parts = [table.schema_name, table.name] if table.schema_name else [table.name]
+    where = ".".join(_quoted(part) for part in parts)
+    # Identifiers quoted, the limit a number; the SQL is shown and checked as any (a read).
     if counting:
-        sql = f"SELECT count(*) AS rows FROM {where}"
+        sql = f"SELECT count(*) AS row_count FROM {where}"  # noqa: S608
     else:
         limit = _rows(said.prose) or 10
-        sql = f"SELECT * FROM {where} LIMIT {limit}"
+        sql = f"SELECT * FROM {where} LIMIT {limit}"  # noqa: S608
         args["limit"] = limit
     args["sql"] = sql
     if table.database_id is not None:
