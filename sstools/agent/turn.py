@@ -210,6 +210,8 @@ def not_the_page_object(
     """
     if scope.object_type is None or scope.object_id is None:
         return None
+    if args.get("env_id") not in (None, scope.env_id) and tool.name == "get_health_summary":
+        return None  # another environment's dashboard: its ids are not the page's
     given: list[int] = []
     for field, object_type in _ID_FIELDS.items():
         value = args.get(field)

@@ -114,7 +114,9 @@ def test_all_dashboards_of_the_source_are_migrated_and_listed() -> None:
 def test_an_answer_to_the_question_back_keeps_the_first_message() -> None:
     asked = plan("перенеси в стейдж", "migration")
     assert not asked.tool_calls and "какие дашборды" in asked.text
-    name, args = call(plan("7 и 8", "migration", earlier=[HumanMessage("перенеси в стейдж"), asked]))
+    name, args = call(
+        plan("7 и 8", "migration", earlier=[HumanMessage("перенеси в стейдж"), asked])
+    )
     assert name == "execute_migration"
     assert (args["dashboard_ids"], args["target_env_id"]) == ([7, 8], "staging")
 
@@ -207,3 +209,17 @@ async def test_the_fleet_is_read_once_a_while_per_person() -> None:
     now[0] = 31.0
     await reader.fleet("al", "token-a")
     assert len(reads) == 6  # read again once kept long enough
+
+
+def test_rollback_from_a_dashboard_chat_after_its_deploy_is_the_rollback() -> None:
+    """The task line's «Откатить…» in a dashboard's chat: the rollback, not a deploy question."""
+    context = UIContext.model_validate(
+        {"contextVersion": 1, "objectType": "dashboard", "objectId": "10", "envId": "ss-dev",
+         "route": "/"}
+    )  # fmt: skip
+    offered = select_tools(Role.engineer, context, following_task=True).offered
+    bound = PLANNER.bind_tools([CATALOGUE[name].schema() for name in offered])
+    system = fleet.hand(system_message(prompt_block(context), context), FLEET)
+    reply = bound.invoke([system, HumanMessage(f"откати выкатку {DEPLOY[:8]}")])
+    assert isinstance(reply, AIMessage)
+    assert call(reply) == ("rollback_deploy", {"task_id": DEPLOY, "env_id": "prod"})
