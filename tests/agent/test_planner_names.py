@@ -113,7 +113,8 @@ def test_all_dashboards_of_the_source_are_migrated_and_listed() -> None:
 
 def test_an_answer_to_the_question_back_keeps_the_first_message() -> None:
     asked = plan("перенеси в стейдж", "migration")
-    assert not asked.tool_calls and "какие дашборды" in asked.text
+    assert not asked.tool_calls
+    assert "какие дашборды" in asked.text
     name, args = call(
         plan("7 и 8", "migration", earlier=[HumanMessage("перенеси в стейдж"), asked])
     )
@@ -131,7 +132,8 @@ def test_rollback_by_its_digits_takes_the_environment_from_the_task_record() -> 
 def test_a_one_word_environment_answer_fills_the_rollback() -> None:
     first = "откати выкатку 4c1d9e2a"
     asked = plan(first)
-    assert not asked.tool_calls and "prod" in asked.text
+    assert not asked.tool_calls
+    assert "prod" in asked.text
     name, args = call(plan("prod", earlier=[HumanMessage(first), asked]))
     assert (name, args) == ("rollback_deploy", {"task_id": "4c1d9e2a", "env_id": "prod"})
 
@@ -152,7 +154,8 @@ def test_the_last_backup_comes_from_the_task_records() -> None:
 def test_a_data_question_on_a_dataset_is_its_select(text: str, sql: str, limit: int) -> None:
     name, args = call(plan(text, "dataset", "2", role=Role.analyst))
     assert name == "superset_execute_sql"
-    assert args["sql"] == sql and args["database_id"] == 1
+    assert args["sql"] == sql
+    assert args["database_id"] == 1
     assert args.get("limit") == limit
 
 
@@ -198,7 +201,8 @@ async def test_the_fleet_is_read_once_a_while_per_person() -> None:
     reader = FleetReader(read, ["ss-dev"], ttl_s=30, clock=lambda: now[0])
     made = await reader.fleet("al", "token-a")
     assert made.dashboards == [Listed(env_id="ss-dev", id=6, title="Energy KPIs")]
-    assert made.datasets == [] and made.me == "al"
+    assert made.datasets == []
+    assert made.me == "al"
     assert {path for path, _, token in reads if token == "token-a"} == {
         "/api/dashboards",
         "/api/datasets",
