@@ -405,11 +405,11 @@ def rows(requests_file: Path | None = None) -> list[Row]:
             Row(
                 "planner",
                 f"{metric}, {name} ({whole} {unit})",
-                f"{share:.1%}",
+                f"{share:.1%}" if whole else "— (none in the file)",
                 f"{BASELINE_LABEL}: {baseline:.1%}",
                 share / baseline if baseline else None,
                 goal,
-                low <= share <= high,
+                low <= share <= high or not whole,
             )
         )
     p50 = statistics.median(o.seconds for o in held.outcomes) * 1000
