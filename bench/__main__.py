@@ -63,12 +63,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--only", nargs="*", help="module names without 'bench.', e.g. router")
     parser.add_argument("--write", type=Path, help="also write the table to this Markdown file")
+    parser.add_argument(
+        "--requests-file",
+        type=Path,
+        help="the planner's rows for this file of requests (bench/data/requests.jsonl's format)",
+    )
     options = parser.parse_args()
     chosen = [m for m in MODULES if not options.only or m.removeprefix("bench.") in options.only]
     rows: list[Row] = []
     for name in chosen:
         print(f"running {name} …", file=sys.stderr, flush=True)
-        rows += importlib.import_module(name).rows()
+        module = importlib.import_module(name)
+        if name == "bench.planner" and options.requests_file is not None:
+            rows += module.rows(options.requests_file)
+        else:
+            rows += module.rows()
     table = render(rows)
     print(table)
     if options.write:

@@ -25,7 +25,12 @@ as a question back naming the tool and asking which deploy (:func:`asks_which_de
 The baseline is today's keyword planner, recorded from this scorer's first run
 (:data:`BASELINE`) rather than re-run: keeping that planner importable would mean freezing a copy
 of it with its vocabulary and keyword lists, which move with the new planner.
-Run: ``python -m bench --only planner``.
+Run: ``python -m bench --only planner``; ``--requests-file PATH`` scores another file of the same
+format instead (every line of it, whatever its split), printing the same rows for it. Such a file
+may give a line the conversation's earlier turns (``previous``: planned as the history before
+the request) and expect an answer in words (``"tool": null``: right when no tool is called).
+The planner is handed the fleet the sandbox's seed makes (:mod:`bench.fleet_listing`), as the
+graph hands it the fleet it reads over HTTP.
 """
 
 from __future__ import annotations
@@ -39,13 +44,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import SecretStr
 
+from bench.fleet_listing import recorded_fleet
 from bench.table import Row
-from sstools.agent import prompt
+from sstools.agent import fleet, prompt
 from sstools.agent.invocation import NeedsConfirmation, Refused, Verdict, check_call
 from sstools.agent.offline.planner import offline_planner
 from sstools.agent.routing import tool_router
@@ -57,12 +63,11 @@ from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.environments import Environment, EnvironmentRegistry
-from sstools.evaluation.requests import Call, Refusal, Request, read_requests
+from sstools.evaluation.requests import Call, Refusal, Request, read_requests, unknown_keys
 from sstools.llm.function_model import FunctionChatModel
 from sstools.sandbox.fleet import INSTANCES
 
 REQUESTS = Path(__file__).resolve().parent / "data" / "requests.jsonl"
-Split = Literal["tune", "heldout"]
 
 TOOL_GOAL = 0.95
 SLOT_GOAL = 0.95
@@ -140,8 +145,13 @@ def plan(request: Request) -> Outcome:
     selection = select_tools(request.role, context, message=request.text, router=router)
     model = _planner().bind_tools([CATALOGUE[name].schema() for name in selection.offered])
     system = prompt.system_prompt(ENVIRONMENTS, context, selection, request.role)
+    system = fleet.hand(system, recorded_fleet())
+    history: list[BaseMessage] = [
+        HumanMessage(turn.text) if turn.role == "user" else AIMessage(turn.text)
+        for turn in request.previous
+    ]
     began = time.perf_counter()
-    reply = model.invoke([system, HumanMessage(request.text)])
+    reply = model.invoke([system, *history, HumanMessage(request.text)])
     seconds = time.perf_counter() - began
     turn_seconds = time.perf_counter() - routed
     assert isinstance(reply, AIMessage)
@@ -220,7 +230,7 @@ def asks_which_deploy(outcome: Outcome, expect: Call) -> bool:
     """«the last deploy» in a first turn: ``rollback_deploy`` has no such argument and the
     conversation has no deploy to resolve it to, so the right answer is to ask back which
     deploy, naming the tool (its title) and asking for the task (issue 22 §3)."""
-    if "last_deploy" not in expect.slots or outcome.calls:
+    if "last_deploy" not in expect.slots or outcome.calls or expect.tool is None:
         return False
     return CATALOGUE[expect.tool].title in outcome.text and asks_for(outcome, "task_id")
 
@@ -277,7 +287,13 @@ def scored(outcomes: list[Outcome]) -> Score:
             if outcome.carded:
                 counts["carded"] += 1
                 result.misses.append(_miss(outcome, "question carded"))
-        if isinstance(expect, Call):
+        if isinstance(expect, Call) and expect.tool is None:
+            counts["calls"] += 1  # an answer in words: right when nothing is called
+            counts["tool"] += not outcome.calls
+            if outcome.calls:
+                result.misses.append(_miss(outcome, "tool (words expected)"))
+        elif isinstance(expect, Call):
+            assert expect.tool is not None
             counts["calls"] += 1
             result.not_routed += expect.tool not in outcome.offered
             asked_which = asks_which_deploy(outcome, expect)
@@ -334,8 +350,11 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def score(split: Split) -> Score:
-    result = scored([plan(request) for request in requests() if request.split == split])
+def score(split: str, chosen: Sequence[Request] | None = None) -> Score:
+    """The figures of ``split`` (or of ``chosen``, named ``split``), printed to stderr; the
+    misses too, for the tune split and another file (never the held-back split's lines)."""
+    members = chosen if chosen is not None else [r for r in requests() if r.split == split]
+    result = scored([plan(request) for request in members])
     shown = " ".join(f"{name} {part}/{whole}" for name, (part, whole) in result.figures.items())
     print(
         f"{split} planner: {shown} p95 {result.p95_ms:.1f} ms, tool not routed {result.not_routed}",
@@ -347,7 +366,7 @@ def score(split: Split) -> Score:
         for n in slots
     )
     print(f"  {split} slots: {', '.join(each)}", file=sys.stderr)
-    if split == "tune":
+    if split != "heldout":
         for line in sorted(result.misses):
             print(line, file=sys.stderr)
     answered = Counter(
@@ -368,9 +387,16 @@ GOALS: tuple[tuple[str, str, str, str, float, float], ...] = (
 )
 
 
-def rows() -> list[Row]:
+def rows(requests_file: Path | None = None) -> list[Row]:
     score("tune")  # also the warm-up: the first requests pay for the indexes and page faults
-    held = score("heldout")
+    if requests_file is None:
+        held, name = score("heldout"), "held-back"
+    else:
+        ignored = unknown_keys(requests_file)
+        if ignored:
+            print(f"{requests_file}: left out keys {', '.join(ignored)}", file=sys.stderr)
+        name = requests_file.name
+        held = score(name, read_requests(requests_file, lenient=True))
     made: list[Row] = []
     for key, metric, unit, goal, low, high in GOALS:
         part, whole = held.figures[key]
@@ -378,12 +404,12 @@ def rows() -> list[Row]:
         made.append(
             Row(
                 "planner",
-                f"{metric}, held-back ({whole} {unit})",
-                f"{share:.1%}",
+                f"{metric}, {name} ({whole} {unit})",
+                f"{share:.1%}" if whole else "— (none in the file)",
                 f"{BASELINE_LABEL}: {baseline:.1%}",
                 share / baseline if baseline else None,
                 goal,
-                low <= share <= high,
+                low <= share <= high or not whole,
             )
         )
     p50 = statistics.median(o.seconds for o in held.outcomes) * 1000
@@ -391,7 +417,7 @@ def rows() -> list[Row]:
     made.append(
         Row(
             "planner",
-            f"planning time per turn, held-back ({len(held.outcomes)} turns)",
+            f"planning time per turn, {name} ({len(held.outcomes)} turns)",
             f"p50 {p50:.1f} ms, p95 {p95:.1f} ms",
             f"{BASELINE_LABEL}: p95 {BASELINE['p95_ms']:.1f} ms",
             p95 / BASELINE["p95_ms"] if BASELINE["p95_ms"] else None,
@@ -404,7 +430,7 @@ def rows() -> list[Row]:
     made.append(
         Row(
             "planner",
-            f"routing and planning per turn (message embedded, cold), held-back ({len(turns)})",
+            f"routing and planning per turn (message embedded, cold), {name} ({len(turns)})",
             f"p50 {statistics.median(turns) * 1000:.1f} ms, p95 {turn_p95:.1f} ms",
             f"the planner's call alone, same run: p95 {p95:.1f} ms",
             turn_p95 / p95 if p95 else None,

@@ -189,6 +189,27 @@ class ToolExecutor:
             return Preview()
         return Preview(answer=answer) if isinstance(answer, dict) else Preview()
 
+    async def read_json(
+        self, path: str, params: dict[str, Any], token: str, *, timeout_s: float = 5.0
+    ) -> Any:
+        """A plain GET of the domain API with the person's token, as a tool sends it: the JSON
+        answer, or None when it failed in any way (the offline planner's fleet listing, which
+        asks back rather than fails without it). Not audited: it is no call of a tool."""
+        request = self._http.build_request(
+            "GET",
+            path,
+            params=params,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=min(timeout_s, self._timeout_s),
+        )
+        if not self._route_intact(path, request.url):
+            return None
+        try:
+            response = await self._http.send(request)
+            return response.json() if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            return None
+
     async def execute(
         self,
         tool: ToolSpec,

@@ -33,13 +33,14 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from sstools.agent import card_edits, confirm_step, prompt, replies, step_messages
+from sstools.agent import card_edits, confirm_step, fleet, prompt, replies, step_messages
 from sstools.agent import turn as this_turn
 from sstools.agent.capabilities import capabilities
 from sstools.agent.context import UIContext
 from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
 from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
 from sstools.agent.explain import ModelFailed
+from sstools.agent.fleet import FleetReader
 from sstools.agent.graph_state import AgentState, Page, TurnState, approved_plan
 from sstools.agent.invocation import (
     NeedsConfirmation,
@@ -113,6 +114,9 @@ class AgentGraph:
         self._executor = executor
         self._environments = environments
         self._confirm_reads = confirm_reads
+        # The planner resolves names before its first call: the fleet's titles and tasks, read
+        # over HTTP with the person's token (a model reads them from its tools' answers).
+        self._fleet = FleetReader(executor.read_json, list(environments)) if self._offline else None
 
     async def selection(self, state: AgentState, role: Role) -> Selection:
         """Offered now; :meth:`offered_with_the_last_reply` for the set its calls were made from."""
@@ -189,6 +193,9 @@ class AgentGraph:
         bound = self._model.bind_tools(tools) if tools else self._model
         try:
             system = prompt.system_prompt(self._environments, page.context, selection, role)
+            if self._fleet is not None:
+                ctx = runtime.context
+                system = fleet.hand(system, await self._fleet.fleet(ctx.username, ctx.token))
             reply = await bound.ainvoke([system, *messages])
         except Exception as exc:  # only the model call: the runtime reports it as llm_error
             raise ModelFailed(type(exc).__name__) from exc

@@ -50,8 +50,10 @@ class Router(Protocol):
     def __call__(self, message: str, candidates: list[ToolSpec]) -> list[ToolSpec]: ...
 
 
-# Offered beside the context's tools once a task was started in the conversation.
-FOLLOW_UP_TOOLS = frozenset({"get_task_status"})
+# Offered beside the context's tools once a task was started in the conversation: its status,
+# and its rollback (a deploy's task line in a dashboard's chat offers «Откатить…»; the role
+# still decides, and the server checks the task is a deploy of that environment).
+FOLLOW_UP_TOOLS = frozenset({"get_task_status", "rollback_deploy"})
 
 
 class HiddenBecause(StrEnum):
@@ -126,8 +128,9 @@ def hard_filter(
     following_task: bool = False,
     used: Collection[str] = (),
 ) -> Filtered:
-    """``following_task``: the conversation started a task, so ``get_task_status`` is offered
-    whatever the object (a task started from a dashboard page must be followable from it).
+    """``following_task``: the conversation started a task, so ``get_task_status`` and
+    ``rollback_deploy`` are offered whatever the object (a task started from a dashboard page
+    must be followable, and a deploy undoable, from it).
     ``used``: tools the conversation has just used, kept whatever the message says."""
     hidden: dict[str, HiddenTool] = {}
     allowed: list[ToolSpec] = []

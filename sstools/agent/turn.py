@@ -11,7 +11,7 @@ the server's own line under a model's answer (:func:`executed_line`), the last r
 
 from __future__ import annotations
 
-import json
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -112,34 +112,47 @@ def task_starts(messages: Sequence[AnyMessage]) -> int:
     return sum(ran.started_a_task for ran in executed(messages))
 
 
-def _same(one: ToolCall, other: ToolCall) -> bool:
-    return one["name"] == other["name"] and args_hash(one["args"]) == args_hash(other["args"])
+def _normal(call: ToolCall) -> str:
+    """The call as it would run: its arguments as the tool validates them («"3"» is 3, a
+    default spelled out is the default), so a repeat written differently is still a repeat."""
+    tool = CATALOGUE.get(call["name"])
+    args: dict[str, Any] = call["args"]
+    if tool is not None:
+        with contextlib.suppress(ValueError):
+            args = tool.args_model.model_validate(args).model_dump(mode="json")
+    return f"{call['name']}:{args_hash(args)}"
+
+
+def _answered(turn: Sequence[AnyMessage]) -> list[tuple[ToolCall, ToolMessage]]:
+    """Each answer of the turn with the call it answers: the latest call with its id made
+    before it (a model may number its calls from zero in every reply, so ids repeat)."""
+    made: dict[str, ToolCall] = {}
+    pairs: list[tuple[ToolCall, ToolMessage]] = []
+    for message in turn:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call["id"]:
+                    made[call["id"]] = {
+                        "id": call["id"],
+                        "name": call["name"],
+                        "args": call["args"],
+                    }
+        elif isinstance(message, ToolMessage) and message.tool_call_id in made:
+            pairs.append((made.pop(message.tool_call_id), message))
+    return pairs
 
 
 def answered_before(call: ToolCall, messages: Sequence[AnyMessage]) -> ToolMessage | None:
-    """The answer to an identical call (same tool, same arguments) earlier in this turn; a
-    task's status asked again while the task was still unfinished is a new question."""
-    turn = this_turn(messages)
-    calls = _calls(turn)
-    for message in turn:
-        retry = isinstance(message, ToolMessage) and message.response_metadata.get("retry")
-        if isinstance(message, ToolMessage) and message.tool_call_id != call["id"] and not retry:
-            earlier = calls.get(message.tool_call_id)
-            if earlier is not None and _same(earlier, call) and not _still_running(message):
-                return message
+    """The answer to an identical call (same tool, same arguments as validated) earlier in
+    this turn, whatever its id: the same call runs at most once a turn (issue 33 §10). An
+    answer the model should retry (a call written wrong) does not count."""
+    wanted = _normal(call)
+    for earlier, message in _answered(this_turn(messages)):
+        if message.response_metadata.get("retry"):
+            continue
+        if _normal(earlier) == wanted:
+            return message
     return None
-
-
-_UNFINISHED = ("queued", "running")
-
-
-def _still_running(answer: ToolMessage) -> bool:
-    """Whether the answer was a task record of a task not yet ended (its status may move)."""
-    try:
-        record = json.loads(str(answer.content))
-    except ValueError:
-        return False
-    return isinstance(record, dict) and record.get("status") in _UNFINISHED
 
 
 def repeats(calls: Sequence[ToolCall], messages: Sequence[AnyMessage]) -> bool:
@@ -197,6 +210,8 @@ def not_the_page_object(
     """
     if scope.object_type is None or scope.object_id is None:
         return None
+    if args.get("env_id") not in (None, scope.env_id) and tool.name == "get_health_summary":
+        return None  # another environment's dashboard: its ids are not the page's
     given: list[int] = []
     for field, object_type in _ID_FIELDS.items():
         value = args.get(field)

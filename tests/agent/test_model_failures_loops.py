@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from sqlalchemy import select
 
@@ -93,3 +94,34 @@ async def test_an_empty_answer_with_nothing_to_fill_it_says_so(make_agent: Any) 
         events = await read_events(agent.client, cid, agent.auth(Role.analyst))
     assert types(events) == ["run_started", "message", "done"]
     assert events[1]["text"].startswith("модель не дала ответа")
+
+
+def _same_id_health(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    """A model that numbers its calls from zero in every reply (llama.cpp's templates do)."""
+    call = {"name": "get_health_summary", "args": {}, "id": "call_0"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+def _spelled_differently(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    """The same call each time, its arguments written another way: the id as text, the
+    default spelled out, then left out."""
+    spellings: list[dict[str, Any]] = [
+        {"dashboard_id": 3},
+        {"dashboard_id": "3", "detail": False},
+        {"dashboard_id": 3.0},
+    ]
+    args = spellings[min(len(messages) // 2, len(spellings) - 1)]
+    call = {"name": "get_health_summary", "args": args, "id": f"c{len(messages)}"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+@pytest.mark.parametrize("script", [_same_id_health, _spelled_differently, _always_health])
+async def test_the_same_read_runs_once_a_turn_every_time(make_agent: Any, script: Any) -> None:
+    """Issue 33 §10: the loop guard holds every time, whatever the ids or spelling."""
+    async with make_agent(script) as agent:
+        for run in range(1, 6):
+            cid = await agent.conversation(Role.analyst)
+            await agent.send(cid, "как дела у дашборда?", dashboard_context("3"), Role.analyst)
+            events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+            assert await _tool_calls(agent, "get_health_summary") == run  # once each turn
+            assert types(events)[-2:] == ["message", "done"]

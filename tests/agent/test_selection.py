@@ -123,5 +123,8 @@ def test_a_conversation_that_started_a_task_may_follow_it_from_a_dashboard_page(
     before = select_tools(Role.engineer, _context("dashboard"))
     after = select_tools(Role.engineer, _context("dashboard"), following_task=True)
     assert set(before.offered) == DASHBOARD_SET
-    assert set(after.offered) == DASHBOARD_SET | {"get_task_status"}
+    # and undoing: a deploy's task line in a dashboard's chat offers «Откатить…» (issue 33 §1)
+    assert set(after.offered) == DASHBOARD_SET | {"get_task_status", "rollback_deploy"}
     assert after.hidden["superset_execute_sql"].reason is HiddenBecause.context
+    analyst = select_tools(Role.analyst, _context("dashboard"), following_task=True)
+    assert analyst.hidden["rollback_deploy"].reason is HiddenBecause.role

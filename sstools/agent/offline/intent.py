@@ -48,6 +48,7 @@ _TOOLS: dict[str, tuple[str, ...]] = {
     "commit": ("commit_changes",),
     "permissions": ("superset_audit_permissions",),
     "validation": ("run_llm_validation",),
+    "changed_by": ("get_health_summary",),  # «кто последний менял …»: its last change, owners
     "tasks_list": ("list_tasks",),
     "compare": ("preview_migration", "deploy_dashboard", "execute_migration"),
     "migration": ("execute_migration", "preview_migration"),
@@ -257,4 +258,7 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
         for name in ranked:
             admit(name)
     chosen += [name for name in plans if name not in chosen]
-    return Choice(tools=tuple(chosen), asking=asking, overview="overview" in found[:1])
+    # «расскажи про…», «на каких датасетах он построен» (after the dataset's own words, which
+    # no dashboard page offers a tool for): what it shows, unless its status is asked too.
+    overview = "overview" in found and "health" not in found and "changed_by" not in found
+    return Choice(tools=tuple(chosen), asking=asking, overview=overview)

@@ -25,18 +25,21 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from pydantic import ValidationError
 
 from sstools.agent import texts
 from sstools.agent.context import ObjectType, UIContext, handed_context
+from sstools.agent.fleet import handed as handed_fleet
 from sstools.agent.offline import dry_run
 from sstools.agent.offline.answers import Hint, render_content
 from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
+from sstools.agent.offline.followup import follow_up, last_said, rollback_elsewhere, small_talk
 from sstools.agent.offline.intent import Asking, asks, choose, has_plan
+from sstools.agent.offline.resolving import resolve
 from sstools.agent.offline.roles import role_note
-from sstools.agent.offline.slots import Said, arguments
+from sstools.agent.offline.slots import Said, arguments, dashboards
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts import offline as offline_texts
 from sstools.agent.texts import tools as tool_texts
@@ -105,9 +108,15 @@ class OfflinePlanner:
 
     def _plan(self, messages: list[BaseMessage], offered: list[str]) -> AIMessage:
         context = handed_context(messages)
-        text = str(next((m.content for m in reversed(messages) if isinstance(m, HumanMessage)), ""))
+        # An answer to the planner's own question back fills the slot it asked for and keeps
+        # the rest of the first message: «prod» after «в какое окружение?».
+        text = follow_up(messages) or last_said(messages)
         note = role_note(messages)
+        if small_talk(text):
+            return _said(offline_texts.SMALL_TALK)
         choice = choose(text, offered, note.lacking)
+        if rollback_elsewhere(text, offered, note.lacking):
+            return _said(offline_texts.ROLLBACK_ELSEWHERE)
         said = Said.of(text)
         question: str | None = None
         for name in choice.tools:
@@ -146,6 +155,20 @@ class OfflinePlanner:
         if asking and has_plan(name):
             args["dry_run"] = True  # a question: the plan is the answer, nothing is written
         on_a_dashboard = context is not None and context.object_type is ObjectType.dashboard
+        conversation = name == "rollback_deploy" and said.last and latest_task(messages, "deploy")
+        if not conversation:  # what this conversation did comes first, then the task records
+            resolved = resolve(
+                name,
+                args,
+                said,
+                context,
+                handed_fleet(messages),
+                numbered=bool(dashboards(said)),
+                known=self.environment_ids,
+            )
+            if isinstance(resolved, str):
+                return resolved
+            args = resolved
         if name == "commit_changes" and "message" not in args:
             title = context.object_name if context and on_a_dashboard else None
             args["message"] = commit_message(title, here)

@@ -74,3 +74,16 @@ OVERVIEW_PUBLISHED = "опубликован"
 OVERVIEW_DRAFT = "черновик (не опубликован)"
 OVERVIEW_GIT = "В git: {status}"
 OVERVIEW_STATUS_HINT = "Состояние и проблемы: спросите «как дела у дашборда»."
+
+# -- by name, from the fleet (issue 36) ----------------------------------------------------------
+ASK_WHICH_DASHBOARD = "«{tool}»: какой дашборд вы имеете в виду — {choices}?"
+ASK_WHICH_TASK = "«{tool}»: какую из них — {choices}? Назовите первые 8 цифр номера."
+NOT_THERE = "Дашборда «{title}» в {env} нет: его туда ещё не выкатывали."
+# «откати…» where no rollback is offered (a dashboard's chat before any deploy in it).
+ROLLBACK_ELSEWHERE = (
+    "Откатить можно выкатку или перенос: нажмите «Откатить…» у задачи — в истории дашборда, "
+    "на странице задачи или у строки задачи в этом чате, — или напишите «откати выкатку» и "
+    "первые 8 цифр её номера в общем чате агента."
+)
+# An answer in words when the message asks for nothing a tool does: thanks, a greeting.
+SMALL_TALK = "Пожалуйста! Спросите, что нужно: например, «что ты умеешь?»."

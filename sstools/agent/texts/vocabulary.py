@@ -53,7 +53,7 @@ PLAN_QUESTIONS = (
     "предпросмотр", "превью", "план", "сравни", "оцени", "без изменений", "без выкатки",
     "ничего не меняя", "затрон", "поедут", "перезапиш", "перезатр", "конфликт", "что отличается",
     "что вернется", "что откатится", "поменяется", "поменяются", "изменится", "изменятся",
-    "разниц", "различия", "дифф",
+    "разниц", "различия", "дифф", "отличается", "отличаются", "чем … отлич", "отличия",
     "would change", "will change", "change if", "changes if", "affected", "what s different",
     "whats different", "differences", "what happens", "what happen", "what if", "что если",
     "а если",
@@ -81,7 +81,8 @@ COMMAND_LEAD = ("please", "ok", "okay", "go ahead and", "now", "pls")
 
 # Asks to be shown something: a read.
 READ_QUESTIONS = (
-    "покаж", "показ", "посмотр", "каки", "какой", "какая", "какую", "каков", "какого", "каком",
+    "покаж", "показ", "пакаж", "посмотр", "каки", "какой", "какая", "какую", "каков", "какого",
+    "каком",
     "перечисл", "спис", "истори",
     "есть ли", "были ли", "был ли", "когда", "сколько", "что", "где", "кто",
     "show", "list", "which", "history", "is there", "are there", "do we have", "did", "when",
@@ -142,6 +143,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "верни … из резервн",
     ),
     "rollback": (
+        "к предыдущей версии", "предыдущую версию", "previous version",
         "откат", "откати", "откатить", "откатим", "откатись", "rollback", "roll back",
         "roll it back", "roll … back", "undo", "undoing", "revert", "верни как было",
         "верни … как было", "вернуть задачу", "верни задачу", "вернуть выкатку", "верни выкатку",
@@ -192,7 +194,9 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     "execute_sql": (
         "выполни запрос", "выполни sql", "запусти запрос", "запусти sql", "выполни в базе",
         "прогони запрос", "run … query", "run … sql", "execute", "exec", "выполнить запрос",
-        "сколько строк", "how many rows", "count rows", "row count", "посчитай", "среднее", "сумма",
+        "сколько строк", "сколько записей", "сколько всего строк", "первые … строк",
+        "строк из", "строки из", "строк отсюда", "строк датасета", "first … rows",
+        "how many rows", "count rows", "row count", "посчитай", "среднее", "сумма",
         "максимальн", "минимальн", "max ", "min ", "average", "sum of",
     ),
     "drift": (
@@ -263,6 +267,13 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "по задачам", "задачам", "задачах", "таск", "тасок", "что крутится",
         "покажи выкатки", "покажи деплои", "покажи миграции", "список выкаток", "список миграций",
         "show … deploys", "list … deploys", "list … migrations",
+        "что нового", "что менялось", "что поменялось на", "что изменилось на", "что изменилось в",
+        "за неделю", "за последние дни", "за сегодня", "за вчера", "what s new", "whats new",
+        "упал", "упала", "упали", "сломалось", "сломались", "не удалось", "failed", "ошибкой",
+    ),
+    "changed_by": (
+        "кто … менял", "кто … изменял", "кто … правил", "кто … редактировал", "кто … трогал",
+        "who changed", "who edited", "who last changed", "who modified",
     ),
     "compare": ("сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц"),
     "migration": (
@@ -285,10 +296,14 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     "search": (
         "найди", "поиск", "ищи", "поищи", "search", "find", "look up", "look for", "со словом",
         "похожие", "какие … дашборды", "какие есть дашборды", "список дашбордов", "все дашборды",
-        "дашборды по", "дашборды про", "где дашборд", "есть ли дашборд", "naydi",
+        "дашборды по", "дашборды про", "где дашборд", "есть ли дашборд", "есть ли … дашборд",
+        "дашборд про", "дашборд … есть", "дашборд по", "дашборды о", "dashboard about", "naydi",
         "where is … dashboard", "list … dashboards", "any dashboards", "dashboards about",
     ),
     "overview": (
+        "какие графики", "какие чарты", "из каких чартов", "из каких графиков", "какие датасеты",
+        "на каких датасетах", "каких датасет", "какие диаграммы", "what charts", "which charts",
+        "which datasets", "what datasets",
         "расскажи про", "расскажи о", "расскажи", "что показывает", "что на этом дашборде",
         "что на дашборде", "о чем этот дашборд", "о чем дашборд", "что за дашборд", "обзор",
         "опиши этот дашборд", "what does … show", "tell me about", "overview",
@@ -341,7 +356,10 @@ BRANCH_WORDS = re.compile(
     re.IGNORECASE,
 )
 # After a word for a task, its first digits need no letter («задача 20261201»).
-TASK_NAMED = re.compile(r"(?:задач|таск|task|job|zadach)\w*\s*[#№:]?\s*([0-9a-f]{8,32})(?![\w-])")
+TASK_NAMED = re.compile(
+    r"(?:задач|таск|task|job|zadach|выкатк|деплой|deploy|rollout|миграци|migration)\w*"
+    r"\s*[#№:]?\s*([0-9a-f]{8,32})(?![\w-])"
+)
 # A git commit a deploy reads from («из коммита 3f2a…», "from commit 3f2a…"): a ref, not a task.
 COMMIT_REF = re.compile(
     r"(?<!\w)(?:коммит\w*|commit|из git|из гит\w*|from git|git)\s+([0-9a-f]{7,40})(?![\w-])",
@@ -390,3 +408,42 @@ NO_COMMIT = ("без коммит", "не коммит", "не закоммит"
 # The latest deploy: «последняя выкатка», "the last deploy" (its task, from the conversation).
 LAST_WORDS = ("последн", "недавн", "прошл", "last", "latest", "recent", "previous", "poslednii",
               "poslednei", "posledn")  # fmt: skip
+
+# «все дашборды», «всё», "all": the source's every dashboard (a migration lists them on its card).
+ALL_WORDS = re.compile(r"(?<!\w)(?:все|всё|всех|all|everything|vse)(?!\w)", re.IGNORECASE)
+# A task that failed: «почему упала последняя задача?», "what failed".
+FAILED_WORDS = re.compile(
+    r"(?<!\w)(?:упал\w*|слома\w*|не удал\w*|ошибк\w*|failed|failing|broke\w*)", re.IGNORECASE
+)
+# Rows a person asks to see: «первые 10 строк», «пять строк», "first 20 rows".
+ROWS_WANTED = re.compile(
+    r"(?<!\w)([0-9]{1,4}|одн\w*|дв\w*|тр\w*|пят\w*|дес\w*|двадцат\w*|пятидесят\w*|сто)\s+"
+    r"(?:первых\s+)?(?:строк\w*|записе\w*|rows?)",
+    re.IGNORECASE,
+)
+NUMBER_WORDS = {"одн": 1, "дв": 2, "тр": 3, "пят": 5, "дес": 10, "двадцат": 20, "пятидесят": 50,
+                "сто": 100}  # fmt: skip
+# Counting rows: «сколько строк», "how many rows".
+COUNT_ROWS = re.compile(
+    r"(?:сколько\s+(?:всего\s+)?(?:строк|записей))|how many (?:rows|records)|row count|count rows",
+    re.IGNORECASE,
+)
+# Words of dashboard titles in the other language: a search «про погоду» finds «Weather
+# Overview» too. Stems as the router folds them (one Latin alphabet, five letters).
+TITLE_TRANSLATIONS = (
+    ("погода", "weather"), ("продажи", "sales"), ("выручка", "revenue"), ("доход", "revenue"),
+    ("энергия", "energy"), ("энергетика", "energy"), ("нагрузка", "load"), ("тарифы", "tariffs"),
+    ("регионы", "regional"), ("клиенты", "customer"), ("сети", "grid"), ("прогноз", "forecast"),
+    ("пиковые", "peak"), ("каналы", "channels"), ("сводка", "summary"), ("отчет", "report"),
+    ("мониторинг", "monitoring"), ("показатели", "kpis"),
+)  # fmt: skip
+# Words of thanks: a message of only these asks for nothing (a greeting gets the page's default).
+THANKS = (
+    "спасибо", "спс", "благодарю", "ок", "окей", "ok", "okay", "хорошо", "понятно", "ясно",
+    "отлично", "супер", "большое", "всё", "все", "thanks", "thank", "you", "thx", "cool",
+    "great", "a", "lot", "so", "much",
+)  # fmt: skip
+# Title words that say nothing of what a dashboard is about: matched only as part of a title.
+WEAK_TITLE_WORDS = ("по", "и", "в", "на", "the", "of", "and", "архив")
+# «моя миграция», "my deploy": the person's own.
+MINE = re.compile(r"(?<!\w)(?:мо[йяюеи]\w*|my|mine)(?!\w)", re.IGNORECASE)

@@ -14,12 +14,14 @@ from sstools.agent.tools.spec import (
     CallScope,
     DetailArgs,
     ToolArgs,
+    ToolArgumentError,
     ToolKind,
     ToolRequest,
     assistant_tool,
     env_param,
     object_id,
 )
+from sstools.ids import ENV_ID_PATTERN
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 DASHBOARDS = "/api/dashboards"
@@ -30,6 +32,11 @@ class SearchDashboardsArgs(DetailArgs):
         default=None, max_length=200, description="Words in the title; omit to list all"
     )
     page: int = Field(default=0, ge=0, le=1000)
+    dashboard_ids: list[ObjectId] | None = Field(
+        default=None,
+        max_length=50,
+        description="These dashboards, by id (found by their titles), instead of words",
+    )
 
 
 def _found(payload: Any, args: SearchDashboardsArgs) -> Any:
@@ -53,7 +60,9 @@ def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolReque
     By words in their title; the current environment's; any case.
     """
     params = env_param(scope) | {"page": args.page}
-    if args.query:
+    if args.dashboard_ids:
+        params["ids"] = ",".join(str(one) for one in args.dashboard_ids)
+    elif args.query:
         params["q"] = args.query
     return ToolRequest(method="GET", path="/api/dashboards", params=params)
 
@@ -65,7 +74,16 @@ class DashboardArgs(ToolArgs):
 
 
 class HealthArgs(DashboardArgs, DetailArgs):
-    pass
+    env_id: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=ENV_ID_PATTERN,
+        description="Another environment's dashboard (give its id there); defaults to the current",
+    )
+
+
+def _health_env(args: HealthArgs, scope: CallScope) -> str | None:
+    return args.env_id or scope.env_id
 
 
 def _broken(chart: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +109,7 @@ def _health(payload: Any, args: HealthArgs) -> Any:
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D,),
+    target_env=_health_env,
     shape=_health,
 )
 def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
@@ -98,10 +117,12 @@ def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
 
     Last change, owners, published, git status and last validation. Charts whose data resolves.
     """
+    elsewhere = args.env_id is not None and args.env_id != scope.env_id
+    if elsewhere and args.dashboard_id is None:  # the page's id is not that environment's
+        raise ToolArgumentError(texts.NOT_IN_CONTEXT.format(what="dashboard_id"))
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    return ToolRequest(
-        method="GET", path=api_path(DASHBOARDS, dashboard, "health"), params=env_param(scope)
-    )
+    params = {"env_id": args.env_id} if args.env_id else env_param(scope)
+    return ToolRequest(method="GET", path=api_path(DASHBOARDS, dashboard, "health"), params=params)
 
 
 @assistant_tool(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -26,7 +27,19 @@ async def search_dashboards(
     q: Annotated[str | None, Query(max_length=200, description="Words in the title")] = None,
     page: Annotated[int, Query(ge=0, le=10_000)] = 0,
     page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+    ids: Annotated[
+        str | None,
+        Query(
+            pattern=r"^[0-9]{1,10}(?:,[0-9]{1,10}){0,49}$",
+            description="These dashboards by id, comma-separated (a lookup by title found them)",
+        ),
+    ] = None,
 ) -> Page[DashboardSummary]:
+    if ids is not None:
+        wanted = list(dict.fromkeys(int(one) for one in ids.split(",")))
+        found = await asyncio.gather(*(superset.find_dashboard("id", one) for one in wanted))
+        summaries = [summary for _, summary in (one for one in found if one is not None)]
+        return Page.of(summaries, page=page, page_size=page_size)
     return await superset.search_dashboards(
         q, page=page, page_size=page_size, scan_limit=settings.search_scan_limit
     )

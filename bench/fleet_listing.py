@@ -1,0 +1,45 @@
+"""The fleet listing the planner bench hands the offline planner, as the sandbox makes it.
+
+In the app the graph reads it over HTTP at the start of an offline turn
+(:class:`sstools.agent.fleet.FleetReader`); the bench plans without a server, so it hands the
+listing the sandbox's own seed makes (:mod:`sstools.sandbox.seed`): dev's dashboards in the
+order the seed creates them (so «Отчёт по энергопотреблению» is 10, as in the sandbox), staging's
+and prod's as :mod:`sstools.sandbox.promote` imports them (the released ones, sorted by title),
+the four datasets in each, and the task records recorded from the sandbox
+(``bench/data/answers/tasks.json``: a backup, a documentation, a validation — no deploy).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from sstools.agent.fleet import Fleet, Listed, ListedDataset, ListedTask
+from sstools.sandbox.fleet import INSTANCES
+from sstools.sandbox.seed import DASHBOARDS, DATASETS
+
+TASKS = Path(__file__).resolve().parent / "data" / "answers" / "tasks.json"
+
+
+@cache
+def recorded_fleet() -> Fleet:
+    dev, *others = (one.env_id for one in INSTANCES)
+    dashboards = [
+        Listed(env_id=dev, id=number, title=spec.title)
+        for number, spec in enumerate(DASHBOARDS, start=1)
+    ]
+    released = sorted(spec.title for spec in DASHBOARDS if not spec.dev_only)
+    dashboards += [
+        Listed(env_id=env, id=number, title=title)
+        for env in others
+        for number, title in enumerate(released, start=1)
+    ]
+    datasets = [
+        ListedDataset(env_id=env, id=number, name=name, schema_name="main", database_id=1)
+        for env in (dev, *others)
+        for number, name in enumerate(DATASETS, start=1)
+    ]
+    recorded = json.loads(TASKS.read_text(encoding="utf-8"))["payload"]
+    tasks = [ListedTask.model_validate(task) for task in recorded]
+    return Fleet(dashboards=dashboards, datasets=datasets, tasks=tasks)

@@ -1,0 +1,68 @@
+"""What a message means given the conversation before it (issue 36, issue 33 §1).
+
+- :func:`follow_up`: the planner asked back («в какое окружение — staging или prod?») and the
+  person answers with the slot alone («prod», «на стейдж», «7 и 8», the first digits of a task):
+  the answer is read together with the message it completes, so it fills the slot asked for and
+  keeps every other one the first message gave («перенеси в стейдж» + «7 и 8»).
+- :func:`small_talk`: thanks, answered in words, nothing run (a greeting still gets the page's
+  default answer).
+- :func:`rollback_elsewhere`: «откати…» where no rollback is offered (a dashboard's chat, before
+  any deploy in it) is told where the rollback is, not answered with another tool's card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from sstools.agent.offline.intent import intents, spaced
+from sstools.agent.texts import OFFLINE_PREFIX
+from sstools.agent.texts import vocabulary as vocab
+
+# At most this many words answer a question back; a longer message is a request of its own.
+_ANSWER_WORDS = 5
+# Intents an answer may carry without being a request of its own: a task's digits read as its
+# status, a word for the environment.
+_SLOT_INTENTS = frozenset({"task_status"})
+_SMALL_TALK = frozenset(spaced(word) for word in vocab.THANKS)
+
+
+def last_said(messages: Sequence[BaseMessage]) -> str:
+    """The person's latest message."""
+    return str(next((m.content for m in reversed(messages) if isinstance(m, HumanMessage)), ""))
+
+
+def _asked_back(message: BaseMessage) -> bool:
+    """An answer with no call that asks something: the planner's question back (or a model's)."""
+    if not isinstance(message, AIMessage) or message.tool_calls:
+        return False
+    return "?" in str(message.content).removeprefix(OFFLINE_PREFIX)
+
+
+def follow_up(messages: Sequence[BaseMessage]) -> str | None:
+    """The first message and its completing answer as one request, or None when the latest
+    message is a request of its own."""
+    said = [i for i, message in enumerate(messages) if isinstance(message, HumanMessage)]
+    if len(said) < 2 or said[-1] != len(messages) - 1:
+        return None
+    latest, earlier = messages[said[-1]], messages[said[-2]]
+    between = messages[said[-2] + 1 : said[-1]]
+    if not between or not _asked_back(between[-1]):
+        return None
+    answer = str(latest.content)
+    if len(spaced(answer).split()) > _ANSWER_WORDS or not set(intents(answer)) <= _SLOT_INTENTS:
+        return None
+    return f"{earlier.content} {answer}"
+
+
+def small_talk(text: str) -> bool:
+    said = spaced(text).split()
+    return bool(said) and set(said) <= _SMALL_TALK
+
+
+def rollback_elsewhere(text: str, offered: Sequence[str], lacking: Sequence[str]) -> bool:
+    """«откати…» here, where no rollback is offered and the role would not lack it."""
+    found = intents(text)
+    tool = "rollback_deploy"
+    return bool(found) and found[0] == "rollback" and tool not in offered and tool not in lacking

@@ -1,0 +1,216 @@
+"""Arguments the message gives by name, filled from the fleet (issue 36).
+
+:func:`~sstools.agent.offline.slots.arguments` reads what the message says in ids and words;
+here what it says by name is resolved against the fleet the graph handed over
+(:mod:`sstools.agent.fleet`, matched in :mod:`~sstools.agent.offline.names`):
+
+- a dashboard by its title («выкати Пиковые нагрузки на прод», «сравни Energy KPIs в dev и
+  prod»); several that fit: asked back, with them as the choices;
+- a search by its topic («есть ли дашборд про погоду?»): the dashboards found, by id;
+- «все», «всё» in a migration: every dashboard of the source, listed on its card;
+- the page's dashboard read in another environment («статус дашборда на проде»): its namesake;
+- «последний бэкап», «последняя выкатка», «моя миграция», a deploy by its first digits: from
+  the task records (the environment too), with choices when more than one fits;
+- a data question on a dataset's page («сколько строк?», «первые 10 строк»): the query on its
+  table, written out (a read).
+
+Each returns the arguments, or the question back in words (never an argument's name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sstools.agent.context import ObjectType, UIContext
+from sstools.agent.fleet import Fleet, Listed, ListedTask
+from sstools.agent.offline import names
+from sstools.agent.offline.answers.words import short_id
+from sstools.agent.offline.slots import Said, environments
+from sstools.agent.texts import answers as answer_texts
+from sstools.agent.texts import offline as texts
+from sstools.agent.texts import vocabulary as vocab
+from sstools.agent.tools import CATALOGUE
+
+# Tools whose one dashboard a title names; those that take several.
+_ONE_DASHBOARD = frozenset(
+    {"deploy_dashboard", "get_health_summary", "run_llm_validation", "run_llm_documentation"}
+)
+_SEVERAL = frozenset({"execute_migration", "preview_migration"})
+_DEPLOYS = ("deploy", "migration")
+SHOWN = 3
+
+
+def _choices(found: list[Listed]) -> str:
+    listed = [f"«{one.title}» (#{one.id})" for one in found[:SHOWN]]
+    return texts.OR.join(listed) if len(listed) <= 2 else ", ".join(listed)
+
+
+def _which_dashboard(name: str, found: list[Listed]) -> str:
+    tool = CATALOGUE[name].title
+    return texts.ASK_WHICH_DASHBOARD.format(tool=tool, choices=_choices(found))
+
+
+def _task_choices(tasks: list[ListedTask]) -> str:
+    return ", ".join(
+        texts.TASK_CHOICE.format(
+            kind=answer_texts.TASK_KINDS.get(task.kind, task.kind),
+            id=short_id(task.id),
+            status=answer_texts.TASK_STATUSES.get(task.status, task.status),
+        )
+        + (f" ({task.env_id})" if task.env_id else "")
+        for task in tasks[:SHOWN]
+    )
+
+
+def resolve(
+    name: str,
+    args: dict[str, Any],
+    said: Said,
+    context: UIContext | None,
+    fleet: Fleet,
+    *,
+    numbered: bool,
+    known: Sequence[str],
+) -> dict[str, Any] | str:
+    """``args`` with what the message names resolved, or a question back. ``numbered``: the
+    message named its dashboards by number (then no title is looked for)."""
+    here = context.env_id if context else None
+    on_dashboard = context is not None and context.object_type is ObjectType.dashboard
+    page_id = int(context.object_id) if on_dashboard and context and context.object_id else None
+    prose = said.prose
+    if name == "search_dashboards" and fleet.dashboards:
+        found = names.about(prose, fleet, here)
+        if found:
+            return {key: v for key, v in args.items() if key != "query"} | {
+                "dashboard_ids": [one.id for one in found][:20]
+            }
+    if name == "get_health_summary" and args.get("env_id") not in (None, here):
+        return _elsewhere(args, fleet, here, page_id, prose)
+    if name == "get_health_summary":
+        args.pop("env_id", None)  # the page's own environment: as before, no argument
+    if name in _ONE_DASHBOARD and not numbered and not on_dashboard and fleet.dashboards:
+        found = names.named(prose, fleet, here)
+        if len(found) > 1:
+            return _which_dashboard(name, found)
+        if found:
+            args["dashboard_id"] = found[0].id
+    if name in _SEVERAL and "dashboard_ids" not in args and fleet.dashboards:
+        if "source_env_id" not in args and args.get("target_env_id"):
+            # «сравни … в dev и prod»: the other place named is where from
+            other = [env for env in _mentioned(said, known) if env != args["target_env_id"]]
+            if other:
+                args["source_env_id"] = other[0]
+        source = args.get("source_env_id") or here
+        if vocab.ALL_WORDS.search(prose):
+            every = [one.id for one in fleet.dashboards if one.env_id == source]
+            if every:
+                args["dashboard_ids"] = every
+        elif not numbered and not on_dashboard:
+            found = names.named(prose, fleet, source)
+            if found:
+                args["dashboard_ids"] = [one.id for one in found]
+    if name == "restore_backup" and "backup_id" not in args:
+        env = args.get("target_env_id") or here
+        backups = names.latest_task(fleet, ("backup",), env)
+        ids = [task.objects[0] for task in backups if task.objects and task.status == "succeeded"]
+        if ids and (said.last or len(ids) == 1):
+            args["backup_id"] = ids[0]
+            args.setdefault("target_env_id", env)
+    if name == "rollback_deploy":
+        return _rollback(args, said, fleet)
+    if name == "superset_execute_sql" and "sql" not in args:
+        return _data_question(args, said, context, fleet)
+    return args
+
+
+def _mentioned(said: Said, known: Sequence[str]) -> list[str]:
+    found = environments(said, known, None)
+    return list(dict.fromkeys([*found.sources, *found.targets]))
+
+
+def _elsewhere(
+    args: dict[str, Any], fleet: Fleet, here: str | None, page_id: int | None, prose: str
+) -> dict[str, Any] | str:
+    """A dashboard read in another environment: the page's (or the named one's) namesake there."""
+    env = str(args["env_id"])
+    if "dashboard_id" in args:
+        return args
+    page = names.titled(fleet, here, page_id) if page_id else None
+    if page is not None:
+        there = names.same_in(fleet, page, env)
+        if there is not None:
+            return args | {"dashboard_id": there.id}
+        return texts.NOT_THERE.format(title=page.title, env=env)
+    found = names.named(prose, fleet, env)
+    if len(found) > 1:
+        return _which_dashboard("get_health_summary", found)
+    if found:
+        return args | {"dashboard_id": found[0].id}
+    return args
+
+
+def _rollback(args: dict[str, Any], said: Said, fleet: Fleet) -> dict[str, Any] | str:
+    """A deploy to undo: named by its first digits, else «последняя» / «моя» from the records."""
+    env = args.get("env_id")
+    prefix = args.get("task_id")
+    if prefix is not None:
+        known = names.latest_task(fleet, _DEPLOYS, prefix=str(prefix))
+        if len(known) == 1:
+            task = known[0]
+            args["task_id"] = task.id
+            if task.env_id:
+                args["env_id"] = task.env_id  # the environment the deploy wrote
+        return args
+    if not (said.last or names.says_mine(said.prose)):
+        return args
+    fitting = names.latest_task(fleet, _DEPLOYS, env, mine=names.says_mine(said.prose))
+    fitting = [task for task in fitting if task.status == "succeeded"]
+    if len(fitting) == 1 or (fitting and said.last):
+        task = fitting[0]
+        return args | {"task_id": task.id} | ({"env_id": task.env_id} if task.env_id else {})
+    if fitting:
+        tool = CATALOGUE["rollback_deploy"].title
+        return texts.ASK_WHICH_TASK.format(tool=tool, choices=_task_choices(fitting))
+    return args
+
+
+def _rows(prose: str) -> int | None:
+    wanted = vocab.ROWS_WANTED.search(prose)
+    if wanted is None:
+        return None
+    count = wanted.group(1).lower()
+    if count.isdigit():
+        return int(count)
+    return next((n for word, n in vocab.NUMBER_WORDS.items() if count.startswith(word)), None)
+
+
+def _quoted(identifier: str) -> str:
+    escaped = identifier.replace('"', '""')
+    return f'"{escaped}"'
+
+
+def _data_question(
+    args: dict[str, Any], said: Said, context: UIContext | None, fleet: Fleet
+) -> dict[str, Any] | str:
+    """«сколько строк?», «первые 10 строк» on a dataset's page: the query on its table."""
+    on_dataset = context is not None and context.object_type is ObjectType.dataset
+    if not on_dataset or context is None or context.object_id is None:
+        return args
+    counting = vocab.COUNT_ROWS.search(said.prose) is not None
+    table = names.dataset(fleet, context.env_id, int(context.object_id))
+    if table is None or not (counting or vocab.ROWS_WANTED.search(said.prose)):
+        return args  # no question about its rows: the SQL is asked for
+    parts = [table.schema_name, table.name] if table.schema_name else [table.name]
+    where = ".".join(_quoted(part) for part in parts)
+    # Identifiers quoted, the limit a number; the SQL is shown and checked as any (a read).
+    if counting:
+        sql = f"SELECT count(*) AS row_count FROM {where}"  # noqa: S608
+    else:
+        limit = _rows(said.prose) or 10
+        sql = f"SELECT * FROM {where} LIMIT {limit}"  # noqa: S608
+        args["limit"] = limit
+    args["sql"] = sql
+    if table.database_id is not None:
+        args["database_id"] = table.database_id
+    return args
