@@ -23,7 +23,13 @@ import anyio.to_thread
 import structlog
 from pydantic import BaseModel
 
-from sstools.domain.deploy import DeployError, DeploySource, plan_sources, read_sources
+from sstools.domain.deploy import (
+    DeployError,
+    DeploySource,
+    Inventories,
+    plan_sources,
+    read_sources,
+)
 from sstools.domain.health import git_status_text
 from sstools.environments import Environment, EnvironmentRegistry, Stage
 from sstools.git_store import DEFAULT_BRANCH, BoundedCache, GitStore, GitStoreError
@@ -206,11 +212,13 @@ async def dashboard_placements(
     dashboard_id: int,
     known: SourceDashboard | None = None,
     others: Others | None = None,
+    inventories: Inventories | None = None,
 ) -> DashboardPlacements:
     """The source dashboard across ``environments``, asked concurrently.
 
     ``known``: the source dashboard as the caller has fetched it already; ``others``: the other
-    environments' rows, asked for by its UUID (:func:`other_placements`).
+    environments' rows, asked for by its UUID (:func:`other_placements`); ``inventories``: the
+    targets' lists as the caller's span has them (a fleet check plans many dashboards).
 
     Raises:
         SupersetNotFound: the source environment has no such dashboard.
@@ -236,7 +244,9 @@ async def dashboard_placements(
     async def differs(row: Placement, printed: str | None) -> Placement:
         if not row.present:
             return row
-        verdict = await _differs(pool, registry, git, source, here, row.env_id, printed)
+        verdict = await _differs(
+            pool, registry, git, source, here, row.env_id, printed, inventories
+        )
         return row.model_copy(update={"differs": verdict})
 
     mine, seen = await asyncio.gather(
@@ -304,6 +314,7 @@ async def _differs(
     here: SourceDashboard,
     target_env_id: str,
     target_printed: str | None,
+    inventories: Inventories | None,
 ) -> bool | None:
     """Whether the plan of deploying the dashboard there would change anything.
 
@@ -326,6 +337,7 @@ async def _differs(
             sources,
             source=DeploySource(env_id=source.env.id),
             target_stage=registry[target_env_id].stage,
+            inventories=inventories,
         )
         return planned.plan.dashboards_changed > 0
 

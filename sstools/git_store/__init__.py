@@ -5,7 +5,7 @@ See docs/git.md for the layout.
 
 from sstools.git_store._cache import BoundedCache
 from sstools.git_store._database import clean_database
-from sstools.git_store._export import dump, normalise
+from sstools.git_store._export import dump, load, normalise
 from sstools.git_store._repo import DEFAULT_BRANCH, Branch, CommitInfo, FileChange
 from sstools.git_store.errors import (
     BranchExists,
@@ -48,5 +48,6 @@ __all__ = [
     "WritableBranchName",
     "clean_database",
     "dump",
+    "load",
     "normalise",
 ]

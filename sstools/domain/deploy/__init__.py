@@ -8,6 +8,7 @@ from sstools.domain.deploy._bundle import Reader, TargetDatabase, import_zip
 from sstools.domain.deploy._portable import differing_fields, portable
 from sstools.domain.deploy._sources import MappedSources, Sources, map_sources, read_sources
 from sstools.domain.deploy._target import (
+    Inventories,
     Inventory,
     TargetObject,
     export_target,
@@ -36,6 +37,7 @@ __all__ = [
     "DeployError",
     "DeploySource",
     "InvalidPlanRequest",
+    "Inventories",
     "Inventory",
     "MappedSources",
     "ObjectChange",

@@ -16,11 +16,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import yaml
-
 from sstools.domain.deploy._portable import Document
 from sstools.domain.deploy.models import UnresolvedChart
 from sstools.git_store import clean_database, dump
+from sstools.git_store import load as load_yaml
 from sstools.texts import deploy as texts
 
 # paths -> the files among them that exist (a branch's or an export's)
@@ -64,7 +63,7 @@ def path_of(kind: str, uuid: str) -> str:
 
 def _load(read: Reader, kind: str, uuids: set[str]) -> dict[str, Document]:
     found = read(sorted(path_of(kind, uuid) for uuid in uuids))
-    documents = {path: yaml.safe_load(content) for path, content in found.items()}
+    documents = {path: load_yaml(content) for path, content in found.items()}
     return {path: document for path, document in documents.items() if isinstance(document, dict)}
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import yaml
-
 from sstools.domain.deploy import _target
 from sstools.domain.deploy._sources import MappedSources
+from sstools.git_store import load as load_yaml
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ def existing_connections(
     for path, document in sorted(documents.items()):
         if not path.startswith("datasets/") or path not in target_files:
             continue
-        there = yaml.safe_load(target_files[path])
+        there = load_yaml(target_files[path])
         now = there.get("database_uuid") if isinstance(there, dict) else None
         if now is None:
             continue

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-import yaml
-
 from sstools.domain.deploy import _bundle
 from sstools.domain.deploy._bundle import (
     Mapped,
@@ -26,6 +24,7 @@ from sstools.domain.deploy._portable import Document
 from sstools.domain.deploy._target import Inventory
 from sstools.domain.deploy.errors import InvalidPlanRequest, UnknownDashboard
 from sstools.domain.deploy.models import DatabaseMapping, UnresolvedChart
+from sstools.git_store import load as load_yaml
 from sstools.texts import deploy as texts
 
 
@@ -129,7 +128,7 @@ def read_sources(
             raise UnknownDashboard(uuid, where)
         dashboards[uuid] = documents
     found = read(sorted(others))
-    loaded = {path: yaml.safe_load(content) for path, content in found.items()}
+    loaded = {path: load_yaml(content) for path, content in found.items()}
     return Sources(dashboards, {path: doc for path, doc in loaded.items() if isinstance(doc, dict)})
 
 

@@ -71,6 +71,20 @@ async def inventory(superset: SupersetClient) -> Inventory:
     return Inventory(dict(await asyncio.gather(*(one(kind) for kind in _LISTS))))
 
 
+class Inventories:
+    """Each target's inventory listed once for a caller's span: a fleet's drift check plans every
+    dashboard into the same few targets, and their four lists do not change while it reads."""
+
+    def __init__(self) -> None:
+        self._listed: dict[str, asyncio.Task[Inventory]] = {}
+
+    async def of(self, superset: SupersetClient) -> Inventory:
+        env_id = superset.env.id
+        if env_id not in self._listed:
+            self._listed[env_id] = asyncio.ensure_future(inventory(superset))
+        return await asyncio.shield(self._listed[env_id])
+
+
 async def _export(superset: SupersetClient, resource: str, ids: list[int]) -> dict[str, bytes]:
     if not ids:
         return {}

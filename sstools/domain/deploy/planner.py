@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
-import yaml
 from dulwich.objects import valid_hexsha
 
 from sstools.domain.deploy import _target
@@ -42,6 +41,7 @@ from sstools.domain.deploy.models import (
 )
 from sstools.environments import EnvironmentRegistry, Stage
 from sstools.git_store import GitStore, normalise
+from sstools.git_store import load as load_yaml
 from sstools.superset import SupersetClient, SupersetPool
 from sstools.texts import deploy as texts
 from sstools.texts import timeline as timeline_texts
@@ -70,7 +70,7 @@ def _without_the_connections_timeout(
     and that is the target connection's setting, never the deploy's: unset on our side and
     the connection's on theirs is no change (else every plan would re-import, never settle)."""
     database = target_files.get(path_of("databases", str(ours.get("database_uuid"))))
-    connection = (yaml.safe_load(database) or {}).get("cache_timeout") if database else None
+    connection = (load_yaml(database) or {}).get("cache_timeout") if database else None
     if connection is None or theirs.get("cache_timeout") != connection:
         return ours, theirs
     if ours.get("cache_timeout") not in (None, connection):
@@ -86,7 +86,7 @@ def _taken_off(chart: UnresolvedChart, target_files: dict[str, bytes]) -> Unreso
     """``chart`` marked removed when the target's copy of its dashboard shows it: the import
     rewrites that dashboard without a chart it could not import."""
     current = target_files.get(path_of("dashboards", str(chart.dashboard_uuid)))
-    position = (yaml.safe_load(current) or {}).get("position") if current else None
+    position = (load_yaml(current) or {}).get("position") if current else None
     if chart.uuid not in chart_ids(position).values():
         return chart
     return chart.model_copy(update={"removed_from_target": True, "message": texts.CHART_REMOVED})
@@ -135,7 +135,7 @@ def _change(
     if current is None:  # in the target's list but not in its export: assume it differs
         differing: list[tuple[str, Any, Any]] = [(".", portable(kind, document), MISSING)]
     else:
-        theirs = yaml.safe_load(current)
+        theirs = load_yaml(current)
         if kind == "datasets":
             document, theirs = _without_the_connections_timeout(document, theirs, target_files)
         differing = differences(portable(kind, document), portable(kind, theirs))
@@ -279,16 +279,18 @@ async def plan_sources(
     target_stage: Stage,
     database_mapping: Mapping[str, str] | None = None,
     origin: str = "",
+    inventories: _target.Inventories | None = None,
 ) -> PlannedDeploy:
     """Plan importing ``sources`` (see :func:`read_sources`) into ``target``.
 
     What :func:`make_plan` does once it has read its sources; a restore plans its archive so.
+    ``inventories``: the target's lists as the caller's span has them (else listed here).
 
     Raises:
         InvalidPlanRequest: ``database_mapping`` names no database of the target.
         SupersetError: the target did not answer.
     """
-    found = await _target.inventory(target)
+    found = await (inventories.of(target) if inventories else _target.inventory(target))
     mapped = map_sources(sources, found, database_mapping)
     files = await _target.target_files(target, found, mapped.wanted())
     return build_plan(

@@ -18,6 +18,7 @@ from datetime import datetime
 import structlog
 
 from sstools import clock
+from sstools.domain.deploy import Inventories
 from sstools.domain.drift.models import DashboardDrift, DriftReport, DriftState, EnvironmentDrift
 from sstools.domain.drift.rule import Reference, drift_state
 from sstools.domain.placement import (
@@ -93,6 +94,7 @@ class _Check:
         self.environments = environments
         self.git = git
         self.turn = asyncio.Semaphore(DRIFT_CONCURRENCY)
+        self.inventories = Inventories()  # each target listed once, not once per dashboard
         # An environment's dashboard is its own row and its downstream's source: fetched once.
         self._fetched: dict[tuple[str, int], asyncio.Task[SourceDashboard]] = {}
 
@@ -134,6 +136,7 @@ class _Check:
             source_id,
             known=await self.fetched(source, source_id),
             others=others,
+            inventories=self.inventories,
         )
         mine = next(one for one in placed.environments if one.env_id == env.id)
         fresh = None if printed is None else (uuid, printed)
