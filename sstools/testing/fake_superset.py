@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
@@ -39,6 +40,15 @@ ENERGY_DATASET = {
 }
 
 
+# The lists that answer from FakeSuperset.assets, and each kind's name column.
+_ASSET_LISTS = {
+    "/api/v1/chart/": "charts",
+    "/api/v1/dataset/": "datasets",
+    "/api/v1/database/": "databases",
+}
+_ASSET_NAMES = {"charts": "slice_name", "datasets": "table_name", "databases": "database_name"}
+
+
 @dataclass
 class FakeSuperset:
     username: str = "svc"
@@ -51,6 +61,11 @@ class FakeSuperset:
     csrf_sessions: dict[str, str] = field(default_factory=dict)
     executed_sql: list[str] = field(default_factory=list)
     chart_datasource: str = "1__table"  # "None__table": the chart's dataset was dropped
+    # An export's charts, datasets and databases (kind folder → documents, each with a uuid),
+    # in place of the demo ones; their lists (/api/v1/chart/, …) name them, ids from 1.
+    assets: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # What every exported dashboard holds besides its uuid and title (its layout, its css).
+    dashboard_fields: dict[str, Any] = field(default_factory=dict)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -110,6 +125,8 @@ class FakeSuperset:
             "expose_in_sqllab": True,
             "allow_dml": True,
         }
+        if path in _ASSET_LISTS and request.method == "GET" and self.assets:
+            return self._list_assets(_ASSET_LISTS[path])
         if path == "/api/v1/database/" and request.method == "GET":
             return httpx.Response(200, json={"count": 1, "result": [demo]})
         if path == "/api/v1/database/1" and request.method == "GET":
@@ -154,17 +171,26 @@ class FakeSuperset:
             return httpx.Response(404, json={"message": "Not found"})
         files: dict[str, dict[str, Any]] = {
             "metadata.yaml": {"version": "1.0.0", "type": "Dashboard", "timestamp": self.issued},
-            "databases/demo.yaml": {"uuid": str(uuid5(NAMESPACE_URL, "db")), "password": "x"},
-            "datasets/demo/energy.yaml": {
+        }
+        if self.assets:
+            for kind, documents in self.assets.items():
+                for number, asset in enumerate(documents, 1):
+                    files[f"{kind}/{kind}_{number}.yaml"] = asset
+        else:
+            files["databases/demo.yaml"] = {
+                "uuid": str(uuid5(NAMESPACE_URL, "db")),
+                "password": "x",
+            }
+            files["datasets/demo/energy.yaml"] = {
                 "uuid": str(uuid5(NAMESPACE_URL, "ds")),
                 "schema": "main",
-            },
-        }
+            }
         for dashboard in found:
             title = dashboard["dashboard_title"]
             document = {
                 "uuid": str(uuid5(NAMESPACE_URL, str(dashboard["id"]))),
                 "dashboard_title": title,
+                **self.dashboard_fields,
             }
             files[f"dashboards/{title}_{dashboard['id']}.yaml"] = document
         buffer = io.BytesIO()
@@ -172,6 +198,15 @@ class FakeSuperset:
             for name, content in files.items():
                 archive.writestr(f"dashboard_export_{self.issued}/{name}", yaml.safe_dump(content))
         return httpx.Response(200, content=buffer.getvalue())
+
+    def _list_assets(self, kind: str) -> httpx.Response:
+        """A list of :attr:`assets` of one kind folder: id, uuid, name, no ``changed_on``."""
+        name = _ASSET_NAMES[kind]
+        rows = [
+            {"id": number, "uuid": asset["uuid"], name: asset.get(name), "changed_on_utc": None}
+            for number, asset in enumerate(self.assets.get(kind, []), 1)
+        ]
+        return httpx.Response(200, json={"count": len(rows), "result": rows})
 
     def _list_dashboards(self, request: httpx.Request) -> httpx.Response:
         raw_q = parse_qs(request.url.query.decode()).get("q", ["()"])[0]
@@ -191,15 +226,20 @@ class FakeSuperset:
 
 
 class RoutingTransport(httpx.AsyncBaseTransport):
-    """The fake answers for superset.test; everything else goes over the real network stack."""
+    """The fake answers for superset.test (and ``others`` for their hosts: a second Superset);
+    everything else goes over the real network stack."""
 
-    def __init__(self, fake: FakeSuperset) -> None:
-        self._fake = fake.transport()
+    def __init__(
+        self, fake: FakeSuperset, others: Mapping[str, FakeSuperset] | None = None
+    ) -> None:
+        self._fakes = {"superset.test": fake.transport()}
+        self._fakes |= {host: one.transport() for host, one in (others or {}).items()}
         self._real = httpx.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.url.host == "superset.test":
-            return await self._fake.handle_async_request(request)
+        fake = self._fakes.get(request.url.host)
+        if fake is not None:
+            return await fake.handle_async_request(request)
         return await self._real.handle_async_request(request)
 
     async def aclose(self) -> None:
