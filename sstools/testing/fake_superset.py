@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,9 +16,14 @@ from typing import Any
 from urllib.parse import parse_qs
 from uuid import NAMESPACE_URL, uuid5
 
+import anyio.to_thread
 import httpx
 import prison
 import yaml
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 
 def sqlite_like_contains(value: str, needle: str) -> bool:
@@ -40,6 +46,8 @@ ENERGY_DATASET = {
 }
 
 
+# How long a held export waits at most for its test to let it go.
+_HELD_S = 60.0
 # The lists that answer from FakeSuperset.assets, and each kind's name column.
 _ASSET_LISTS = {
     "/api/v1/chart/": "charts",
@@ -66,9 +74,34 @@ class FakeSuperset:
     assets: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # What every exported dashboard holds besides its uuid and title (its layout, its css).
     dashboard_fields: dict[str, Any] = field(default_factory=dict)
+    # An import's answer: None accepts it; else Superset's 422 body refusing it.
+    import_refusal: dict[str, Any] | None = None
+    # Set: a whole-environment export (a backup's) waits until it is set again, so a test can
+    # act while a task is in that step (an export begun sets ``exporting``).
+    exports_held: threading.Event | None = None
+    exporting: threading.Event = field(default_factory=threading.Event)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
+
+    def asgi(self) -> Starlette:
+        """The fake over real HTTP (serve it with a LiveServer): a task's steps make clients of
+        their own, on their own event loops, that no test transport reaches."""
+
+        async def answer(request: Request) -> Response:
+            asked = httpx.Request(
+                request.method,
+                str(request.url),
+                headers=request.headers.raw,
+                content=await request.body(),
+            )
+            # In a thread: a held export must not stop this server answering anything else.
+            given = await anyio.to_thread.run_sync(self.handle, asked)
+            headers = {k: v for k, v in given.headers.items() if k.lower() != "content-length"}
+            return Response(given.content, status_code=given.status_code, headers=headers)
+
+        methods = ["GET", "POST", "PUT", "DELETE"]
+        return Starlette(routes=[Route("/{path:path}", answer, methods=methods)])
 
     def _token(self) -> str:
         self.issued += 1
@@ -116,6 +149,17 @@ class FakeSuperset:
             return httpx.Response(201, json={"id": new["id"], "result": body})
         if path == "/api/v1/dashboard/export/" and request.method == "GET":
             return self._export(request)
+        if path == "/api/v1/assets/export/" and request.method == "GET":
+            self.exporting.set()
+            if self.exports_held is not None:
+                self.exports_held.wait(_HELD_S)
+            return self._export(request, [one["id"] for one in self.dashboards])
+        if path == "/version":
+            return httpx.Response(200, json={"version_string": "6.1.0"})
+        if path.endswith("/import/") and request.method == "POST":
+            if self.import_refusal is not None:
+                return httpx.Response(422, json=self.import_refusal)
+            return httpx.Response(200, json={"message": "OK"})
         if path.startswith("/api/v1/dashboard/") and request.method == "GET":
             return self._dashboard_detail(path)
         demo = {
@@ -129,6 +173,8 @@ class FakeSuperset:
             return self._list_assets(_ASSET_LISTS[path])
         if path == "/api/v1/database/" and request.method == "GET":
             return httpx.Response(200, json={"count": 1, "result": [demo]})
+        if path.startswith("/api/v1/database/") and path.endswith("/schemas/"):
+            return httpx.Response(200, json={"result": ["main"]})
         if path == "/api/v1/database/1" and request.method == "GET":
             return httpx.Response(200, json={"id": 1, "result": demo})
         if path == "/api/v1/dataset/1" and request.method == "GET":
@@ -163,9 +209,10 @@ class FakeSuperset:
             json={"result": {**dashboard, "owners": [owner], "changed_on": "2026-11-01T10:00:00"}},
         )
 
-    def _export(self, request: httpx.Request) -> httpx.Response:
+    def _export(self, request: httpx.Request, ids: list[int] | None = None) -> httpx.Response:
         """Superset's export bundle: a stamped folder, metadata.yaml, one YAML per object."""
-        ids = prison.loads(parse_qs(request.url.query.decode())["q"][0])
+        if ids is None:
+            ids = prison.loads(parse_qs(request.url.query.decode())["q"][0])
         found = [d for d in self.dashboards if d["id"] in ids]
         if len(found) != len(ids):
             return httpx.Response(404, json={"message": "Not found"})

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.storage import tasks as records
 from sstools.storage.models import AuditEntry
 from sstools.tasks import Task, TaskConflict, TaskFinished, TaskKind, TaskStatus, _runtime
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
@@ -166,6 +167,31 @@ async def test_cancel_stops_the_steps_that_follow(served: Served, folder: Path) 
         await served.tasks.cancel(task.id, "engineer", role=Role.engineer)
     # Cancelling released the claim.
     assert (await _start(served, folder, total=0)).status in set(TaskStatus)
+
+
+async def test_a_task_cancelled_before_the_engine_hears_of_it_runs_no_further_step(
+    served: Served, folder: Path
+) -> None:
+    """A cancel writes the record first, then tells DBOS: a short workflow in between (a task
+    cancelled right after it started) must stop at its next step all the same."""
+    task = await _start(served, folder)
+
+    async def in_step_one() -> bool:
+        progress = (await served.tasks.get(task.id)).progress
+        return progress is not None and progress.step == 1
+
+    await eventually(in_step_one)
+    async with served.app.state.services.sessions() as session:
+        assert await records.cancel_task(session, task.id, error="отменена пользователем engineer")
+    for step in (1, 2, 3):
+        gate(folder, step).touch()
+
+    async def idle() -> bool:
+        return not _runtime.active()
+
+    await eventually(idle)
+    assert written(folder) == [1]  # the step under way ended; none after it began
+    assert (await served.tasks.get(task.id)).status is TaskStatus.cancelled
 
 
 async def test_a_cancelled_task_holds_its_objects_until_its_step_has_ended(
