@@ -157,9 +157,15 @@ def create_app(
             finally:
                 await services.aclose()
 
-    # Swagger UI is served from our own assets (api_docs); ReDoc needs inline styles: off.
+    # Swagger UI and the schema are served by api_docs, behind the sign-in; ReDoc needs inline
+    # styles: off.
     app = FastAPI(
-        title="sstools", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None
+        title="sstools",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
     )
     app.state.services = services
     executor, agent = build_agent(app, services, chat_model=chat_model)
