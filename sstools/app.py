@@ -30,6 +30,7 @@ from sstools.domain.deploy import (
     UnknownEnvironment,
 )
 from sstools.domain.deploy.rollback import SnapshotUnusable
+from sstools.domain.drift.on_request import DriftCheckLimited
 from sstools.git_store import (
     BranchExists,
     ConcurrentUpdate,
@@ -104,6 +105,8 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     TaskFinished: Answer(409),
     TaskConflict: Answer(409, _task_conflict),
     TaskLimited: Answer(429, headers=retry_after),
+    # Checking the fleet's drift on request.
+    DriftCheckLimited: Answer(429, headers=retry_after),
     # The repository of exports.
     GitStoreError: Answer(500),
     UnknownBranch: Answer(404),

@@ -106,8 +106,11 @@ class Settings(BaseSettings):
     validation_limit_per_dashboard: str = "6/hour"
     documentation_limit_per_dashboard: str = "6/hour"
     # The fleet drift watch (sstools.domain.drift): a cron for DBOS's scheduler, e.g. every 15
-    # minutes; empty: off (GET /api/drift?fresh=true, /drift and `sstools drift` still check).
+    # minutes; empty: off (POST /api/drift/check, «Проверить сейчас» and `sstools drift` still
+    # check). A check asked for: a report this young answers it; checks one person may start.
     drift_watch_cron: str = "*/15 * * * *"
+    drift_fresh_s: float = Field(default=60.0, ge=0)
+    drift_check_limit_per_user: str = "6/hour"
 
     # Backups (sstools.domain.backups): archives under backup_dir/<env id>/, the newest
     # backup_keep of each environment kept (the oldest removed once a new one is verified).
@@ -124,6 +127,7 @@ class Settings(BaseSettings):
         "login_limit_per_address",
         "validation_limit_per_dashboard",
         "documentation_limit_per_dashboard",
+        "drift_check_limit_per_user",
     )
     @classmethod
     def _rate_limit(cls, value: str) -> str:

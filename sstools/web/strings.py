@@ -360,6 +360,8 @@ UI = {
     "drift": "Расхождения",
     "drift_all": "все окружения",
     "drift_check_now": "Проверить сейчас",
+    "drift_checking": "Проверяется…",
+    "drift_check_failed": "Проверить не удалось: сервер не ответил; попробуйте позже",
     "drift_checked": "проверено {when}",
     "drift_checked_title": "Время в UTC",
     "drift_not_checked": "ещё не проверялись",
