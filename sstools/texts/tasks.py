@@ -43,6 +43,10 @@ CANCEL_ADMIN_ONLY = "задачу {task:.8} ({kind}) может отменить
 CANCEL_NOT_YOURS = (
     "задачу {task:.8} запустил {owner}: отменить её может только он сам или администратор"
 )
+CANCEL_NAMESAKE = (
+    "задачу {task:.8} запустила прежняя, удалённая учётная запись с именем {owner}: отменить её "
+    "может администратор"
+)
 
 START_FAILED = "не удалось запустить: {error}"
 # Superset refused a step: its own text may name settings and keys, so it stays in the log.

@@ -9,7 +9,7 @@ from typing import Literal, cast
 from sstools.agent.card_edits import EditedCall
 from sstools.agent.events import Decided, DecisionStatus
 from sstools.agent.invocation import ConfirmationAnswer
-from sstools.auth.tokens import Principal
+from sstools.auth.tokens import Caller
 from sstools.errors import SstoolsError
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
@@ -30,7 +30,7 @@ class Resolution:
     (``acting`` is then the requester, in whose conversation the run resumes)."""
 
     status: ConfirmationStatus  # approved, denied, target_moved or edited
-    acting: Principal
+    acting: Caller
     token: str
     reason: str | None = None
     by: str | None = None
