@@ -68,6 +68,8 @@ class Settings(BaseSettings):
     # 2 makes that a request a second person with the tool's role must approve (never the
     # requester), within second_approval_ttl_s of the first approval.
     approvals_dev: int = Field(default=1, ge=1, le=2)
+    # «Одобрять похожие до конца сеанса» ends with that sign-in, and at the latest this long after.
+    approve_similar_ttl_s: float = Field(default=3600.0, gt=0)
     approvals_staging: int = Field(default=1, ge=1, le=2)
     approvals_prod: int = Field(default=2, ge=1, le=2)
     second_approval_ttl_s: float = Field(default=4 * 3600.0, gt=0)
