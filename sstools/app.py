@@ -30,6 +30,7 @@ from sstools.domain.deploy import (
     UnknownEnvironment,
 )
 from sstools.domain.deploy.rollback import SnapshotUnusable
+from sstools.domain.drift.on_request import DriftCheckLimited
 from sstools.git_store import (
     BranchExists,
     ConcurrentUpdate,
@@ -104,6 +105,8 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     TaskFinished: Answer(409),
     TaskConflict: Answer(409, _task_conflict),
     TaskLimited: Answer(429, headers=retry_after),
+    # Checking the fleet's drift on request.
+    DriftCheckLimited: Answer(429, headers=retry_after),
     # The repository of exports.
     GitStoreError: Answer(500),
     UnknownBranch: Answer(404),
@@ -157,9 +160,15 @@ def create_app(
             finally:
                 await services.aclose()
 
-    # Swagger UI is served from our own assets (api_docs); ReDoc needs inline styles: off.
+    # Swagger UI and the schema are served by api_docs, behind the sign-in; ReDoc needs inline
+    # styles: off.
     app = FastAPI(
-        title="sstools", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None
+        title="sstools",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
     )
     app.state.services = services
     executor, agent = build_agent(app, services, chat_model=chat_model)

@@ -68,6 +68,8 @@ class Settings(BaseSettings):
     # 2 makes that a request a second person with the tool's role must approve (never the
     # requester), within second_approval_ttl_s of the first approval.
     approvals_dev: int = Field(default=1, ge=1, le=2)
+    # «Одобрять похожие до конца сеанса» ends with that sign-in, and at the latest this long after.
+    approve_similar_ttl_s: float = Field(default=3600.0, gt=0)
     approvals_staging: int = Field(default=1, ge=1, le=2)
     approvals_prod: int = Field(default=2, ge=1, le=2)
     second_approval_ttl_s: float = Field(default=4 * 3600.0, gt=0)
@@ -106,8 +108,11 @@ class Settings(BaseSettings):
     validation_limit_per_dashboard: str = "6/hour"
     documentation_limit_per_dashboard: str = "6/hour"
     # The fleet drift watch (sstools.domain.drift): a cron for DBOS's scheduler, e.g. every 15
-    # minutes; empty: off (GET /api/drift?fresh=true, /drift and `sstools drift` still check).
+    # minutes; empty: off (POST /api/drift/check, «Проверить сейчас» and `sstools drift` still
+    # check). A check asked for: a report this young answers it; checks one person may start.
     drift_watch_cron: str = "*/15 * * * *"
+    drift_fresh_s: float = Field(default=60.0, ge=0)
+    drift_check_limit_per_user: str = "6/hour"
 
     # Backups (sstools.domain.backups): archives under backup_dir/<env id>/, the newest
     # backup_keep of each environment kept (the oldest removed once a new one is verified).
@@ -124,6 +129,7 @@ class Settings(BaseSettings):
         "login_limit_per_address",
         "validation_limit_per_dashboard",
         "documentation_limit_per_dashboard",
+        "drift_check_limit_per_user",
     )
     @classmethod
     def _rate_limit(cls, value: str) -> str:

@@ -68,7 +68,8 @@ async def owned_conversation(
     # A session of its own, closed at once: an event stream must not hold a connection for life.
     async with services.sessions() as session:
         conversation = await session.get(Conversation, conversation_id)
-    if conversation is None or conversation.owner != user.username:
+    # By the account's id: a removed and re-added username owns none of the old conversations.
+    if conversation is None or conversation.owner_id != user.uid:
         raise HTTPException(404, texts.CONVERSATION_NOT_FOUND)  # someone else's looks absent too
     return conversation
 
@@ -118,11 +119,13 @@ async def create_conversation(
 ) -> Created:
     limit = services.settings.agent_conversations_per_user
     stored = await session.scalar(
-        select(func.count()).select_from(Conversation).where(Conversation.owner == user.username)
+        select(func.count()).select_from(Conversation).where(Conversation.owner_id == user.uid)
     )
     if (stored or 0) >= limit:
         raise HTTPException(409, explain.too_many_conversations(limit))
-    conversation = Conversation(id=f"c_{secrets.token_urlsafe(24)}", owner=user.username)
+    conversation = Conversation(
+        id=f"c_{secrets.token_urlsafe(24)}", owner=user.username, owner_id=user.uid
+    )
     session.add(conversation)
     await session.commit()
     return Created(id=conversation.id)

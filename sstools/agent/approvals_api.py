@@ -26,7 +26,7 @@ from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import approvals as words
 from sstools.agent.tools import ToolKind
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal, issue_token
+from sstools.auth.tokens import Caller, issue_token
 from sstools.http.auth import CurrentUser, request_token
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
@@ -107,15 +107,16 @@ def _role(confirmation: Confirmation) -> Role:
     return Role(confirmation.approver_role) if confirmation.approver_role else Role.admin
 
 
-def eligible(confirmation: Confirmation, user: Principal) -> bool:
+def eligible(confirmation: Confirmation, user: Caller) -> bool:
     return (
         confirmation.status == ConfirmationStatus.awaiting_second
-        and user.username != confirmation.username
+        and user.username != confirmation.username  # never an account of the requester's name
+        and not stored.requested_by(confirmation, user.uid)
         and user.role.allows(_role(confirmation))
     )
 
 
-def view(confirmation: Confirmation, user: Principal, services: Services) -> ApprovalView:
+def view(confirmation: Confirmation, user: Caller, services: Services) -> ApprovalView:
     event: dict[str, Any] = confirmation.event
     decision = GuardrailDecision.model_validate(event["decision"])
     env = services.environments.get(confirmation.env_id) if confirmation.env_id else None
@@ -166,7 +167,7 @@ async def ask_second_if_needed(
     services: Services,
     runtime: AgentRuntime,
     session: AsyncSession,
-    user: Principal,
+    user: Caller,
 ) -> bool:
     """The requester's «Подтвердить» on a write whose stage needs two people: the card waits for
     a second person instead (True); False when one approval is enough."""
@@ -176,14 +177,13 @@ async def ask_second_if_needed(
     decision = GuardrailDecision.model_validate(confirmation.event["decision"])
     if needed < 2 or decision.kind is not ToolKind.write:  # a read (SSTOOLS_HITL=all): one
         return False
-    account = await session.scalar(select(User).where(User.username == user.username))
     try:
         waiting = await approvals.ask_second(
             runtime,
             confirmation,
             user,
             services.settings.second_approval_ttl_s,
-            token_version=account.token_version if account else None,
+            token_version=user.token_version,
         )
     except AlreadyDecided as exc:
         detail = (
@@ -216,7 +216,7 @@ async def list_approvals(
     shown = [
         view(row, user, services)
         for row in rows
-        if row.username == user.username or eligible(row, user)
+        if stored.requested_by(row, user.uid) or eligible(row, user)
     ]
     return ApprovalList(approvals=shown, can_approve=sum(one.can_approve for one in shown))
 
@@ -251,28 +251,42 @@ def _executor(request: Request, services: Services) -> ToolExecutor:
 
 async def _requester(
     session: AsyncSession, services: Services, confirmation: Confirmation
-) -> tuple[Principal, str]:
+) -> tuple[Caller, str]:
     """The requester as they are now, and a token of theirs for the resumed run: it acts in
-    their conversation with their rights, as their own approval would have."""
-    account = await session.scalar(select(User).where(User.username == confirmation.username))
+    their conversation with their rights, as their own approval would have. Their account, by
+    its id: a removed account's request runs in nobody's name, an account re-added under the
+    same name included."""
+    account = (
+        await session.scalar(select(User).where(User.uid == confirmation.requester_id))
+        if confirmation.requester_id is not None
+        else None
+    )
     if account is None:
         raise HTTPException(409, words.REQUESTER_GONE)
     if account.token_version != confirmation.requester_token_version:
         raise HTTPException(409, words.REQUESTER_SIGNED_OUT)  # their sessions were revoked since
-    principal = Principal(username=account.username, role=Role(account.role))
+    requester = Caller(
+        username=account.username,
+        role=Role(account.role),
+        uid=account.uid,
+        token_version=account.token_version,
+    )
     token = issue_token(
         services.settings,
-        principal,
+        requester,
         version=account.token_version,
         ttl_s=min(_REQUESTER_TOKEN_TTL_S, services.settings.jwt_ttl_s),
     )
-    return principal, token
+    return requester, token
 
 
-def _refuse(confirmation: Confirmation, user: Principal, decision: str) -> None:
+def _refuse(confirmation: Confirmation, user: Caller, decision: str) -> None:
     """Who may not decide, and a request that is no longer waiting: 4xx in words. The requester
-    may withdraw their own request (deny it), never approve it."""
-    own = user.username == confirmation.username
+    may withdraw their own request (deny it), never approve it; an account of the requester's
+    name that is not theirs may do neither."""
+    own = stored.requested_by(confirmation, user.uid)
+    if user.username == confirmation.username and not own:
+        raise HTTPException(403, words.NAMESAKE_REQUEST)
     if own and decision == "approve":
         raise HTTPException(409, words.OWN_REQUEST)
     if own and confirmation.status == ConfirmationStatus.awaiting_second:
@@ -292,7 +306,10 @@ def _refuse(confirmation: Confirmation, user: Principal, decision: str) -> None:
 @router.post(
     "/{confirmation_id}",
     responses={
-        403: {"description": "the caller's role may not approve this change"},
+        403: {
+            "description": "the caller's role may not approve this change, or the request is "
+            "an earlier account's of the caller's name"
+        },
         404: {"description": "no such request"},
         409: {
             "description": "the caller's own request, already decided or expired, or the "

@@ -35,7 +35,7 @@ def confirm(state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
     # LangGraph hands back whatever resume value it got: accept exactly this card's answer.
     valid = (
         isinstance(answer, dict)
-        and answer.get("decision") in ("approve", "deny", "expired", "edit")
+        and answer.get("decision") in ("approve", "deny", "expired", "target_moved", "edit")
         and answer.get("confirmation_id") == current["confirmation_id"]
     )
     why: Declined
@@ -62,14 +62,20 @@ def confirm(state: AgentState, runtime: Runtime[RunContext]) -> AgentState:
         return approved | {"emit": [], "halted": False}
     elif valid and answer["decision"] == "expired":
         why = "expired"
+    elif valid and answer["decision"] == "target_moved":
+        why = "target_moved"  # a second approval found another plan: nobody denied it
     elif valid:
         why = "deny"
     else:
         why = "mismatch"
     not_run = [call, *state.get("queue", [])]
     said = answer.get("reason") if valid and why == "deny" else None
-    reason = explain.cancelled(tool.title, why, said if isinstance(said, str) else None)
     emit, messages = step_messages.cancellation(
-        tool, current["confirmation_id"], reason, not_run, runtime.context.run_id
+        tool,
+        current["confirmation_id"],
+        explain.cancelled(tool.title, why),
+        not_run,
+        runtime.context.run_id,
+        said=said if isinstance(said, str) else None,
     )
     return {"messages": messages, "queue": [], "current": None, "halted": True, "emit": emit}

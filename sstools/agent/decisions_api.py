@@ -60,7 +60,7 @@ async def decide(
     if (
         confirmation is None
         or confirmation.conversation_id != conversation.id
-        or confirmation.username != user.username
+        or confirmation.requester_id != user.uid  # their account's, not only their name's
     ):
         raise HTTPException(404, texts.CONFIRMATION_NOT_FOUND)
     if confirmation.status != ConfirmationStatus.pending:

@@ -23,9 +23,9 @@ from sstools.errors import SstoolsError
 
 _log = structlog.get_logger("sstools.agent")
 
-# Why a card's call did not run: the person denied it, nobody decided in time, or the answer
-# named another card or other arguments.
-Declined = Literal["deny", "expired", "mismatch"]
+# Why a card's call did not run: the person denied it, nobody decided in time, the target moved
+# before the second approval, or the answer named another card or other arguments.
+Declined = Literal["deny", "expired", "target_moved", "mismatch"]
 
 
 class ModelFailed(SstoolsError):
@@ -93,15 +93,20 @@ def crashed(title: str) -> str:
 # -- the graph: a card not approved, a reply not usable --------------------------------------
 
 
-def cancelled(title: str, why: Declined, said: str | None = None) -> str:
-    """Why a card's call did not run: «Операция отменена: вы отклонили «…»», with the person's
-    own reason when they gave one (the model reads it and should propose something else)."""
+def cancelled(title: str, why: Declined) -> str:
+    """Why a card's call did not run: «вы отклонили «…»», «цель изменилась…»."""
     reasons = {
         "deny": texts.CANCELLED_BY_USER,
         "expired": texts.CANCELLED_EXPIRED,
+        "target_moved": texts.CANCELLED_TARGET_MOVED,
         "mismatch": texts.CANCELLED_MISMATCH,
     }
-    text = reasons[why].format(tool=title)
+    return reasons[why].format(tool=title)
+
+
+def with_reason(text: str, said: str | None) -> str:
+    """The person's own reason after ``text``, for the person's screen; the model gets the
+    reason apart, as quoted data (see ``step_messages.cancellation``)."""
     return texts.CANCELLED_BECAUSE.format(text=text, reason=said) if said else text
 
 

@@ -62,7 +62,7 @@ class PendingCall(CardRequest):
 class ConfirmationAnswer(TypedDict):
     """What a paused run is resumed with; it must name this card and these arguments."""
 
-    decision: Literal["approve", "deny", "expired", "edit"]
+    decision: Literal["approve", "deny", "expired", "target_moved", "edit"]
     confirmation_id: str
     args_hash: str
     reason: NotRequired[str | None]  # the person's words with a denial: the model reads them

@@ -26,10 +26,14 @@ from sstools.agent.routing.history import NOT_RUN
 from sstools.agent.tools import CATALOGUE, ToolSpec
 
 
-def _not_run(call: ToolCall, key: str, text: str) -> ToolMessage:
-    """The message of a call that never ran: it neither succeeded nor started anything."""
+def _not_run(call: ToolCall, key: str, text: str, said: str | None = None) -> ToolMessage:
+    """The message of a call that never ran: it neither succeeded nor started anything.
+    ``said``: a person's reason, kept apart as a quoted string and marked as their words."""
+    body = {key: text}
+    if said:
+        body |= {"reason": said, "reason_is": texts.DENIAL_REASON_NOTE}
     return ToolMessage(
-        content=json.dumps({key: text}, ensure_ascii=False),
+        content=json.dumps(body, ensure_ascii=False),
         tool_call_id=call["id"],
         name=call["name"],
         status="error",
@@ -114,17 +118,25 @@ def cancellation(
     reason: str,
     not_run: list[ToolCall],
     run_id: str,
+    *,
+    said: str | None = None,
 ) -> tuple[list[EncodedEvent], list[AnyMessage]]:
-    """A card denied, expired or mismatched: «Операция отменена: …», and no call left pending.
+    """A card denied, expired, mismatched or its target moved: «Операция отменена: …», and no
+    call left pending.
 
-    ``reason`` is :func:`explain.cancelled`'s.
+    ``reason`` is :func:`explain.cancelled`'s; ``said`` the person's own reason for a denial.
+    The person reads it in the sentence; the model never does: a reason written by someone
+    else (a second approver) would read as the model's own words or as instructions, so it
+    reaches the model only as a quoted JSON string beside the sentence, marked as a person's.
     """
-    text = explain.operation_cancelled(reason)
+    shown = explain.with_reason(reason, said)
+    text = explain.operation_cancelled(shown)
     cancelled = Cancelled(
-        tool=tool.name, confirmation_id=confirmation_id, reason=reason, message=text, run_id=run_id
+        tool=tool.name, confirmation_id=confirmation_id, reason=shown, message=text, run_id=run_id
     )
-    messages: list[AnyMessage] = [_not_run(item, "cancelled", text) for item in not_run]
-    messages.append(AIMessage(content=text))
+    ours = explain.operation_cancelled(reason)
+    messages: list[AnyMessage] = [_not_run(item, "cancelled", ours, said) for item in not_run]
+    messages.append(AIMessage(content=ours))
     return [encode(cancelled), encode(MessageEvent(text=text, run_id=run_id))], messages
 
 

@@ -21,10 +21,19 @@ ALGORITHM = "HS256"
 
 
 class Principal(BaseModel):
-    """Who is calling, as proven by a valid token and their current account."""
+    """Who a token names: a username and the role it was issued with."""
 
     username: str
     role: Role
+
+
+class Caller(Principal):
+    """Who is calling, as proven by a valid token and their current account: its role now, its
+    never-reused id (``users.uid``: what they own is keyed by it, so a removed and re-added
+    username owns nothing of the old account's) and its token version."""
+
+    uid: str
+    token_version: int
 
 
 class TokenClaims(BaseModel):

@@ -17,7 +17,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import select
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import InvalidToken, Principal, verify_token
+from sstools.auth.tokens import Caller, InvalidToken, verify_token
 from sstools.errors import SstoolsError
 from sstools.http.deps import ServicesDep
 from sstools.http.services import Services
@@ -58,14 +58,14 @@ def request_token(
     return credentials.credentials if credentials else request.cookies.get(SESSION_COOKIE, "")
 
 
-async def resolve_principal(services: Services, token: str) -> Principal:
+async def resolve_principal(services: Services, token: str) -> Caller:
     """The caller's current account behind ``token``, or :class:`InvalidToken`."""
     claims = verify_token(services.settings, token)
     # A short session of its own: this guards event streams too, which must not hold one.
     async with services.sessions() as session:
         account = (
             await session.execute(
-                select(User.role, User.token_version, User.created_at).where(
+                select(User.uid, User.role, User.token_version, User.created_at).where(
                     User.username == claims.username
                 )
             )
@@ -77,7 +77,12 @@ async def resolve_principal(services: Services, token: str) -> Principal:
     # An earlier account of the same name had its own tokens: none of them is this account's.
     if claims.version != account.token_version or claims.issued_at < int(created.timestamp()):
         raise InvalidToken(texts.SESSION_REVOKED)
-    return Principal(username=claims.username, role=Role(account.role))
+    return Caller(
+        username=claims.username,
+        role=Role(account.role),
+        uid=account.uid,
+        token_version=account.token_version,
+    )
 
 
 async def current_principal(
@@ -85,7 +90,7 @@ async def current_principal(
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     token: Annotated[str, Depends(request_token)],
-) -> Principal:
+) -> Caller:
     # A cookie rides along on cross-site requests too; the header proves it is our own page.
     if credentials is None and token and request.method not in _SAFE_METHODS:
         expected = request.cookies.get(CSRF_COOKIE, "")
@@ -100,11 +105,11 @@ async def current_principal(
         raise _unauthorized(str(exc)) from exc
 
 
-CurrentUser = Annotated[Principal, Depends(current_principal)]
+CurrentUser = Annotated[Caller, Depends(current_principal)]
 
 
-def require_role(required: Role, operation: str = texts.THIS_OPERATION) -> Callable[..., Principal]:
-    def dependency(user: CurrentUser) -> Principal:
+def require_role(required: Role, operation: str = texts.THIS_OPERATION) -> Callable[..., Caller]:
+    def dependency(user: CurrentUser) -> Caller:
         if not user.role.allows(required):
             raise RoleRequired(required, user.role, operation)
         return user
@@ -112,5 +117,5 @@ def require_role(required: Role, operation: str = texts.THIS_OPERATION) -> Calla
     return dependency
 
 
-EngineerUser = Annotated[Principal, Depends(require_role(Role.engineer))]
-AdminUser = Annotated[Principal, Depends(require_role(Role.admin))]
+EngineerUser = Annotated[Caller, Depends(require_role(Role.engineer))]
+AdminUser = Annotated[Caller, Depends(require_role(Role.admin))]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
+from sstools.redaction import redact_text, secret_field
 from sstools.superset import SupersetError
 from sstools.texts import http as texts
 
@@ -100,8 +100,7 @@ def install(app: FastAPI, table: Mapping[type[Exception], Answer]) -> None:
 
 
 # A 422 echoes the offending value so a person can see what was wrong, but never a secret and
-# never megabytes: fields whose name says secret are redacted, long values cut.
-_SECRET_NAME = re.compile(r"password|secret|token|key", re.IGNORECASE)
+# never megabytes: secrets are redacted as everywhere (sstools.redaction), long values cut.
 _ECHO_CHARS = 200
 REDACTED = "[redacted]"
 
@@ -110,13 +109,13 @@ def _plain(value: Any) -> Any:
     """``value`` as JSON-safe data: secrets redacted, no NaN, no lone surrogates."""
     if isinstance(value, dict):
         return {
-            _plain(str(key)): REDACTED if _SECRET_NAME.search(str(key)) else _plain(item)
+            _plain(str(key)): REDACTED if secret_field(str(key), item) else _plain(item)
             for key, item in value.items()
         }
     if isinstance(value, list | tuple | set | frozenset):
         return [_plain(item) for item in value]
     if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
+        return redact_text(value.encode("utf-8", "replace").decode("utf-8"), REDACTED)
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
@@ -127,7 +126,7 @@ def _plain(value: Any) -> Any:
 
 
 def _echo(value: Any, loc: list[Any]) -> Any:
-    if any(_SECRET_NAME.search(str(part)) for part in loc[1:]):
+    if any(secret_field(str(part), value) for part in loc[1:]):
         return REDACTED
     plain = _plain(value)
     text = plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)

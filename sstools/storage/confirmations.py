@@ -34,6 +34,12 @@ class ConfirmationStatus(StrEnum):
 WAITING = (ConfirmationStatus.pending, ConfirmationStatus.awaiting_second)
 
 
+def requested_by(confirmation: Confirmation, uid: str) -> bool:
+    """Whether the account ``uid`` made the request: its account, not only its name (a removed
+    and re-added username is another person, and owns none of the old one's requests)."""
+    return confirmation.requester_id is not None and confirmation.requester_id == uid
+
+
 def pending_row(
     *,
     confirmation_id: str,
@@ -44,6 +50,7 @@ def pending_row(
     args_hash: str,
     env_id: str | None,
     username: str,
+    requester_id: str | None,
     event: dict[str, Any],
     expires_at: datetime,
 ) -> Confirmation:
@@ -57,6 +64,7 @@ def pending_row(
         args_hash=args_hash,
         env_id=env_id,
         username=username,
+        requester_id=requester_id,
         event=event,
         status=ConfirmationStatus.pending,
         expires_at=expires_at,
@@ -79,9 +87,11 @@ async def decide_once(
     now: datetime,
     *,
     similar: bool = False,
+    token_version: int | None = None,
 ) -> bool:
     """Whether this decision won: the confirmation was pending and not yet past its expiry.
-    ``similar``: the approval covers similar calls for the rest of the conversation."""
+    ``similar``: the approval covers similar calls for the rest of the conversation, while the
+    person's sign-in lasts (``token_version``, kept as the requester's)."""
     if decision not in (
         ConfirmationStatus.approved,
         ConfirmationStatus.denied,
@@ -95,23 +105,36 @@ async def decide_once(
             Confirmation.status == ConfirmationStatus.pending,
             Confirmation.expires_at > now,
         )
-        .values(status=decision, decided_at=now, similar=similar or None)
+        .values(
+            status=decision,
+            decided_at=now,
+            similar=similar or None,
+            requester_token_version=token_version if similar else None,
+        )
     )
     await session.commit()
     return bool(won.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def approved_similar(
-    session: AsyncSession, conversation_id: str, username: str
+    session: AsyncSession,
+    conversation_id: str,
+    requester_id: str,
+    *,
+    token_version: int,
+    since: datetime,
 ) -> frozenset[tuple[str, str, str]]:
-    """What ``username`` approved for similar calls in the conversation: (tool, environment,
-    kind), the kind as the card showed it."""
+    """What the account ``requester_id`` approved for similar calls in the conversation, in the
+    sign-in of ``token_version`` and after ``since``: (tool, environment, kind), the kind as
+    the card showed it."""
     rows = await session.scalars(
         select(Confirmation).where(
             Confirmation.conversation_id == conversation_id,
-            Confirmation.username == username,
+            Confirmation.requester_id == requester_id,
             Confirmation.status == ConfirmationStatus.approved,
             Confirmation.similar.is_(True),
+            Confirmation.requester_token_version == token_version,
+            Confirmation.decided_at > since,
         )
     )
     covered = set()

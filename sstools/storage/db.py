@@ -85,20 +85,21 @@ def _use_wal(database_url: str) -> None:
         engine.dispose()
 
 
-def migrate(database_url: str) -> None:
-    """Bring the schema to the newest revision (idempotent)."""
+def migrate(database_url: str, revision: str = "head") -> None:
+    """Bring the schema to the newest revision (idempotent); ``revision``: to that one (a test
+    of a migration over the rows an older schema held)."""
     _ensure_sqlite_folder(database_url)
     _use_wal(database_url)
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
     config.attributes["database_url"] = _with_driver(database_url, asynchronous=False)
     if not is_postgres(database_url):
-        command.upgrade(config, "head")
+        command.upgrade(config, revision)
         return
     # Workers starting together on one database: one migrates, the others then find it done.
     with psycopg.connect(libpq_url(database_url), autocommit=True) as connection:
         connection.execute("select pg_advisory_lock(%s)", (advisory_key("once", "migrate"),))
-        command.upgrade(config, "head")
+        command.upgrade(config, revision)
 
 
 # Connections a worker opens besides its pools: run locks, event listener, task lease.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+from uuid import uuid4
 
 from sqlalchemy import (
     JSON,
@@ -24,6 +25,11 @@ def utcnow() -> datetime:
     return clock.now()
 
 
+def new_uid() -> str:
+    """An account's id: random, so never one a removed account had (a username may return)."""
+    return uuid4().hex
+
+
 class UtcDateTime(TypeDecorator[datetime]):
     """SQLite keeps no offset; every stored time is UTC, so it says so when read back."""
 
@@ -42,6 +48,8 @@ class User(Base):
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # Who owns what (0009): never reused, unlike the username or (on SQLite) the integer id.
+    uid: Mapped[str] = mapped_column(String(32), unique=True, index=True, default=new_uid)
     username: Mapped[str] = mapped_column(String(64), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16))
@@ -79,6 +87,8 @@ class Conversation(Base):
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     owner: Mapped[str] = mapped_column(String(64), index=True)
+    # The owner's account (users.uid): what ownership is checked by (None: nobody's now).
+    owner_id: Mapped[str | None] = mapped_column(String(32), index=True, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
     active_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
@@ -121,6 +131,7 @@ class Confirmation(Base):
     args_hash: Mapped[str] = mapped_column(String(64))
     env_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     username: Mapped[str] = mapped_column(String(64))
+    requester_id: Mapped[str | None] = mapped_column(String(32), nullable=True)  # users.uid
     event: Mapped[dict[str, Any]] = mapped_column(JSON)  # the confirm_required event, re-sent as is
     status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
@@ -155,6 +166,8 @@ class TaskRecord(Base):
     env_id: Mapped[str] = mapped_column(String(64), index=True)
     source: Mapped[str | None] = mapped_column(String(255), nullable=True)
     started_by: Mapped[str] = mapped_column(String(64))
+    # The starter's account (users.uid) when an account started it; None: the watch, or gone.
+    started_by_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     status: Mapped[str] = mapped_column(String(16), index=True)
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

@@ -32,7 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.storage.db import create_blocking_engine
-from sstools.storage.models import AuditEntry, TaskClaim, TaskRecord, utcnow
+from sstools.storage.models import AuditEntry, TaskClaim, TaskRecord, User, utcnow
 
 UNFINISHED = ("queued", "running")
 # Each unfinished task of a user holds one of the user's numbered slots: a claim in this
@@ -115,6 +115,11 @@ async def claim_holder(
 
 async def get_task(session: AsyncSession, task_id: str) -> TaskRecord | None:
     return await session.get(TaskRecord, task_id, populate_existing=True)
+
+
+async def account_of(session: AsyncSession, username: str) -> str | None:
+    """The uid of the account that has ``username`` now (None: no such account)."""
+    return await session.scalar(select(User.uid).where(User.username == username))
 
 
 async def tasks_starting_with(session: AsyncSession, prefix: str) -> list[TaskRecord]:

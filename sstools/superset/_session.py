@@ -183,21 +183,24 @@ class SupersetSession:
             message=raw,
         )
         message = public_text(raw)
+        env = self.env.id
         if status == 401:
-            raise SupersetAuthError(self.env.id, texts.ACCOUNT_REJECTED.format(message=message))
+            raise SupersetAuthError(
+                env, texts.ACCOUNT_REJECTED.format(message=message), status=status
+            )
         if status == 403:
-            raise SupersetForbidden(self.env.id, message)
+            raise SupersetForbidden(env, message, status=status)
         if status == 404:
-            raise SupersetNotFound(self.env.id, message)
-        if status in (400, 409, 422):
-            raise SupersetBadRequest(self.env.id, message)
-        if status >= 500 and _is_query_error(response):
-            raise SupersetBadRequest(self.env.id, message)
+            raise SupersetNotFound(env, message, status=status)
+        if status in (400, 409, 422) or (status >= 500 and _is_query_error(response)):
+            raise SupersetBadRequest(env, message, status=status)
         if status >= 500:  # Superset's own failure: its words are internals, kept in the log
             raise SupersetUnavailable(
                 self.env.id, texts.SUPERSET_FAILED.format(status=status), status=status
             )
-        raise SupersetError(self.env.id, texts.HTTP_STATUS.format(status=status, message=message))
+        raise SupersetError(
+            env, texts.HTTP_STATUS.format(status=status, message=message), status=status
+        )
 
     async def _login(self) -> None:
         response = await self._send(

@@ -37,19 +37,21 @@ def public_text(raw: str) -> str:
 
 
 class SupersetError(SstoolsError):
-    def __init__(self, env_id: str, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self, env_id: str, message: str, *, field: str | None = None, status: int | None = None
+    ) -> None:
         super().__init__(f"{env_id}: {message}")
         self.env_id = env_id
         self.message = message
         self.field = field  # the request field Superset's refusal blames, when known
+        self.status = status  # the HTTP status Superset answered with; None: no answer
 
 
 class SupersetUnavailable(SupersetError):
     """No usable answer: no connection or a timeout (``status`` None), or a 5xx (its status)."""
 
     def __init__(self, env_id: str, message: str, *, status: int | None = None) -> None:
-        super().__init__(env_id, message)
-        self.status = status
+        super().__init__(env_id, message, status=status)
 
 
 class SupersetAuthError(SupersetError):

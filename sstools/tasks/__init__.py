@@ -17,6 +17,7 @@ from sstools.tasks.errors import (
 )
 from sstools.tasks.failure import TaskFailed
 from sstools.tasks.models import Task, TaskKind, TaskProgress, TaskStatus
+from sstools.tasks.reasons import error_words
 from sstools.tasks.scheduled import scheduled_task
 from sstools.tasks.superset import with_superset
 from sstools.tasks.workflow import (
@@ -51,6 +52,7 @@ __all__ = [
     "TasksBusy",
     "TooManyTasks",
     "context",
+    "error_words",
     "progress",
     "report_on_cancel",
     "scheduled_task",

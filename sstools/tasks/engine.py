@@ -49,7 +49,9 @@ _CLAIM_ATTEMPTS = 5
 ADMIN_CANCELS = frozenset({TaskKind.backup, TaskKind.restore})
 
 
-def _check_may_cancel(task: Task, user: str, role: Role) -> None:
+def _check_may_cancel(task: Task, user: str, role: Role, *, same_account: bool) -> None:
+    """``same_account``: the account that started it is the caller's (by its never-reused id:
+    an account removed and added again under the same name is not)."""
     if role is Role.admin:
         return
     if task.kind in ADMIN_CANCELS:
@@ -58,6 +60,9 @@ def _check_may_cancel(task: Task, user: str, role: Role) -> None:
         raise TaskCancelForbidden(task, message)
     if task.started_by != user:
         message = texts.CANCEL_NOT_YOURS.format(task=task.id, owner=task.started_by)
+        raise TaskCancelForbidden(task, message)
+    if not same_account:
+        message = texts.CANCEL_NAMESAKE.format(task=task.id, owner=task.started_by)
         raise TaskCancelForbidden(task, message)
 
 
@@ -238,6 +243,9 @@ class TaskEngine:
                     env_id=env_id,
                     source=source,
                     started_by=started_by,
+                    # Who started it, by account: the caller was just signed in as the account
+                    # of this name (none for the drift watch).
+                    started_by_id=await records.account_of(session, started_by),
                     status=TaskStatus.queued.value,
                 )
                 # A random free slot: concurrent starts of one user rarely pick the same one.
@@ -332,8 +340,13 @@ class TaskEngine:
         task_id = task.id  # a reference may be its first digits
         if task.status.finished:
             raise TaskFinished(task)
+        async with self.sessions() as session:
+            record = await records.get_task(session, task_id)
+            same = record is not None and record.started_by_id == await records.account_of(
+                session, user
+            )
         try:
-            _check_may_cancel(task, user, role)
+            _check_may_cancel(task, user, role, same_account=same)
         except TaskCancelForbidden:
             async with self.sessions() as session:
                 await audit.record(

@@ -8,7 +8,8 @@
         return {"imported": [...]}          # the task's result; the task ends `succeeded`
 
 Raise :class:`TaskFailed` to end `failed` with a partial report; any other exception ends it
-`failed` with the exception's text. A cancelled task stops before its next step; a workflow
+`failed` with the exception's text. A cancelled task stops before its next step (its record is
+read before each one, and DBOS refuses one too); a workflow
 with a partial report to keep calls :func:`report_on_cancel` as the cancellation passes. After
 a kill, DBOS re-runs the function: steps already checkpointed return their recorded output
 without running again; a step begun but not finished runs again — unless declared
@@ -18,6 +19,7 @@ without running again; a step begun but not finished runs again — unless decla
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -165,6 +167,8 @@ def task_step(
     resumable: bool = True,
 ) -> R:
     """Run ``fn`` as checkpointed step ``step`` of ``total``; see the module's docstring."""
+    if _runtime.context().store.is_cancelled(task_id):
+        _stop_cancelled(task_id, name)
     progress(task_id, step, total, name)
     if resumable:
         return _run_step(task_id, name, fn, *args)
@@ -178,6 +182,16 @@ def task_step(
         return fn(*args)
 
     return _run_step(task_id, name, guarded)
+
+
+def _stop_cancelled(task_id: str, name: str) -> None:
+    """The record says cancelled, so no step may run. A cancel writes the record before it
+    tells DBOS, and a short task just started could run every step in between: tell DBOS now
+    (from a thread of its own, outside this workflow, as the engine does), then stop."""
+    told = threading.Thread(target=DBOS.cancel_workflow, args=(task_id,), name="task-cancel")
+    told.start()
+    told.join()
+    raise StepCancelled(task_id, name, ran=False, output=None)
 
 
 # A cancel takes the workflow from the execution running it: recording the outcome of the step

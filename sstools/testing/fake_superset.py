@@ -8,15 +8,22 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 from uuid import NAMESPACE_URL, uuid5
 
+import anyio.to_thread
 import httpx
 import prison
 import yaml
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 
 def sqlite_like_contains(value: str, needle: str) -> bool:
@@ -39,6 +46,17 @@ ENERGY_DATASET = {
 }
 
 
+# How long a held export waits at most for its test to let it go.
+_HELD_S = 60.0
+# The lists that answer from FakeSuperset.assets, and each kind's name column.
+_ASSET_LISTS = {
+    "/api/v1/chart/": "charts",
+    "/api/v1/dataset/": "datasets",
+    "/api/v1/database/": "databases",
+}
+_ASSET_NAMES = {"charts": "slice_name", "datasets": "table_name", "databases": "database_name"}
+
+
 @dataclass
 class FakeSuperset:
     username: str = "svc"
@@ -51,9 +69,39 @@ class FakeSuperset:
     csrf_sessions: dict[str, str] = field(default_factory=dict)
     executed_sql: list[str] = field(default_factory=list)
     chart_datasource: str = "1__table"  # "None__table": the chart's dataset was dropped
+    # An export's charts, datasets and databases (kind folder → documents, each with a uuid),
+    # in place of the demo ones; their lists (/api/v1/chart/, …) name them, ids from 1.
+    assets: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # What every exported dashboard holds besides its uuid and title (its layout, its css).
+    dashboard_fields: dict[str, Any] = field(default_factory=dict)
+    # An import's answer: None accepts it; else Superset's 422 body refusing it.
+    import_refusal: dict[str, Any] | None = None
+    # Set: a whole-environment export (a backup's) waits until it is set again, so a test can
+    # act while a task is in that step (an export begun sets ``exporting``).
+    exports_held: threading.Event | None = None
+    exporting: threading.Event = field(default_factory=threading.Event)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
+
+    def asgi(self) -> Starlette:
+        """The fake over real HTTP (serve it with a LiveServer): a task's steps make clients of
+        their own, on their own event loops, that no test transport reaches."""
+
+        async def answer(request: Request) -> Response:
+            asked = httpx.Request(
+                request.method,
+                str(request.url),
+                headers=request.headers.raw,
+                content=await request.body(),
+            )
+            # In a thread: a held export must not stop this server answering anything else.
+            given = await anyio.to_thread.run_sync(self.handle, asked)
+            headers = {k: v for k, v in given.headers.items() if k.lower() != "content-length"}
+            return Response(given.content, status_code=given.status_code, headers=headers)
+
+        methods = ["GET", "POST", "PUT", "DELETE"]
+        return Starlette(routes=[Route("/{path:path}", answer, methods=methods)])
 
     def _token(self) -> str:
         self.issued += 1
@@ -101,6 +149,17 @@ class FakeSuperset:
             return httpx.Response(201, json={"id": new["id"], "result": body})
         if path == "/api/v1/dashboard/export/" and request.method == "GET":
             return self._export(request)
+        if path == "/api/v1/assets/export/" and request.method == "GET":
+            self.exporting.set()
+            if self.exports_held is not None:
+                self.exports_held.wait(_HELD_S)
+            return self._export(request, [one["id"] for one in self.dashboards])
+        if path == "/version":
+            return httpx.Response(200, json={"version_string": "6.1.0"})
+        if path.endswith("/import/") and request.method == "POST":
+            if self.import_refusal is not None:
+                return httpx.Response(422, json=self.import_refusal)
+            return httpx.Response(200, json={"message": "OK"})
         if path.startswith("/api/v1/dashboard/") and request.method == "GET":
             return self._dashboard_detail(path)
         demo = {
@@ -110,8 +169,12 @@ class FakeSuperset:
             "expose_in_sqllab": True,
             "allow_dml": True,
         }
+        if path in _ASSET_LISTS and request.method == "GET" and self.assets:
+            return self._list_assets(_ASSET_LISTS[path])
         if path == "/api/v1/database/" and request.method == "GET":
             return httpx.Response(200, json={"count": 1, "result": [demo]})
+        if path.startswith("/api/v1/database/") and path.endswith("/schemas/"):
+            return httpx.Response(200, json={"result": ["main"]})
         if path == "/api/v1/database/1" and request.method == "GET":
             return httpx.Response(200, json={"id": 1, "result": demo})
         if path == "/api/v1/dataset/1" and request.method == "GET":
@@ -146,25 +209,35 @@ class FakeSuperset:
             json={"result": {**dashboard, "owners": [owner], "changed_on": "2026-11-01T10:00:00"}},
         )
 
-    def _export(self, request: httpx.Request) -> httpx.Response:
+    def _export(self, request: httpx.Request, ids: list[int] | None = None) -> httpx.Response:
         """Superset's export bundle: a stamped folder, metadata.yaml, one YAML per object."""
-        ids = prison.loads(parse_qs(request.url.query.decode())["q"][0])
+        if ids is None:
+            ids = prison.loads(parse_qs(request.url.query.decode())["q"][0])
         found = [d for d in self.dashboards if d["id"] in ids]
         if len(found) != len(ids):
             return httpx.Response(404, json={"message": "Not found"})
         files: dict[str, dict[str, Any]] = {
             "metadata.yaml": {"version": "1.0.0", "type": "Dashboard", "timestamp": self.issued},
-            "databases/demo.yaml": {"uuid": str(uuid5(NAMESPACE_URL, "db")), "password": "x"},
-            "datasets/demo/energy.yaml": {
+        }
+        if self.assets:
+            for kind, documents in self.assets.items():
+                for number, asset in enumerate(documents, 1):
+                    files[f"{kind}/{kind}_{number}.yaml"] = asset
+        else:
+            files["databases/demo.yaml"] = {
+                "uuid": str(uuid5(NAMESPACE_URL, "db")),
+                "password": "x",
+            }
+            files["datasets/demo/energy.yaml"] = {
                 "uuid": str(uuid5(NAMESPACE_URL, "ds")),
                 "schema": "main",
-            },
-        }
+            }
         for dashboard in found:
             title = dashboard["dashboard_title"]
             document = {
                 "uuid": str(uuid5(NAMESPACE_URL, str(dashboard["id"]))),
                 "dashboard_title": title,
+                **self.dashboard_fields,
             }
             files[f"dashboards/{title}_{dashboard['id']}.yaml"] = document
         buffer = io.BytesIO()
@@ -172,6 +245,15 @@ class FakeSuperset:
             for name, content in files.items():
                 archive.writestr(f"dashboard_export_{self.issued}/{name}", yaml.safe_dump(content))
         return httpx.Response(200, content=buffer.getvalue())
+
+    def _list_assets(self, kind: str) -> httpx.Response:
+        """A list of :attr:`assets` of one kind folder: id, uuid, name, no ``changed_on``."""
+        name = _ASSET_NAMES[kind]
+        rows = [
+            {"id": number, "uuid": asset["uuid"], name: asset.get(name), "changed_on_utc": None}
+            for number, asset in enumerate(self.assets.get(kind, []), 1)
+        ]
+        return httpx.Response(200, json={"count": len(rows), "result": rows})
 
     def _list_dashboards(self, request: httpx.Request) -> httpx.Response:
         raw_q = parse_qs(request.url.query.decode()).get("q", ["()"])[0]
@@ -191,15 +273,20 @@ class FakeSuperset:
 
 
 class RoutingTransport(httpx.AsyncBaseTransport):
-    """The fake answers for superset.test; everything else goes over the real network stack."""
+    """The fake answers for superset.test (and ``others`` for their hosts: a second Superset);
+    everything else goes over the real network stack."""
 
-    def __init__(self, fake: FakeSuperset) -> None:
-        self._fake = fake.transport()
+    def __init__(
+        self, fake: FakeSuperset, others: Mapping[str, FakeSuperset] | None = None
+    ) -> None:
+        self._fakes = {"superset.test": fake.transport()}
+        self._fakes |= {host: one.transport() for host, one in (others or {}).items()}
         self._real = httpx.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.url.host == "superset.test":
-            return await self._fake.handle_async_request(request)
+        fake = self._fakes.get(request.url.host)
+        if fake is not None:
+            return await fake.handle_async_request(request)
         return await self._real.handle_async_request(request)
 
     async def aclose(self) -> None:

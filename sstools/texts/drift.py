@@ -15,3 +15,8 @@ DRIFTED = "расхождений: {count}"
 UNREACHABLE = "не отвечает ({error}): не проверено"
 DASHBOARD = "  «{title}» — {state}"
 WATCH = "проверка расхождений"
+# A check asked for over SSTOOLS_DRIFT_CHECK_LIMIT_PER_USER (429).
+CHECK_LIMITED = (
+    "вы уже запускали проверку расхождений {amount} {times} за {window} — это предел; следующую "
+    "можно запустить через {wait} с, а последний отчёт виден и сейчас"
+)

@@ -43,8 +43,16 @@ CANCEL_ADMIN_ONLY = "задачу {task:.8} ({kind}) может отменить
 CANCEL_NOT_YOURS = (
     "задачу {task:.8} запустил {owner}: отменить её может только он сам или администратор"
 )
+CANCEL_NAMESAKE = (
+    "задачу {task:.8} запустила прежняя, удалённая учётная запись с именем {owner}: отменить её "
+    "может администратор"
+)
 
 START_FAILED = "не удалось запустить: {error}"
+# Superset refused a step: its own text may name settings and keys, so it stays in the log.
+SUPERSET_REFUSED = "Superset {env} ответил ошибкой (HTTP {status}); подробности — в журнале сервера"
+SUPERSET_REFUSED_NO_STATUS = "Superset {env} ответил ошибкой; подробности — в журнале сервера"
+SUPERSET_REFUSED_RECORDED = "Superset ответил ошибкой; подробности — в журнале сервера"
 CANCELLED_BY = "отменена пользователем {user}"
 INTERRUPTED = "прервано перезапуском сервера; шаг {step} из {total} «{name}» не завершён"
 INTERRUPTED_BEFORE_START = "прервано перезапуском сервера до начала выполнения"

@@ -13,7 +13,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from sstools.auth.tokens import InvalidToken, Principal
+from sstools.auth.tokens import Caller, InvalidToken, Principal
 from sstools.environments import Environment
 from sstools.errors import SstoolsError
 from sstools.http.auth import SESSION_COOKIE, resolve_principal
@@ -44,14 +44,14 @@ class LoginRequired(SstoolsError):
     """No valid session cookie: the page redirects to /login and back."""
 
 
-async def page_user(request: Request, services: ServicesDep) -> Principal:
+async def page_user(request: Request, services: ServicesDep) -> Caller:
     try:
         return await resolve_principal(services, request.cookies.get(SESSION_COOKIE, ""))
     except InvalidToken as exc:
         raise LoginRequired from exc
 
 
-PageUser = Annotated[Principal, Depends(page_user)]
+PageUser = Annotated[Caller, Depends(page_user)]
 
 
 def login_redirect(request: Request, exc: Exception) -> Response:

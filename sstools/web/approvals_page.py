@@ -19,9 +19,10 @@ from sqlalchemy import select
 
 from sstools import clock
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal
+from sstools.auth.tokens import Caller
 from sstools.domain.deploy.models import FieldChange
 from sstools.http.deps import ServicesDep, SessionDep
+from sstools.storage.confirmations import requested_by
 from sstools.storage.models import Confirmation
 from sstools.web._kit import PageUser, environment, render
 from sstools.web.compare_page import FieldView, diff_lines
@@ -82,14 +83,16 @@ def _state(row: Confirmation) -> str:
     return row.status
 
 
-def request_view(row: Confirmation, user: Principal, env_name: str | None) -> RequestView:
+def request_view(row: Confirmation, user: Caller, env_name: str | None) -> RequestView:
     event: dict[str, Any] = row.event
     decision: dict[str, Any] = event.get("decision") or {}
     role = Role(row.approver_role) if row.approver_role else Role.admin
     state = _state(row)
     why_not = None
-    if user.username == row.username:
+    if requested_by(row, user.uid):
         why_not = UI["approval_own"]
+    elif user.username == row.username:  # an earlier account of this name asked
+        why_not = UI["approval_namesake"]
     elif not user.role.allows(role):
         why_not = UI["approval_not_your_role"].format(
             role=UI[f"role_{role.value}"], yours=UI[f"role_{user.role.value}"]
@@ -128,7 +131,7 @@ async def approvals_list(
     for row in rows:
         env = services.environments.get(row.env_id) if row.env_id else None
         one = request_view(row, user, env.name if env else None)
-        if one.state == _WAITING and (one.can_approve or row.username == user.username):
+        if one.state == _WAITING and (one.can_approve or requested_by(row, user.uid)):
             views.append(one)
     env = environment(services, None)
     return render(request, "approvals.html", user, services, env, requests=views)

@@ -1,8 +1,10 @@
 """``/drift``: «Расхождения» — per environment, the dashboards that drifted from git ``main`` or
 from their upstream stage, in words, with links to their pages and to the compare page.
 
-It shows the latest report (the scheduled watch's, or one made earlier) with its time; «Проверить
-сейчас» (``?fresh=true``), or no report yet, checks now. Its JSON twin is ``GET /api/drift``.
+It shows the latest report (the scheduled watch's, or one made earlier) with its time; no report
+yet, the first check. «Проверить сейчас» asks ``POST /api/drift/check`` (static/drift.js, with the
+CSRF header) and reloads: a link could be followed from another site. Its JSON twin is
+``GET /api/drift``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from sstools.domain.drift import DashboardDrift, DriftState, EnvironmentDrift
-from sstools.domain.drift.watch import drift_report
+from sstools.domain.drift.on_request import DriftOnRequestDep
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.web._kit import PageUser, agent_link, environment, render
 from sstools.web.strings import UI
@@ -84,14 +86,13 @@ async def drift_page(
     request: Request,
     services: ServicesDep,
     session: SessionDep,
+    on_request: DriftOnRequestDep,
     user: PageUser,
     env_id: str | None = None,
-    fresh: bool = False,
 ) -> HTMLResponse:
     env = environment(services, env_id)  # an unknown one is the 404 page
-    report = (await drift_report(services, session, now=fresh)).only(env_id)
+    report = (await on_request.latest_or_first(services, session)).only(env_id)
     names = {one.id: one.name for one in services.environments.values()}
-    query = f"?env_id={env_id}&fresh=true" if env_id else "?fresh=true"
     return render(
         request,
         "drift.html",
@@ -101,6 +102,5 @@ async def drift_page(
         report=report,
         blocks=[block(one, names) for one in report.environments],
         one_env=env_id is not None,
-        check_now=f"/drift{query}",
         ask=agent_link(None, None, None, env.id, "/drift"),
     )

@@ -33,6 +33,7 @@ class DeployServer:
         self.source_database = {"uuid": "db-source", "name": "Демо-данные"}
         self.target_databases = {"db-target": "Демо-данные"}
         self.in_sync: set[str] = set()  # targets that already have the dashboards as they are
+        self.revision = 0  # bumped: the target moved, every plan gets another digest
 
     def _databases(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         source = self.source_database
@@ -56,7 +57,7 @@ class DeployServer:
 
     def plan_of(self, body: dict[str, Any]) -> dict[str, Any]:
         keys = ("dashboard_ids", "target_env_id", "database_mapping")
-        request = {key: body.get(key) for key in keys}
+        request = {key: body.get(key) for key in keys} | {"revision": self.revision}
         digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
         databases = self._databases(body)
         dashboards = [

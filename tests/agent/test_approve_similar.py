@@ -6,9 +6,16 @@ afresh — and never covers SQL, another conversation, staging or prod."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
+import pytest
+
+from sstools import clock
 from sstools.auth.roles import Role
+from sstools.auth.tokens import Principal, issue_token
+from sstools.auth.users import add_user
+from sstools.config import Settings
 from sstools.testing import call_tool
 from tests.agent.conftest import dashboard_context, dataset_context
 from tests.agent.deploy_server import DeployServer
@@ -120,4 +127,45 @@ async def test_a_call_that_maps_a_database_gets_a_card_even_after_approving_simi
         again = await _turn(agent, cid, ran[-1]["_id"])
     assert again[-1]["type"] == "confirm_required", again
     assert again[-1]["args"]["database_mapping"] == {"Демо-данные": "Склад DWH"}
+    assert len(server.applies) == 1
+
+
+@pytest.mark.parametrize("ending", ["signed_out", "new_password", "time"])
+async def test_an_approval_for_similar_ones_ends_with_its_sign_in_and_after_its_time(
+    make_agent: Any, deploys: tuple[DeployServer, str], settings: Settings, ending: str
+) -> None:
+    """Issue 32 §4: «до конца сеанса» means it — a sign-out everywhere, a new password or
+    SSTOOLS_APPROVE_SIMILAR_TTL_S after the approval, and the same call has its card again."""
+    server, url = deploys
+    async with make_agent(call_tool("execute_migration", TO_DEV), tools_base_url=url) as agent:
+        cid = await agent.conversation()
+        first = await _turn(agent, cid, None)
+        assert (await _approve(agent, cid, first[-1], similar=True)).status_code == 200
+        ran = await read_events(
+            agent.client, cid, agent.auth(Role.engineer), last_event_id=first[-1]["_id"]
+        )
+        await agent.idle(cid)
+        headers = agent.auth(Role.engineer)
+        if ending == "signed_out":
+            out = await agent.client.post("/api/auth/logout", headers=headers)
+            assert out.status_code < 300, out.text
+        elif ending == "new_password":
+            async with agent.app.state.services.sessions() as session:
+                await add_user(session, "engineer", Role.engineer, "a-new-password", upsert=True)
+        else:
+            later = clock.now() + timedelta(seconds=settings.approve_similar_ttl_s + 1)
+            agent.app.state.agent.clock = lambda: later
+        if ending != "time":  # signed in again: the account's next token version
+            token = issue_token(
+                settings, Principal(username="engineer", role=Role.engineer), version=1
+            )
+            headers = {"Authorization": f"Bearer {token}"}
+        sent = await agent.client.post(
+            f"/api/agent/conversations/{cid}/messages",
+            json={"text": ASKED, "uicontext": dashboard_context(env_id="staging")},
+            headers=headers,
+        )
+        assert sent.status_code == 202, sent.text
+        again = await read_events(agent.client, cid, headers, last_event_id=ran[-1]["_id"])
+    assert again[-1]["type"] == "confirm_required", again  # asked again, as the first time
     assert len(server.applies) == 1

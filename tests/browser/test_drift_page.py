@@ -26,7 +26,7 @@ async def test_the_drift_page_names_the_behind_dashboard_and_the_home_page_count
         page = await s.page("/")
         api = await _api(page, s.url)
         async with api:
-            checked = await api.get("/api/drift", params={"fresh": "true"}, timeout=CHECK_S)
+            checked = await api.post("/api/drift/check", timeout=CHECK_S)
         assert checked.status_code == 200, checked.text
 
         await page.goto(f"{s.url}/drift")
@@ -90,3 +90,29 @@ async def test_the_drift_page_without_a_report_checks_now(site: Any) -> None:
             first = await client.get(f"{s.url}/drift?env_id=ss-dev")
         assert first.status_code == 200
         assert "проверено" in first.text
+
+
+async def test_check_now_is_a_post_with_the_csrf_header_then_the_page_reloads(site: Any) -> None:
+    """«Проверить сейчас» is a button that POSTs (issue 32 §5): no link another site could make
+    a browser follow checks the fleet."""
+    async with site(answer("ок")) as s:
+        page = await s.page("/drift?env_id=ss-dev")
+        await expect(page.locator(".drift-checked")).to_contain_text(
+            "проверено", timeout=CHECK_S * 1000
+        )
+        asked: list[tuple[str, str | None]] = []
+        page.on(
+            "request",
+            lambda r: (
+                asked.append((r.method, r.headers.get("x-csrf-token")))
+                if "/api/drift/check" in r.url
+                else None
+            ),
+        )
+        async with page.expect_navigation(timeout=CHECK_S * 1000):  # the page reloads
+            await page.locator("button.drift-check-now").click()
+        await expect(page.locator(".drift-env")).to_have_count(1)
+        assert [method for method, _ in asked] == ["POST"]
+        assert asked[0][1]  # the CSRF header rode along
+        assert await page.locator("a.drift-check-now").count() == 0
+    assert s.console_errors == []

@@ -93,8 +93,15 @@ async def test_format_needs_env_with_database(client: httpx.AsyncClient, auth: A
     assert response.json()["detail"][0]["loc"] == ["body", "env_id"]
 
 
-async def test_openapi_is_served(client: httpx.AsyncClient) -> None:
-    schema = (await client.get("/openapi.json")).json()
+async def test_openapi_is_served_to_a_signed_in_user_only(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    anonymous = await client.get("/openapi.json")
+    assert anonymous.status_code == 401  # as the API it describes
+    page = await client.get("/docs", headers={"Accept": "text/html"})
+    assert page.status_code == 303
+    assert page.headers["location"] == "/login?next=%2Fdocs"
+    schema = (await client.get("/openapi.json", headers=auth(Role.analyst))).json()
     for path in (
         "/api/environments",
         "/api/dashboards/{dashboard_id}/health",
@@ -103,7 +110,11 @@ async def test_openapi_is_served(client: httpx.AsyncClient) -> None:
         "/api/datasets/{dataset_id}/review",
     ):
         assert path in schema["paths"]
+    assert "/openapi.json" not in schema["paths"]
+    token = auth(Role.analyst)["Authorization"].removeprefix("Bearer ")
+    client.cookies.set("sstools_session", token)
     assert (await client.get("/docs")).status_code == 200
+    assert (await client.get("/openapi.json")).status_code == 200  # as the page fetches it
 
 
 async def test_sql_the_database_refuses_is_a_422_naming_sql_without_internals(

@@ -127,6 +127,7 @@ def _schema(settings: Settings, url: str, real: dict[str, list[Any]], shard: str
         },
         base_dir=str(Path(__file__).parent),
     )
+    # The config's headers fetch the schema too: /openapi.json needs a signed-in user.
     schema: BaseSchema = schemathesis.openapi.from_url(f"{url}/openapi.json", config=config)
     for label in EXCLUDED:
         method, path = label.split(" ", 1)

@@ -71,7 +71,7 @@ async def test_a_dashboard_edited_in_prod_fails_the_check_until_adopted_into_git
 
         async with app_client(settings) as client:
             analyst = _headers(settings, Role.analyst)
-            answer = await client.get("/api/drift", params={"fresh": "true"}, headers=analyst)
+            answer = await client.post("/api/drift/check", headers=analyst)
             assert answer.status_code == 200, answer.text
             report = answer.json()
             edited = _rows(report, "prod")[EDITED]

@@ -109,6 +109,7 @@ async def test_event_log_and_decide_once_hold_on_each_backend(database_url: str)
                 args_hash="h",
                 env_id=None,
                 username="u",
+                requester_id="u-uid",
                 event={"type": "confirm_required"},
                 expires_at=expires_at,
             )

@@ -11,9 +11,19 @@ from sqlalchemy import select
 
 from sstools.app import create_app
 from sstools.auth.roles import Role
+from sstools.auth.users import add_user, remove_user
 from sstools.config import Settings
+from sstools.storage import tasks as records
 from sstools.storage.models import AuditEntry
-from sstools.tasks import Task, TaskConflict, TaskFinished, TaskKind, TaskStatus, _runtime
+from sstools.tasks import (
+    Task,
+    TaskCancelForbidden,
+    TaskConflict,
+    TaskFinished,
+    TaskKind,
+    TaskStatus,
+    _runtime,
+)
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.tasks.conftest import Served
 from tests.tasks.support import eventually, task_reaches
@@ -166,6 +176,46 @@ async def test_cancel_stops_the_steps_that_follow(served: Served, folder: Path) 
         await served.tasks.cancel(task.id, "engineer", role=Role.engineer)
     # Cancelling released the claim.
     assert (await _start(served, folder, total=0)).status in set(TaskStatus)
+
+
+async def test_a_task_cancelled_before_the_engine_hears_of_it_runs_no_further_step(
+    served: Served, folder: Path
+) -> None:
+    """A cancel writes the record first, then tells DBOS: a short workflow in between (a task
+    cancelled right after it started) must stop at its next step all the same."""
+    task = await _start(served, folder)
+
+    async def in_step_one() -> bool:
+        progress = (await served.tasks.get(task.id)).progress
+        return progress is not None and progress.step == 1
+
+    await eventually(in_step_one)
+    async with served.app.state.services.sessions() as session:
+        assert await records.cancel_task(session, task.id, error="отменена пользователем engineer")
+    for step in (1, 2, 3):
+        gate(folder, step).touch()
+
+    async def idle() -> bool:
+        return not _runtime.active()
+
+    await eventually(idle)
+    assert written(folder) == [1]  # the step under way ended; none after it began
+    assert (await served.tasks.get(task.id)).status is TaskStatus.cancelled
+
+
+async def test_an_account_added_again_under_the_same_name_may_not_cancel_the_old_ones_task(
+    served: Served, folder: Path
+) -> None:
+    task = await _start(served, folder, user="engineer")
+    async with served.app.state.services.sessions() as session:
+        assert await remove_user(session, "engineer")
+        await add_user(session, "engineer", Role.engineer, "a-new-persons-password")
+    with pytest.raises(TaskCancelForbidden) as refused:
+        await served.tasks.cancel(task.id, "engineer", role=Role.engineer)
+    assert "прежняя, удалённая учётная запись с именем engineer" in str(refused.value)
+    assert (await served.tasks.get(task.id)).status is not TaskStatus.cancelled
+    cancelled = await served.tasks.cancel(task.id, "admin", role=Role.admin)
+    assert cancelled.status is TaskStatus.cancelled
 
 
 async def test_a_cancelled_task_holds_its_objects_until_its_step_has_ended(

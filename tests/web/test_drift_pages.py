@@ -58,7 +58,7 @@ async def test_any_role_reads_the_drift_and_a_silent_environment_is_said(
     api: httpx.AsyncClient, auth: Callable[[Role], dict[str, str]]
 ) -> None:
     for role in Role:
-        answer = await api.get("/api/drift", params={"fresh": "true"}, headers=auth(role))
+        answer = await api.post("/api/drift/check", headers=auth(role))
         assert answer.status_code == 200, answer.text
     report = answer.json()
     by_env = {one["env_id"]: one for one in report["environments"]}
@@ -156,7 +156,7 @@ async def test_the_home_page_shows_versions_drift_and_failed_validations(
         await session.commit()
     await engine.dispose()
 
-    await api.get("/api/drift", params={"fresh": "true"})
+    await api.get("/api/drift")  # no report yet: reading makes the first
     page = await api.get("/")
     words = words_of(page.text)
     assert "Проверки с ошибками Тарифы dev · ошибок: 2" in words

@@ -25,7 +25,7 @@ from sstools.agent.run.decisions import AlreadyDecided, Resolution
 from sstools.agent.run.runtime import AgentRuntime
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal
+from sstools.auth.tokens import Caller, Principal
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry, Stage
 from sstools.storage import confirmations
@@ -154,7 +154,7 @@ async def decide_second(
     status: ConfirmationStatus,
     *,
     by: Principal,
-    requester: Principal,
+    requester: Caller,
     requester_token: str,
     reason: str | None,
 ) -> str:

@@ -17,6 +17,7 @@ class RunContext:
     """
 
     username: str
+    user_id: str | None  # the account's uid (users.uid): whose the cards of this run are
     role: Role | None
     token: str
     run_id: str

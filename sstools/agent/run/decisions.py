@@ -9,7 +9,7 @@ from typing import Literal, cast
 from sstools.agent.card_edits import EditedCall
 from sstools.agent.events import Decided, DecisionStatus
 from sstools.agent.invocation import ConfirmationAnswer
-from sstools.auth.tokens import Principal
+from sstools.auth.tokens import Caller
 from sstools.errors import SstoolsError
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
@@ -30,7 +30,7 @@ class Resolution:
     (``acting`` is then the requester, in whose conversation the run resumes)."""
 
     status: ConfirmationStatus  # approved, denied, target_moved or edited
-    acting: Principal
+    acting: Caller
     token: str
     reason: str | None = None
     by: str | None = None
@@ -42,14 +42,21 @@ class Resolution:
         (with a denial its reason, with an edit the edited call)."""
         approved = self.status is ConfirmationStatus.approved
         edit = self.edit if self.status is ConfirmationStatus.edited else None
-        said: Literal["approve", "deny", "edit"] = (
-            "approve" if approved else "edit" if edit is not None else "deny"
+        moved = self.status is ConfirmationStatus.target_moved  # nobody denied it
+        said: Literal["approve", "deny", "target_moved", "edit"] = (
+            "approve"
+            if approved
+            else "edit"
+            if edit is not None
+            else "target_moved"
+            if moved
+            else "deny"
         )
         answer: ConfirmationAnswer = {
             "decision": said,
             "confirmation_id": confirmation.id,
             "args_hash": confirmation.args_hash,
-            "reason": None if approved or edit is not None else self.reason,
+            "reason": None if approved or moved or edit is not None else self.reason,
         }
         if edit is not None:
             answer |= {"edited_args": edit.args, "changes": edit.changes}

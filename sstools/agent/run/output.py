@@ -79,7 +79,7 @@ class RunOutput:
         await self.say(data, with_rows=history)
 
     async def ask(
-        self, pending: Interrupt, *, username: str, expires_at: datetime
+        self, pending: Interrupt, *, username: str, user_id: str | None, expires_at: datetime
     ) -> ConfirmRequired:
         """Show the card of a paused run: the pending confirmation and its card in one commit.
 
@@ -113,6 +113,7 @@ class RunOutput:
                     args_hash=value["args_hash"],
                     env_id=decision.env_id,
                     username=username,
+                    requester_id=user_id,
                     event=data,
                     expires_at=expires_at,
                 )

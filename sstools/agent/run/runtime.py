@@ -45,10 +45,11 @@ from sstools.agent.run.decisions import AlreadyDecided as AlreadyDecided
 from sstools.agent.run.decisions import Resolution
 from sstools.agent.run.locks import RunLocks
 from sstools.agent.run.output import ClaimLost, RunOutput
+from sstools.agent.run.similar import SimilarApprovals
 from sstools.agent.run.stream_slots import StreamSlots
 from sstools.agent.run.streamed import Streamed
 from sstools.agent.run.wakeups import EventListener
-from sstools.auth.tokens import Principal
+from sstools.auth.tokens import Caller
 from sstools.metrics import CONFIRMATIONS
 from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
@@ -82,6 +83,7 @@ class AgentRuntime:
         confirmation_ttl_s: float,
         streams: StreamSlots,
         similar_allowed: bool = True,
+        similar_ttl_s: float = 3600.0,
         runs_per_user: int,
         locks: RunLocks | None = None,
         listener: EventListener | None = None,
@@ -98,7 +100,9 @@ class AgentRuntime:
         )
         self._listener = listener
         self._ttl = timedelta(seconds=confirmation_ttl_s)
-        self._similar_allowed = similar_allowed
+        self.similar = SimilarApprovals(
+            sessions, allowed=similar_allowed, ttl_s=similar_ttl_s, clock=lambda: self.clock()
+        )
         self.streams = streams
         self.clock = clock  # confirmation expiry reads only this, so tests can move time
         self._stack = contextlib.AsyncExitStack()
@@ -151,7 +155,7 @@ class AgentRuntime:
     async def post_message(
         self,
         conversation_id: str,
-        user: Principal,
+        user: Caller,
         token: str,
         text: str,
         context: UIContext | None,
@@ -162,7 +166,7 @@ class AgentRuntime:
             # Before the claim, a third of the time the embedding has to hide in; a 409 or
             # 429 from the claim then wastes one embedding (≈ 25 ms of one core).
             self._on_message(text)
-        ahead = await self._approved_similar(conversation_id, user.username)
+        ahead = await self.similar.covered(conversation_id, user)
         run_id = await self.claims.claim(conversation_id, capped_for=user.username)
         raw_context = context.public() if context else None
 
@@ -188,6 +192,7 @@ class AgentRuntime:
         }
         acting = RunContext(
             username=user.username,
+            user_id=user.uid,
             role=user.role,
             token=token,
             run_id=run_id,
@@ -204,7 +209,7 @@ class AgentRuntime:
         self,
         confirmation: Confirmation,
         decision: str,
-        user: Principal,
+        user: Caller,
         token: str,
         reason: str | None = None,
         *,
@@ -216,15 +221,16 @@ class AgentRuntime:
 
         async def once(session: AsyncSession, now: datetime) -> bool:
             covers = similar and status is ConfirmationStatus.approved
+            version = user.token_version  # an approval «for similar ones» lasts this sign-in
             return await confirmations.decide_once(
-                session, confirmation.id, status, now, similar=covers
+                session, confirmation.id, status, now, similar=covers, token_version=version
             )
 
         said = reason if status is ConfirmationStatus.denied else None
         return await self.resume(confirmation, Resolution(status, user, token, said), once)
 
     async def edit(
-        self, confirmation: Confirmation, edit: EditedCall, user: Principal, token: str
+        self, confirmation: Confirmation, edit: EditedCall, user: Caller, token: str
     ) -> str:
         """Record that the person changed the card (once, as a decision), then resume the run
         with the edited call, which is assessed and planned again and gets a card of its own."""
@@ -260,9 +266,7 @@ class AgentRuntime:
             if not won:
                 raise AlreadyDecided(confirmation.id)
             # With the decision just recorded: an approval «for similar ones» counts at once.
-            ahead = await self._approved_similar(
-                confirmation.conversation_id, resolution.acting.username
-            )
+            ahead = await self.similar.covered(confirmation.conversation_id, resolution.acting)
         except BaseException:
             await self.claims.release(confirmation.conversation_id, run_id)
             raise
@@ -271,6 +275,7 @@ class AgentRuntime:
         acting = resolution.acting
         context = RunContext(
             username=acting.username,
+            user_id=acting.uid,
             role=acting.role,
             token=resolution.token,
             run_id=run_id,
@@ -279,14 +284,6 @@ class AgentRuntime:
         decided = resolution.decided(confirmation, now)
         self._spawn(confirmation.conversation_id, Command(resume=answer), context, decided=decided)
         return run_id
-
-    async def _approved_similar(
-        self, conversation_id: str, username: str
-    ) -> frozenset[tuple[str, str, str]]:
-        if not self._similar_allowed:  # dev needs two people now: nothing approved ahead
-            return frozenset()
-        async with self._sessions() as session:
-            return await confirmations.approved_similar(session, conversation_id, username)
 
     async def _claim_to_answer(self, confirmation: Confirmation) -> str:
         """The run that showed the card lets the conversation go just after: an answer sent in
@@ -326,7 +323,11 @@ class AgentRuntime:
                     "args_hash": confirmation.args_hash,
                 }
                 nobody = RunContext(
-                    username=confirmation.username, role=None, token="", run_id=run_id
+                    username=confirmation.username,
+                    user_id=confirmation.requester_id,
+                    role=None,
+                    token="",
+                    run_id=run_id,
                 )
                 decided = Decided(
                     confirmation_id=confirmation.id,
@@ -408,7 +409,10 @@ class AgentRuntime:
                             expires_at = self.clock() + self._ttl
                             pending = node_update[0]
                             card = await out.ask(
-                                pending, username=context.username, expires_at=expires_at
+                                pending,
+                                username=context.username,
+                                user_id=context.user_id,
+                                expires_at=expires_at,
                             )
                             continue
                         for data in (node_update or {}).get("emit", []):

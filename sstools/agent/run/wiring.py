@@ -66,6 +66,7 @@ def build_agent(
         ),
         confirmation_ttl_s=settings.confirmation_ttl_s,
         similar_allowed=settings.approvals_dev == 1,  # «одобрять похожие» is one person's call
+        similar_ttl_s=settings.approve_similar_ttl_s,
         streams=StreamSlots(
             per_user=settings.agent_streams_per_user,
             per_conversation=settings.agent_streams_per_conversation,

@@ -1,38 +1,66 @@
-"""``/api/drift``: each environment against git ``main`` and its upstream stage."""
+"""``/api/drift``: each environment against git ``main`` and its upstream stage.
+
+Reading (``GET``) never asks Superset once a report exists; a check now is ``POST
+/api/drift/check`` (a cookie-authenticated one needs the CSRF header, as every POST): bounded by
+:mod:`sstools.domain.drift.on_request`.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from sstools.domain.drift import DriftReport
-from sstools.domain.drift.watch import drift_report
+from sstools.domain.drift.on_request import DriftOnRequestDep
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import EnvIdQuery, ServicesDep, SessionDep
 from sstools.http.errors import field_error
+from sstools.http.services import Services
 from sstools.texts import http as texts
 
 router = APIRouter(prefix="/api/drift", tags=["drift"])
+
+EnvFilter = Annotated[str | None, EnvIdQuery]
+
+
+def _known(services: Services, env_id: str | None) -> None:
+    if env_id is not None and env_id not in services.environments:
+        known = ", ".join(services.environments)
+        raise field_error(
+            "env_id", texts.UNKNOWN_ENVIRONMENT.format(env=env_id, known=known), where="query"
+        )
 
 
 @router.get("")
 async def get_drift(
     services: ServicesDep,
     session: SessionDep,
+    on_request: DriftOnRequestDep,
     user: CurrentUser,
-    env_id: Annotated[str | None, EnvIdQuery] = None,
-    fresh: Annotated[
-        bool, Query(description="Check now instead of returning the latest report")
-    ] = False,
+    env_id: EnvFilter = None,
 ) -> DriftReport:
-    """The latest drift report (the scheduled watch's, or one made on an earlier request) with
-    the time it was made; ``fresh=true``, or none made yet, checks now. Per environment: the
-    counts by state and every dashboard with its state and its three ``changed_on``."""
-    if env_id is not None and env_id not in services.environments:
-        known = ", ".join(services.environments)
-        raise field_error(
-            "env_id", texts.UNKNOWN_ENVIRONMENT.format(env=env_id, known=known), where="query"
-        )
-    report = await drift_report(services, session, now=fresh)
-    return report.only(env_id)
+    """The latest drift report (the scheduled watch's, or one checked on request) with the time
+    it was made; with none yet, the first check (shared by everyone asking meanwhile). Per
+    environment: the counts by state and every dashboard with its state and its three
+    ``changed_on``."""
+    _known(services, env_id)
+    return (await on_request.latest_or_first(services, session)).only(env_id)
+
+
+@router.post(
+    "/check",
+    responses={429: {"description": "the caller started as many checks as the window allows"}},
+)
+async def check_drift_now(
+    services: ServicesDep,
+    session: SessionDep,
+    on_request: DriftOnRequestDep,
+    user: CurrentUser,
+    env_id: EnvFilter = None,
+) -> DriftReport:
+    """Check the whole fleet now (``env_id`` only filters the answer): a report younger than
+    ``SSTOOLS_DRIFT_FRESH_S`` answers at once, a check under way is shared, and each person may
+    start ``SSTOOLS_DRIFT_CHECK_LIMIT_PER_USER`` checks (then 429 with ``Retry-After``)."""
+    _known(services, env_id)
+    return (await on_request.check_now(services, session, user.username)).only(env_id)

@@ -24,6 +24,7 @@ from sstools.tasks import (
     PASS_THROUGH,
     TaskFailed,
     context,
+    error_words,
     task_step,
     task_workflow,
     with_superset,
@@ -91,7 +92,7 @@ def run_backup(task_id: str, backup_id: str, env_id: str, started_by: str) -> di
     except PASS_THROUGH:
         raise
     except Exception as exc:
-        raise TaskFailed(texts.EXPORT_FAILED.format(env=env_id, error=exc)) from exc
+        raise TaskFailed(texts.EXPORT_FAILED.format(env=env_id, error=error_words(exc))) from exc
     try:
         verified = task_step(task_id, 2, 3, texts.STEP_VERIFY, _verify, backup_id)
     except CANCELLATION:  # before the verify step began: the .part is of no use
@@ -149,14 +150,15 @@ def run_restore(task_id: str, backup_id: str, env_id: str) -> dict[str, Any]:
     except PASS_THROUGH:
         raise
     except Exception as exc:
-        raise TaskFailed(str(exc), {**report, "imported": None}) from exc
+        raise TaskFailed(error_words(exc), {**report, "imported": None}) from exc
     try:
         task_step(task_id, 2, 3, texts.STEP_CONNECTIVITY, _check_databases, backup_id, env_id)
     except PASS_THROUGH:
         raise
     except Exception as exc:
         raise TaskFailed(
-            texts.TARGET_UNREACHABLE.format(env=env_id, error=exc), {**report, "imported": None}
+            texts.TARGET_UNREACHABLE.format(env=env_id, error=error_words(exc)),
+            {**report, "imported": None},
         ) from exc
     try:
         imported = task_step(task_id, 3, 3, texts.STEP_IMPORT, _import, backup_id, env_id)
@@ -164,6 +166,7 @@ def run_restore(task_id: str, backup_id: str, env_id: str) -> dict[str, Any]:
         raise
     except Exception as exc:
         raise TaskFailed(
-            texts.IMPORT_FAILED.format(env=env_id, error=exc), {**report, "imported": None}
+            texts.IMPORT_FAILED.format(env=env_id, error=error_words(exc)),
+            {**report, "imported": None},
         ) from exc
     return {**report, "archive_counts": counts, **imported}

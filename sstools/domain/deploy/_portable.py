@@ -15,6 +15,9 @@ import difflib
 import json
 from typing import Any
 
+from sstools.git_store import clean_database
+from sstools.redaction import MASK, redact, redact_text, secret_field
+
 Document = dict[str, Any]
 
 # Field-level diffs name dotted keys; a huge layout change stops at this many of them.
@@ -167,7 +170,13 @@ def _dataset(document: Document) -> Document:
     return document
 
 
-_BY_KIND = {"dashboards": _dashboard, "charts": _chart, "datasets": _dataset}
+# A connection compares (and shows) as git and backups keep it: only its allow-listed keys.
+_BY_KIND = {
+    "dashboards": _dashboard,
+    "charts": _chart,
+    "datasets": _dataset,
+    "databases": clean_database,
+}
 
 
 def portable(kind: str, document: Document) -> Document:
@@ -225,21 +234,6 @@ MAX_PLAN_VALUE_BYTES = 256 * 1024
 _CUT = "…"
 # Top-level keys whose text reads as lines (a one-line CSS too): they get a line diff.
 _LINE_KEYS = frozenset({"css", "sql", "extra", "template_params"})
-# Keys whose values are never shown (exports carry no secrets; this keeps it so if one does).
-_SECRET_WORDS = ("password", "secret", "token", "encrypted_extra", "private_key", "credentials")
-MASK = "••••••"  # shown instead of a secret
-
-
-def _secret(key: str) -> bool:
-    return any(word in key.lower() for word in _SECRET_WORDS)
-
-
-def _masked(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: MASK if _secret(str(key)) else _masked(one) for key, one in value.items()}
-    if isinstance(value, list):
-        return [_masked(one) for one in value]
-    return value
 
 
 def value_text(value: Any) -> str | None:
@@ -252,9 +246,9 @@ def value_text(value: Any) -> str | None:
     if isinstance(value, str):
         if value.startswith(("{", "[")):
             with contextlib.suppress(json.JSONDecodeError):
-                return value_text(_masked(json.loads(value)))
-        return value
-    return json.dumps(_masked(value), ensure_ascii=False, indent=2, sort_keys=True, default=str)
+                return value_text(json.loads(value))
+        return redact_text(value)
+    return json.dumps(redact(value), ensure_ascii=False, indent=2, sort_keys=True, default=str)
 
 
 def cut(text: str | None, limit: int) -> tuple[str | None, bool]:
@@ -297,7 +291,7 @@ def field_values(
     path: str, source: Any, target: Any, budget: ValueBudget
 ) -> tuple[str | None, str | None, str | None, bool, bool]:
     """``before, after, diff, truncated, omitted`` of one difference (``target`` is before)."""
-    if _secret(path.rsplit(".", 1)[-1]):
+    if secret_field(path, source) or secret_field(path, target):
         shown = [None if value is MISSING else MASK for value in (target, source)]
         return shown[0], shown[1], None, False, False
     before_text, after_text = value_text(target), value_text(source)

@@ -31,6 +31,7 @@ from sstools.tasks import (
     PASS_THROUGH,
     TaskFailed,
     context,
+    error_words,
     report_on_cancel,
     step_output,
     task_step,
@@ -196,7 +197,7 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
         raise
     except Exception as exc:
         raise TaskFailed(
-            texts.TARGET_UNREACHABLE.format(env=order.target_env_id, error=exc),
+            texts.TARGET_UNREACHABLE.format(env=order.target_env_id, error=error_words(exc)),
             _partial([], to_import, report),
         ) from exc
     step = 1
@@ -224,7 +225,8 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
             raise
         except Exception as exc:
             raise TaskFailed(
-                texts.SNAPSHOT_FAILED.format(error=exc), _partial([], to_import, report)
+                texts.SNAPSHOT_FAILED.format(error=error_words(exc)),
+                _partial([], to_import, report),
             ) from exc
         report["snapshot"] = _snapshot_report(order, snapshot)
     imported: list[str] = []
@@ -251,7 +253,7 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
             raise
         except Exception as exc:
             raise TaskFailed(
-                texts.IMPORT_FAILED.format(title=dashboard.title, error=exc),
+                texts.IMPORT_FAILED.format(title=dashboard.title, error=error_words(exc)),
                 _partial(imported, to_import[index:], report),
             ) from exc
         imported.append(dashboard.title)
@@ -324,7 +326,7 @@ def rollback(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
         raise
     except Exception as exc:
         raise TaskFailed(
-            texts.ROLLBACK_FAILED.format(error=exc),
+            texts.ROLLBACK_FAILED.format(error=error_words(exc)),
             {
                 "restored": restored,
                 "not_restored": [one.title for one in to_restore[len(restored) :]],

@@ -21,7 +21,7 @@ from sstools.llm.configured import configured_chat_model
 from sstools.storage.models import utcnow
 from sstools.storage.validation import store_document
 from sstools.superset import SupersetClient, SupersetError, SupersetPool
-from sstools.tasks import TaskFailed, context, task_step, task_workflow, with_superset
+from sstools.tasks import TaskFailed, context, error_words, task_step, task_workflow, with_superset
 from sstools.texts import dashboards as dashboard_texts
 from sstools.texts import documentation as texts
 from sstools.texts.validation import UNREACHABLE
@@ -153,7 +153,7 @@ def document_dashboard(
             task_id, 1, total, texts.STEP_COLLECT, collect_source, env_id, dashboard_id
         )
     except SupersetError as exc:
-        reason = UNREACHABLE.format(dashboard=dashboard_id, env=env_id, error=exc.message)
+        reason = UNREACHABLE.format(dashboard=dashboard_id, env=env_id, error=error_words(exc))
         raise TaskFailed(reason) from exc
     source = DocumentSource.model_validate(raw_source)
     written = task_step(task_id, 2, total, texts.STEP_WRITE, _write, raw_source)

@@ -61,14 +61,3 @@ async def fresh(services: Services) -> DriftReport:
     )
     remember(services.git, report)
     return report
-
-
-async def drift_report(
-    services: Services, session: AsyncSession, *, now: bool = False
-) -> DriftReport:
-    """The latest report, or (``now``, or none known yet) one computed now."""
-    if not now:
-        known = await latest(services, session)
-        if known is not None:
-            return known
-    return await fresh(services)

@@ -24,7 +24,7 @@ from sstools.llm.configured import configured_chat_model
 from sstools.storage.models import utcnow
 from sstools.storage.validation import store_validation
 from sstools.superset import SupersetError, SupersetPool
-from sstools.tasks import TaskFailed, context, task_step, task_workflow, with_superset
+from sstools.tasks import TaskFailed, context, error_words, task_step, task_workflow, with_superset
 from sstools.texts import validation as texts
 
 
@@ -45,7 +45,7 @@ def read_dashboard(task_id: str, total: int, env_id: str, dashboard_id: int) -> 
         return task_step(task_id, 1, total, texts.STEP_COLLECT, collect_facts, env_id, dashboard_id)
     except SupersetError as exc:
         raise TaskFailed(
-            texts.UNREACHABLE.format(dashboard=dashboard_id, env=env_id, error=exc.message)
+            texts.UNREACHABLE.format(dashboard=dashboard_id, env=env_id, error=error_words(exc))
         ) from exc
 
 

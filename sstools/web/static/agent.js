@@ -167,9 +167,11 @@
   // Raw HTML in model output is shown as text: no tag of the model's ever reaches a parser
   // that runs handlers (DOMPurify's own parse would). DOMPurify still checks markdown's output.
   // Links and images in model output are data too: an injected document or answer may point
-  // anywhere, and an image's address can carry data out when it loads. Only this site and the
-  // configured Superset environments stay live; any other address is shown as text, never
-  // followed or fetched.
+  // anywhere, and an image's address can carry data out when it loads. Only links to this site
+  // and the configured Superset environments stay live; any other address is shown as text,
+  // never followed. No image is ever fetched: loading one sends the reader's cookies (this
+  // site's session, Superset's) to an address the model chose, a GET nobody clicked; its
+  // address is shown instead, a link only where links are.
   const originOf = (address) => { try { return new URL(address, location.href).origin; } catch { return null; } };
   const trustedOrigins = new Set([location.origin,
     ...(transcript.dataset.linkOrigins || "").split(" ").filter(Boolean).map(originOf)]);
@@ -190,15 +192,21 @@
         return trusted(token.href) ? false
           : inert(this.parser.parseInline(token.tokens), token.text || "", token.href);
       },
-      image(token) {
-        return trusted(token.href) ? false
-          : inert(escapeHtml(token.text || ""), token.text || "", token.href);
+      image(token) { // never an <img>
+        const label = escapeHtml(token.text || "");
+        return trusted(token.href)
+          ? `<a href="${escapeHtml(token.href)}">${label || escapeHtml(token.href)}</a>`
+          : inert(label, token.text || "", token.href);
       },
     },
   });
 
   function markdown(text) {
-    return window.DOMPurify.sanitize(window.marked.parse(text), { USE_PROFILE: { html: true } });
+    // No media element survives, whatever produced it: none may load anything by itself.
+    return window.DOMPurify.sanitize(window.marked.parse(text), {
+      USE_PROFILE: { html: true },
+      FORBID_TAGS: ["img", "picture", "source", "video", "audio", "track", "image"],
+    });
   }
 
   function bubble(runId) {
