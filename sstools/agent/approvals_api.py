@@ -9,8 +9,7 @@ first and refuses (409, nothing written) when its digest is no longer the approv
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import httpx
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -18,9 +17,16 @@ from pydantic import BaseModel, StringConstraints
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sstools.agent import explain, texts
+from sstools.agent import explain, held_writes, texts
+from sstools.agent.approval_views import (
+    ApprovalView,
+    approver_role_of,
+    eligible,
+    held_view,
+    view,
+)
 from sstools.agent.executor import ToolExecutor
-from sstools.agent.guardrails import CardArgument, CardObjectChanges, GuardrailDecision
+from sstools.agent.guardrails import GuardrailDecision
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import approvals as words
@@ -52,33 +58,6 @@ _IN_PROCESS = "http://sstools.internal"
 _REQUESTER_TOKEN_TTL_S = 3600
 
 
-class ApprovalView(BaseModel):
-    """A request as its page shows it: the card's content, who asked, and where it stands."""
-
-    id: str
-    title: str  # the tool in words
-    env_id: str | None
-    env_name: str | None
-    stage: str | None
-    prompt: str
-    impact: str | None
-    objects: list[str]
-    changes: list[CardObjectChanges]
-    arguments: list[CardArgument]
-    digest: str | None
-    requested_by: str
-    requested_at: datetime
-    first_approved_at: datetime | None
-    expires_at: datetime
-    status: ConfirmationStatus
-    approver_role: Role
-    decided_by: str | None
-    decided_at: datetime | None
-    reason: str | None
-    can_approve: bool  # the caller may decide it now
-    link: str
-
-
 class ApprovalList(BaseModel):
     approvals: list[ApprovalView]
     can_approve: int  # how many of them the caller may decide (the header's badge)
@@ -100,50 +79,8 @@ class ApprovalDecision(BaseModel):
 
 class ApprovalDecided(BaseModel):
     status: ConfirmationStatus
-    run_id: str
-
-
-def _role(confirmation: Confirmation) -> Role:
-    return Role(confirmation.approver_role) if confirmation.approver_role else Role.admin
-
-
-def eligible(confirmation: Confirmation, user: Caller) -> bool:
-    return (
-        confirmation.status == ConfirmationStatus.awaiting_second
-        and user.username != confirmation.username  # never an account of the requester's name
-        and not stored.requested_by(confirmation, user.uid)
-        and user.role.allows(_role(confirmation))
-    )
-
-
-def view(confirmation: Confirmation, user: Caller, services: Services) -> ApprovalView:
-    event: dict[str, Any] = confirmation.event
-    decision = GuardrailDecision.model_validate(event["decision"])
-    env = services.environments.get(confirmation.env_id) if confirmation.env_id else None
-    return ApprovalView(
-        id=confirmation.id,
-        title=str(event.get("title") or confirmation.tool),
-        env_id=confirmation.env_id,
-        env_name=env.name if env else None,
-        stage=decision.stage.value if decision.stage else None,
-        prompt=decision.prompt,
-        impact=decision.impact,
-        objects=decision.objects,
-        changes=decision.changes,
-        arguments=decision.arguments,
-        digest=decision.digest,
-        requested_by=confirmation.username,
-        requested_at=confirmation.created_at,
-        first_approved_at=confirmation.first_approved_at,
-        expires_at=confirmation.expires_at,
-        status=ConfirmationStatus(confirmation.status),
-        approver_role=_role(confirmation),
-        decided_by=confirmation.second_by,
-        decided_at=confirmation.second_at,
-        reason=confirmation.reason,
-        can_approve=eligible(confirmation, user),
-        link=approvals.approval_link(confirmation.id),
-    )
+    run_id: str | None = None  # the requester's run resumed (an agent card's request)
+    task_id: str | None = None  # the write's task (a held write of the domain API)
 
 
 async def _expire_due(runtime: AgentRuntime, rows: list[Confirmation]) -> bool:
@@ -171,9 +108,7 @@ async def ask_second_if_needed(
 ) -> bool:
     """The requester's «Подтвердить» on a write whose stage needs two people: the card waits for
     a second person instead (True); False when one approval is enough."""
-    needed = approvals.approvals_needed(
-        services.settings, services.environments, confirmation.env_id
-    )
+    needed = services.approvals.needed_for(services.environments, confirmation.env_id)
     decision = GuardrailDecision.model_validate(confirmation.event["decision"])
     if needed < 2 or decision.kind is not ToolKind.write:  # a read (SSTOOLS_HITL=all): one
         return False
@@ -218,6 +153,11 @@ async def list_approvals(
         for row in rows
         if stored.requested_by(row, user.uid) or eligible(row, user)
     ]
+    shown += [
+        held_view(row, user, services)
+        for row in await held_writes.waiting(session)
+        if held_writes.is_requester(row, user) or held_writes.may_decide(row, user)
+    ]
     return ApprovalList(approvals=shown, can_approve=sum(one.can_approve for one in shown))
 
 
@@ -230,6 +170,9 @@ async def get_approval(
     user: CurrentUser,
 ) -> ApprovalView:
     """One request, by its link: any signed-in user may see where it stands."""
+    held = await held_writes.find(session, confirmation_id)
+    if held is not None:
+        return held_view(held, user, services)
     confirmation = await _request(session, confirmation_id)
     if await _expire_due(runtime, [confirmation]):
         await session.refresh(confirmation)
@@ -291,7 +234,7 @@ def _refuse(confirmation: Confirmation, user: Caller, decision: str) -> None:
         raise HTTPException(409, words.OWN_REQUEST)
     if own and confirmation.status == ConfirmationStatus.awaiting_second:
         return
-    role = _role(confirmation)
+    role = approver_role_of(confirmation)
     if not user.role.allows(role):
         raise HTTPException(
             403,
@@ -328,6 +271,17 @@ async def decide_approval(
     token: TokenDep,
 ) -> ApprovalDecided:
     """The second person's decision; an approval applies the write once, as approved."""
+    held = await held_writes.find(session, confirmation_id)
+    if held is not None:  # the domain API's own held write: its route decides and runs it
+        executor = _executor(request, services)
+        try:
+            answer = await held_writes.relay_decision(
+                executor, held.id, body.model_dump(exclude_none=True), token
+            )
+        finally:
+            await executor.aclose()
+        await session.refresh(held)
+        return ApprovalDecided(status=held_writes.status_of(held), task_id=answer.get("task_id"))
     confirmation = await _request(session, confirmation_id)
     _refuse(confirmation, user, body.decision)
     if confirmation.expires_at <= runtime.clock():

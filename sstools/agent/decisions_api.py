@@ -15,7 +15,6 @@ from sstools.agent.api import ConversationDep, RuntimeDep, TokenDep
 from sstools.agent.approvals_api import ask_second_if_needed
 from sstools.agent.card_edits import apply_edit, may_approve_similar
 from sstools.agent.events import ConfirmRequired
-from sstools.agent.run.approvals import approvals_needed
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.http.auth import CurrentUser
@@ -114,7 +113,7 @@ def _may_approve_similar(confirmation: Confirmation, decision: str, services: Se
         decision == "approve"
         and env is not None
         and may_approve_similar(tool, card.decision.kind, env.stage)  # the stage now
-        and approvals_needed(services.settings, services.environments, env.id) == 1
+        and services.approvals.needed(env.stage) == 1
     )
 
 

@@ -210,6 +210,21 @@ class ToolExecutor:
         except (httpx.HTTPError, ValueError):
             return None
 
+    async def relay(self, method: str, path: str, body: Any, token: str) -> tuple[int, Any]:
+        """A request of the domain API made on a person's behalf (their token), not by a tool:
+        the status and the JSON answer (None when there is none). Not audited here: the domain
+        route audits what it does."""
+        request = self._http.build_request(
+            method, path, json=body, headers={"Authorization": f"Bearer {token}"}
+        )
+        if not self._route_intact(path, request.url):
+            raise ValueError(f"{path} is not a plain route")
+        response = await self._http.send(request)
+        try:
+            return response.status_code, response.json()
+        except ValueError:
+            return response.status_code, None
+
     async def execute(
         self,
         tool: ToolSpec,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from sstools.approval_policy import ApprovalPolicy
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry, load_environments
 from sstools.git_store import GitStore
@@ -24,6 +25,7 @@ class Services:
     superset: SupersetPool
     git: GitStore
     tasks: TaskEngine
+    approvals: ApprovalPolicy  # how many people approve a write, by stage
 
     @classmethod
     def start(
@@ -43,6 +45,7 @@ class Services:
             ),
             git=GitStore(settings.git_dir, settings.git_remote, settings.export_concurrency),
             tasks=TaskEngine(settings, sessions, environments),
+            approvals=ApprovalPolicy.from_settings(settings),
         )
 
     async def aclose(self) -> None:

@@ -150,6 +150,34 @@ class Confirmation(Base):
     requester_token_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # A dev approval that covers similar calls for the rest of the conversation (0008).
     similar: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    # When the write a second person approved ran (0010): an approval is spent once.
+    grant_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+
+
+class WriteRequest(Base):
+    """A write into a stage that needs two people, asked through the domain API (0010): held
+    until a second person with ``approver_role`` decides; then run once, as its requester."""
+
+    __tablename__ = "write_requests"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True, default=lambda: uuid4().hex)
+    kind: Mapped[str] = mapped_column(String(32))  # a TaskKind, or "sql"
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)  # the route's body, run again as is
+    env_id: Mapped[str] = mapped_column(String(64))
+    digest: Mapped[str] = mapped_column(String(128))  # the plan's, or the SQL's
+    title: Mapped[str] = mapped_column(String(500))  # what it does, in words
+    objects: Mapped[list[str]] = mapped_column(JSON, default=list)
+    requested_by: Mapped[str] = mapped_column(String(64))
+    requester_id: Mapped[str] = mapped_column(String(32))  # users.uid
+    requester_token_version: Mapped[int] = mapped_column(Integer)
+    approver_role: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    decided_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    task_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class TaskRecord(Base):
@@ -168,6 +196,7 @@ class TaskRecord(Base):
     started_by: Mapped[str] = mapped_column(String(64))
     # The starter's account (users.uid) when an account started it; None: the watch, or gone.
     started_by_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    approved_by: Mapped[str | None] = mapped_column(String(64), nullable=True)  # a second person
     status: Mapped[str] = mapped_column(String(16), index=True)
     progress: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

@@ -205,9 +205,10 @@ class TaskEngine:
         started_by: str,
         workflow: Callable[..., Any],
         args: Sequence[Any] = (),
+        approved_by: str | None = None,
     ) -> Task:
         """Record the task, claim its objects in ``env_id`` and one of ``started_by``'s slots,
-        start its workflow in DBOS.
+        start its workflow in DBOS. ``approved_by``: the second person a stage needed.
 
         Raises:
             TaskConflict: another unfinished task writes one of the objects.
@@ -246,6 +247,7 @@ class TaskEngine:
                     # Who started it, by account: the caller was just signed in as the account
                     # of this name (none for the drift watch).
                     started_by_id=await records.account_of(session, started_by),
+                    approved_by=approved_by,
                     status=TaskStatus.queued.value,
                 )
                 # A random free slot: concurrent starts of one user rarely pick the same one.

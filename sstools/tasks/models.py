@@ -58,6 +58,9 @@ class Task(BaseModel):
     env_id: str = Field(description="The environment the task writes")
     source: str | None = Field(description='Where it reads from: "ss-dev" or "git:main"')
     started_by: str
+    approved_by: str | None = Field(
+        default=None, description="The second person, where the stage needs two (else null)"
+    )
     status: TaskStatus
     progress: TaskProgress | None
     result: dict[str, Any] | None

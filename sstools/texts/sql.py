@@ -4,3 +4,4 @@ from __future__ import annotations
 
 ENV_WITH_DATABASE = "env_id нужен вместе с database_id"
 WRITES_OPERATION = "SQL, который пишет ({reason})"
+WRITE_OBJECT = "данные базы «{database}»"

@@ -26,8 +26,6 @@ from sstools.agent.run.runtime import AgentRuntime
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller, Principal
-from sstools.config import Settings
-from sstools.environments import EnvironmentRegistry, Stage
 from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
@@ -36,21 +34,6 @@ from sstools.storage.models import Confirmation
 def approval_link(confirmation_id: str) -> str:
     """The request's own page, to share with whoever may approve it."""
     return f"/approvals/{confirmation_id}"
-
-
-def approvals_needed(
-    settings: Settings, environments: EnvironmentRegistry, env_id: str | None
-) -> int:
-    """People who approve a write to ``env_id``: by its configured stage; 1 with no environment
-    (git) or an unknown one."""
-    env = environments.get(env_id) if env_id is not None else None
-    if env is None:
-        return 1
-    return {
-        Stage.dev: settings.approvals_dev,
-        Stage.staging: settings.approvals_staging,
-        Stage.prod: settings.approvals_prod,
-    }[env.stage]
 
 
 def approver_role(confirmation: Confirmation) -> Role:

@@ -65,7 +65,7 @@ def build_agent(
             else partial(sqlite_checkpoints, str(settings.checkpoints_file))
         ),
         confirmation_ttl_s=settings.confirmation_ttl_s,
-        similar_allowed=settings.approvals_dev == 1,  # «одобрять похожие» is one person's call
+        similar_allowed=services.approvals.one_person_in_dev,
         similar_ttl_s=settings.approve_similar_ttl_s,
         streams=StreamSlots(
             per_user=settings.agent_streams_per_user,

@@ -18,6 +18,7 @@ from sstools.domain.api import (
     sql,
     timeline,
     validation,
+    write_requests,
 )
 
 router = APIRouter()
@@ -33,5 +34,5 @@ _MODULES = (
     deploy_plan,
     deploy,
 )
-for module in (*_MODULES, rollback, backups, validation, drift, timeline):
+for module in (*_MODULES, rollback, backups, write_requests, validation, drift, timeline):
     router.include_router(module.router)

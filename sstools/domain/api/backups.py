@@ -13,14 +13,16 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from sstools.auth.tokens import Principal
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Caller, Principal
 from sstools.domain.api.approval import required_digest
 from sstools.domain.backups import archive
 from sstools.domain.backups.errors import ArchiveCorrupt
 from sstools.domain.backups.plan import PlannedRestore, RestorePlan, plan_restore
 from sstools.domain.backups.workflows import run_backup, run_restore
-from sstools.domain.deploy import StalePlan
+from sstools.domain.writes import Granted, PlannedWrite, WriteRequestView, apply_approved
 from sstools.http.auth import AdminUser, CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep, find_environment
 from sstools.http.errors import field_error
@@ -168,6 +170,68 @@ async def _refused(
     )
 
 
+async def apply_restore(
+    backup_id: str,
+    body: RestoreRequest,
+    services: Services,
+    session: AsyncSession,
+    user: Caller,
+    granted: Granted | None = None,
+) -> Task | WriteRequestView:
+    """Re-plan the restore and apply it by its digest (:func:`apply_approved`); a held request
+    when the target's stage needs a second person (an admin)."""
+    try:
+        _, planned = await _plan(services, backup_id, body.target_env_id)
+    except ArchiveCorrupt:
+        await _refused(session, user, body.target_env_id, "corrupt_archive", backup_id=backup_id)
+        raise
+    plan = planned.plan
+    names = [change.name for change in plan.dashboards]
+    keys = [f"dashboard:{change.uuid}" for change in plan.dashboards]
+
+    async def start(started_by: str, approved_by: str | None) -> Task:
+        return await services.tasks.start(
+            TaskKind.restore,
+            env_id=plan.target_env_id,
+            source=f"backup:{backup_id}",
+            objects=names,
+            object_keys=keys,
+            started_by=started_by,
+            approved_by=approved_by,
+            workflow=run_restore,
+            args=(backup_id, plan.target_env_id),
+        )
+
+    missing = plan.unmapped_database()
+    why = (
+        texts.UNMAPPED_DATABASE.format(env=plan.target_env_id, database=missing)
+        if missing
+        else plan.summary
+    )
+    write = PlannedWrite(
+        kind=TaskKind.restore,
+        env_id=plan.target_env_id,
+        digest=plan.digest,
+        cannot_apply=None if plan.applicable else why,
+        body_field="target_env_id",
+        objects=names,
+        object_keys=keys,
+        stale=texts.STALE_PLAN.format(env=plan.target_env_id),
+        start=start,
+        approver_role=Role.admin,
+        audit={"backup_id": backup_id},
+    )
+    return await apply_approved(
+        write,
+        approved_digest=body.digest,
+        body={"backup_id": backup_id, **body.model_dump(mode="json")},
+        services=services,
+        session=session,
+        caller=user,
+        granted=granted,
+    )
+
+
 @router.post("/{backup_id}/restore", status_code=status.HTTP_202_ACCEPTED)
 async def restore(
     backup_id: BackupId,
@@ -175,44 +239,11 @@ async def restore(
     services: ServicesDep,
     session: SessionDep,
     user: AdminUser,
-) -> Task:
-    """Import the archive into ``target_env_id``; a task (kind ``restore``).
+) -> Task | WriteRequestView:
+    """Import the archive into ``target_env_id``; a task (kind ``restore``), or a request for a
+    second admin where the stage needs two people.
 
     A corrupt or truncated archive → 422 and nothing imported; ``digest`` is the restore plan's
     the person approved: a target that changed since that plan → 409 with ``current_digest``.
     """
-    try:
-        _, planned = await _plan(services, backup_id, body.target_env_id)
-    except ArchiveCorrupt:
-        await _refused(session, user, body.target_env_id, "corrupt_archive", backup_id=backup_id)
-        raise
-    plan = planned.plan
-    if not plan.applicable:
-        missing = plan.unmapped_database()
-        raise field_error(
-            "target_env_id",
-            texts.UNMAPPED_DATABASE.format(env=plan.target_env_id, database=missing)
-            if missing
-            else plan.summary,
-        )
-    if body.digest != plan.digest:
-        await _refused(
-            session,
-            user,
-            plan.target_env_id,
-            "stale_plan",
-            backup_id=backup_id,
-            approved_digest=body.digest,
-            current_digest=plan.digest,
-        )
-        raise StalePlan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
-    return await services.tasks.start(
-        TaskKind.restore,
-        env_id=plan.target_env_id,
-        source=f"backup:{backup_id}",
-        objects=[change.name for change in plan.dashboards],
-        object_keys=[f"dashboard:{change.uuid}" for change in plan.dashboards],
-        started_by=user.username,
-        workflow=run_restore,
-        args=(backup_id, plan.target_env_id),
-    )
+    return await apply_restore(backup_id, body, services, session, user)

@@ -15,22 +15,25 @@ from typing import Annotated
 import anyio.to_thread
 from fastapi import APIRouter, status
 from pydantic import Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools.auth.tokens import Caller
 from sstools.domain.api.approval import required_digest
 from sstools.domain.api.deploy_plan import RecentPlansDep
 from sstools.domain.deploy import (
     InvalidPlanRequest,
     PlannedDeploy,
     PlanRequest,
-    StalePlan,
     make_plan,
 )
 from sstools.domain.deploy.apply import apply_plan, order_of
 from sstools.domain.deploy.recent import RecentPlans, still_current
+from sstools.domain.writes import Granted, PlannedWrite, WriteRequestView, apply_approved
+from sstools.git_store import GitStore
 from sstools.http.auth import EngineerUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
-from sstools.storage import audit
-from sstools.tasks import Task, TaskConflict, TaskKind
+from sstools.http.services import Services
+from sstools.tasks import Task, TaskKind
 from sstools.texts import deploy as texts
 
 router = APIRouter(tags=["deploy"])
@@ -59,54 +62,64 @@ async def _approved_plan(
     return await make_plan(request, services.superset, services.environments, git)
 
 
-async def _apply(
+async def apply_deploy(
     kind: TaskKind,
     body: ApplyRequest,
-    services: ServicesDep,
-    git: GitDep,
+    services: Services,
+    git: GitStore,
     recent: RecentPlans,
-    session: SessionDep,
-    user: EngineerUser,
-) -> Task:
+    session: AsyncSession,
+    user: Caller,
+    granted: Granted | None = None,
+) -> Task | WriteRequestView:
+    """Re-plan ``body`` and apply it by its digest (:func:`apply_approved`); a held request when
+    the target's stage needs a second person."""
     request = PlanRequest.model_validate(body.model_dump(exclude={"digest"}))
     planned = await _approved_plan(request, body.digest, services, git, recent)
     plan = planned.plan
-    if not plan.applicable:
-        missing = plan.unmapped_database()
-        why = texts.NOT_APPLICABLE.format(database=missing) if missing else plan.summary
-        raise InvalidPlanRequest("database_mapping", why)
     stage = services.environments[plan.target_env_id].stage
     snapshot = stage.value in services.settings.snapshot_stages
     bundle_dir = services.settings.bundle_dir
     order = await anyio.to_thread.run_sync(
         lambda: order_of(planned, snapshot=snapshot, bundle_dir=bundle_dir)
     )
-    object_keys = _objects([one.uuid for one in order.dashboards])
-    # A task writing there makes any plan stale: name it rather than ask for a new plan.
-    running = await services.tasks.running_on(plan.target_env_id, object_keys)
-    if running is not None:
-        raise TaskConflict(running)
-    if plan.digest != body.digest:
-        await audit.record(
-            session,
-            action=f"{kind.value}_refused",
-            outcome="stale_plan",
-            username=user.username,
-            env_id=plan.target_env_id,
-            approved_digest=body.digest,
-            current_digest=plan.digest,
-        )
-        raise StalePlan(texts.STALE_PLAN.format(env=plan.target_env_id), plan.digest)
+    titles = [one.title for one in order.dashboards]
     source = f"git:{body.source.git_ref}" if body.source.git_ref else body.source.env_id
-    return await services.tasks.start(
-        kind,
+
+    async def start(started_by: str, approved_by: str | None) -> Task:
+        return await services.tasks.start(
+            kind,
+            env_id=plan.target_env_id,
+            source=source,
+            objects=titles,
+            object_keys=_objects([one.uuid for one in order.dashboards]),
+            started_by=started_by,
+            approved_by=approved_by,
+            workflow=apply_plan,
+            args=(order.model_dump(),),
+        )
+
+    missing = plan.unmapped_database()
+    why = texts.NOT_APPLICABLE.format(database=missing) if missing else plan.summary
+    write = PlannedWrite(
+        kind=kind,
         env_id=plan.target_env_id,
-        source=source,
-        objects=[one.title for one in order.dashboards],
-        object_keys=object_keys,
-        started_by=user.username,
-        workflow=apply_plan,
-        args=(order.model_dump(),),
+        digest=plan.digest,
+        cannot_apply=None if plan.applicable else why,
+        body_field="database_mapping",
+        objects=titles,
+        object_keys=_objects([one.uuid for one in order.dashboards]),
+        stale=texts.STALE_PLAN.format(env=plan.target_env_id),
+        start=start,
+    )
+    return await apply_approved(
+        write,
+        approved_digest=body.digest,
+        body=body.model_dump(mode="json"),
+        services=services,
+        session=session,
+        caller=user,
+        granted=granted,
     )
 
 
@@ -118,11 +131,11 @@ async def deploy(
     recent: RecentPlansDep,
     session: SessionDep,
     user: EngineerUser,
-) -> Task:
+) -> Task | WriteRequestView:
     """Deploy one dashboard (with its charts and datasets) by the plan's digest; a task."""
     if len(body.dashboard_ids) + len(body.dashboard_uuids) != 1:
         raise InvalidPlanRequest("dashboard_ids", texts.ONE_DASHBOARD)
-    return await _apply(TaskKind.deploy, body, services, git, recent, session, user)
+    return await apply_deploy(TaskKind.deploy, body, services, git, recent, session, user)
 
 
 @router.post("/api/migrations", status_code=status.HTTP_202_ACCEPTED)
@@ -133,6 +146,6 @@ async def migrate(
     recent: RecentPlansDep,
     session: SessionDep,
     user: EngineerUser,
-) -> Task:
+) -> Task | WriteRequestView:
     """Migrate a set of dashboards by the plan's digest; a task."""
-    return await _apply(TaskKind.migration, body, services, git, recent, session, user)
+    return await apply_deploy(TaskKind.migration, body, services, git, recent, session, user)

@@ -14,11 +14,11 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal
+from sstools.auth.tokens import Caller, Principal
 from sstools.domain.api.approval import required_digest
-from sstools.domain.deploy import StalePlan
 from sstools.domain.deploy.apply import rollback
 from sstools.domain.deploy.rollback import (
     PlannedRollback,
@@ -27,6 +27,7 @@ from sstools.domain.deploy.rollback import (
     plan_rollback,
     rollback_order,
 )
+from sstools.domain.writes import Granted, PlannedWrite, WriteRequestView, apply_approved
 from sstools.git_store import GitStore
 from sstools.http.auth import CurrentUser, EngineerUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
@@ -34,7 +35,7 @@ from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
-from sstools.tasks import Task, TaskConflict, TaskKind
+from sstools.tasks import Task, TaskKind
 from sstools.texts import deploy as texts
 from sstools.texts import tasks as task_texts
 
@@ -124,17 +125,17 @@ async def _refused(
     )
 
 
-@router.post("/api/deploy/{task_id}/rollback", status_code=status.HTTP_202_ACCEPTED)
-async def roll_back(
-    task_id: TaskIdPath,
+async def apply_rollback(
+    task_id: str,
     body: RollbackRequest,
-    services: ServicesDep,
-    git: GitDep,
-    session: SessionDep,
-    user: EngineerUser,
-) -> Task:
-    """Apply the rollback plan by its digest: restore the pinned snapshot, delete what the
-    deploy created; a task (kind ``rollback``)."""
+    services: Services,
+    git: GitStore,
+    session: AsyncSession,
+    user: Caller,
+    granted: Granted | None = None,
+) -> Task | WriteRequestView:
+    """Re-plan the rollback and apply it by its digest (:func:`apply_approved`): the deploy's
+    owner or an admin; a held request when the stage needs a second person."""
     done, snapshot = await _undoable(services, task_id, body.env_id)
     if user.username != done.started_by and not user.role.allows(Role.admin):
         await _refused(session, user, done, "not_owner")
@@ -144,45 +145,66 @@ async def roll_back(
         )
     planned = await _plan(services, git, done, snapshot)
     plan = planned.plan
-    if not plan.applicable:
-        missing = plan.unmapped_database()
-        raise _conflict(texts.NOT_APPLICABLE.format(database=missing) if missing else plan.summary)
     order = await anyio.to_thread.run_sync(rollback_order, planned, services.settings.bundle_dir)
     object_keys = [
         f"dashboard:{uuid}"
         for uuid in [*(one.uuid for one in order.restore), *order.delete_dashboards]
     ]
-    running = await services.tasks.running_on(done.env_id, object_keys)
-    if running is not None:
-        raise TaskConflict(running)
-    if plan.digest != body.digest:
-        await _refused(
-            session,
-            user,
-            done,
-            "stale_plan",
-            approved_digest=body.digest,
-            current_digest=plan.digest,
+
+    async def start(started_by: str, approved_by: str | None) -> Task:
+        return await services.tasks.start(
+            TaskKind.rollback,
+            env_id=done.env_id,
+            source=f"git:{snapshot.branch}@{(snapshot.commit or '')[:12]}".removesuffix("@"),
+            objects=done.objects,
+            object_keys=object_keys,
+            started_by=started_by,
+            approved_by=approved_by,
+            workflow=rollback,
+            args=(order.model_dump(),),
         )
-        raise StalePlan(texts.STALE_ROLLBACK.format(env=done.env_id), plan.digest)
-    await audit.record(
-        session,
-        action="rollback_approved",
-        outcome="ok",
-        username=user.username,
+
+    missing = plan.unmapped_database()
+    write = PlannedWrite(
+        kind=TaskKind.rollback,
         env_id=done.env_id,
-        deploy_task_id=done.id,
-        deployed_by=done.started_by,
-        snapshot_commit=plan.snapshot_commit,
         digest=plan.digest,
-    )
-    return await services.tasks.start(
-        TaskKind.rollback,
-        env_id=done.env_id,
-        source=f"git:{snapshot.branch}@{(snapshot.commit or '')[:12]}".removesuffix("@"),
+        cannot_apply=None
+        if plan.applicable
+        else texts.NOT_APPLICABLE.format(database=missing)
+        if missing
+        else plan.summary,
+        body_field="env_id",
         objects=done.objects,
         object_keys=object_keys,
-        started_by=user.username,
-        workflow=rollback,
-        args=(order.model_dump(),),
+        stale=texts.STALE_ROLLBACK.format(env=done.env_id),
+        start=start,
+        audit={
+            "deploy_task_id": done.id,
+            "deployed_by": done.started_by,
+            "snapshot_commit": plan.snapshot_commit,
+        },
     )
+    return await apply_approved(
+        write,
+        approved_digest=body.digest,
+        body={"task_id": done.id, **body.model_dump(mode="json")},
+        services=services,
+        session=session,
+        caller=user,
+        granted=granted,
+    )
+
+
+@router.post("/api/deploy/{task_id}/rollback", status_code=status.HTTP_202_ACCEPTED)
+async def roll_back(
+    task_id: TaskIdPath,
+    body: RollbackRequest,
+    services: ServicesDep,
+    git: GitDep,
+    session: SessionDep,
+    user: EngineerUser,
+) -> Task | WriteRequestView:
+    """Apply the rollback plan by its digest: restore the pinned snapshot, delete what the
+    deploy created; a task (kind ``rollback``), or a request for a second person."""
+    return await apply_rollback(task_id, body, services, git, session, user)

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated
 
 import anyio
 import anyio.to_thread
-from fastapi import APIRouter
+from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
+from sstools.auth.tokens import Caller
+from sstools.domain.writes import Ask, Granted, Held, WriteRequestView, second_person
 from sstools.http.auth import CurrentUser, RoleRequired
-from sstools.http.deps import ServicesDep, SessionDep, SettingsDep, SupersetDep, find_environment
+from sstools.http.deps import EnvironmentDep, ServicesDep, SessionDep, find_environment
 from sstools.http.errors import field_error
+from sstools.http.services import Services
 from sstools.sql import (
     SqlClassification,
     SqlKind,
@@ -93,15 +98,17 @@ def _failed_write_outcome(exc: BaseException) -> str:
     return "unknown"
 
 
-@router.post("/execute")
-async def execute_endpoint(
+async def run_sql(
+    env_id: str,
     body: ExecuteRequest,
-    superset: SupersetDep,
-    session: SessionDep,
-    settings: SettingsDep,
-    user: CurrentUser,
-) -> ExecuteResponse:
-    env_id = superset.env.id
+    services: Services,
+    session: AsyncSession,
+    user: Caller,
+    granted: Granted | None = None,
+) -> ExecuteResponse | WriteRequestView:
+    """Run ``body`` in ``env_id``: a read for anyone; a write for engineers, held for a second
+    engineer where the environment's stage needs two people."""
+    superset = services.superset.client(env_id)
     database = await superset.get_database(body.database_id)
     try:
         # Reading the SQL in several dialects is CPU work: keep it off the event loop.
@@ -123,7 +130,22 @@ async def execute_endpoint(
         )
         operation = texts.WRITES_OPERATION.format(reason=classification.reason)
         raise RoleRequired(Role.engineer, user.role, operation)
-    limit = min(body.limit or settings.sql_row_limit, settings.sql_row_limit)
+    approved_by = None
+    if writes:
+        ask = Ask(
+            kind="sql",
+            env_id=env_id,
+            digest=hashlib.sha256(body.sql.encode()).hexdigest(),
+            matches=body.sql,
+            objects=[texts.WRITE_OBJECT.format(database=database.name)],
+            body=body.model_dump(mode="json", by_alias=True),
+            approver_role=Role.engineer,
+        )
+        cleared = await second_person(session, services, user, ask, granted)
+        if isinstance(cleared, Held):
+            return cleared.request
+        approved_by = cleared.approved_by
+    limit = min(body.limit or services.settings.sql_row_limit, services.settings.sql_row_limit)
     try:
         result = await superset.execute_sql(
             body.database_id, body.sql, schema=body.schema_, row_limit=limit
@@ -139,6 +161,7 @@ async def execute_endpoint(
                     env_id=env_id,
                     reason=classification.reason,
                     sql=body.sql[:500],
+                    approved_by=approved_by,
                     error=(str(exc) or type(exc).__name__)[:300],
                 )
         raise
@@ -151,5 +174,29 @@ async def execute_endpoint(
             env_id=env_id,
             reason=classification.reason,
             sql=body.sql[:500],
+            approved_by=approved_by,
         )
     return ExecuteResponse(**result.model_dump(), classification=classification)
+
+
+@router.post(
+    "/execute",
+    responses={
+        202: {
+            "model": WriteRequestView,
+            "description": "a write held for a second person (the stage needs two); nothing ran",
+        }
+    },
+)
+async def execute_endpoint(
+    body: ExecuteRequest,
+    env: EnvironmentDep,
+    services: ServicesDep,
+    session: SessionDep,
+    user: CurrentUser,
+    response: Response,
+) -> ExecuteResponse | WriteRequestView:
+    ran = await run_sql(env.id, body, services, session, user)
+    if isinstance(ran, WriteRequestView):
+        response.status_code = status.HTTP_202_ACCEPTED
+    return ran

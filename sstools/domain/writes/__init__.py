@@ -1,0 +1,25 @@
+"""Writes into environments: the one apply of an approved plan, and the two-person rule."""
+
+from sstools.domain.writes.apply import PlannedWrite, StartTask, apply_approved
+from sstools.domain.writes.held import (
+    Ask,
+    Cleared,
+    Granted,
+    Held,
+    WriteRequestView,
+    request_link,
+    second_person,
+)
+
+__all__ = [
+    "Ask",
+    "Cleared",
+    "Granted",
+    "Held",
+    "PlannedWrite",
+    "StartTask",
+    "WriteRequestView",
+    "apply_approved",
+    "request_link",
+    "second_person",
+]

@@ -1,0 +1,103 @@
+"""The one way an approved plan is applied: deploy, migration, rollback and restore.
+
+A route makes its plan (its own kind of plan, made again now) and hands it here as a
+:class:`PlannedWrite`; :func:`apply_approved` then checks, in this order, and maps each refusal
+the same way for every route:
+
+1. the plan can apply, else 422 naming the route's field, in words (``InvalidPlanRequest``);
+2. no unfinished task writes the same objects there, else 409 naming it (``TaskConflict``);
+3. its digest is the one the person approved, else 409 with the current digest
+   (``StalePlan``), audited;
+4. the stage's approvals (:func:`~sstools.domain.writes.held.second_person`): held for a second
+   person → the request (202), nothing written;
+5. the task starts (202), audited as approved, naming the second person where there was one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Caller
+from sstools.domain.deploy import InvalidPlanRequest, StalePlan
+from sstools.domain.writes.held import Ask, Granted, Held, WriteRequestView, second_person
+from sstools.http.services import Services
+from sstools.storage import audit
+from sstools.tasks import Task, TaskConflict, TaskKind
+
+# started_by, approved_by → the started task
+StartTask = Callable[[str, str | None], Awaitable[Task]]
+
+
+@dataclass(frozen=True)
+class PlannedWrite:
+    """A route's plan, made now, as the apply needs it."""
+
+    kind: TaskKind
+    env_id: str
+    digest: str
+    cannot_apply: str | None  # why not, in words; None when it applies
+    body_field: str  # the body field a plan that cannot apply names
+    objects: list[str]  # names, for the task and a held request
+    object_keys: list[str]  # what the task claims
+    stale: str  # words when the approved digest is no longer the plan's
+    start: StartTask
+    approver_role: Role = Role.engineer  # who may be the second person
+    audit: dict[str, Any] = field(default_factory=dict)  # what the route's audit rows add
+
+
+async def apply_approved(
+    planned: PlannedWrite,
+    *,
+    approved_digest: str,
+    body: dict[str, Any],
+    services: Services,
+    session: AsyncSession,
+    caller: Caller,
+    granted: Granted | None = None,
+) -> Task | WriteRequestView:
+    """Start the write ``planned`` if everything above holds; a held request otherwise."""
+    if planned.cannot_apply is not None:
+        raise InvalidPlanRequest(planned.body_field, planned.cannot_apply)
+    running = await services.tasks.running_on(planned.env_id, planned.object_keys)
+    if running is not None:
+        raise TaskConflict(running)
+    if planned.digest != approved_digest:
+        await audit.record(
+            session,
+            action=f"{planned.kind.value}_refused",
+            outcome="stale_plan",
+            username=caller.username,
+            env_id=planned.env_id,
+            approved_digest=approved_digest,
+            current_digest=planned.digest,
+            **planned.audit,
+        )
+        raise StalePlan(planned.stale, planned.digest)
+    ask = Ask(
+        kind=planned.kind.value,
+        env_id=planned.env_id,
+        digest=planned.digest,
+        matches=planned.digest,
+        objects=planned.objects,
+        body=body,
+        approver_role=planned.approver_role,
+    )
+    cleared = await second_person(session, services, caller, ask, granted)
+    if isinstance(cleared, Held):
+        return cleared.request
+    await audit.record(
+        session,
+        action=f"{planned.kind.value}_approved",
+        outcome="ok",
+        username=caller.username,
+        env_id=planned.env_id,
+        digest=planned.digest,
+        approved_by=cleared.approved_by,
+        **planned.audit,
+    )
+    return await planned.start(caller.username, cleared.approved_by)

@@ -1,0 +1,136 @@
+"""Writes held for a second person, and the agent's second approvals spent by the write they
+approved. Every change of state here is one conditional UPDATE: of two concurrent deciders (or
+workers), exactly one wins.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.models import Confirmation, WriteRequest
+
+
+class RequestStatus(StrEnum):
+    awaiting_second = "awaiting_second"
+    running = "running"  # approved; its write is being started
+    approved = "approved"  # its write started (task_id) or ran (SQL)
+    denied = "denied"
+    expired = "expired"
+    target_moved = "target_moved"  # the plan changed since the request: nothing written
+
+
+async def expire_due(session: AsyncSession, now: datetime) -> None:
+    """Requests still waiting past their expiry become expired."""
+    await session.execute(
+        update(WriteRequest)
+        .where(WriteRequest.status == RequestStatus.awaiting_second, WriteRequest.expires_at <= now)
+        .values(status=RequestStatus.expired, decided_at=now)
+    )
+    await session.commit()
+
+
+async def waiting(session: AsyncSession, now: datetime, limit: int = 200) -> list[WriteRequest]:
+    """Requests still waiting, newest first (those past their expiry expired first)."""
+    await expire_due(session, now)
+    found = await session.scalars(
+        select(WriteRequest)
+        .where(WriteRequest.status == RequestStatus.awaiting_second)
+        .order_by(WriteRequest.created_at.desc())
+        .limit(limit)
+    )
+    return list(found)
+
+
+async def claim(session: AsyncSession, request_id: str, *, by: str, now: datetime) -> bool:
+    """The second person's approval: whether it won (the request was waiting, not expired)."""
+    won = await session.execute(
+        update(WriteRequest)
+        .where(
+            WriteRequest.id == request_id,
+            WriteRequest.status == RequestStatus.awaiting_second,
+            WriteRequest.expires_at > now,
+        )
+        .values(status=RequestStatus.running, decided_by=by, decided_at=now)
+    )
+    await session.commit()
+    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
+
+
+async def settle(
+    session: AsyncSession,
+    request_id: str,
+    status: RequestStatus,
+    *,
+    by: str,
+    now: datetime,
+    task_id: str | None = None,
+    reason: str | None = None,
+) -> bool:
+    """The end of a request: from waiting (a denial) or from running (its write's outcome)."""
+    if status is RequestStatus.awaiting_second:  # a write that could not start: ask again
+        values: dict[str, object] = {"status": status, "decided_by": None, "decided_at": None}
+        before = [RequestStatus.running]
+    else:
+        values = {"status": status, "decided_by": by, "decided_at": now, "task_id": task_id}
+        values |= {"reason": reason} if reason is not None else {}
+        before = [RequestStatus.awaiting_second, RequestStatus.running]
+    done = await session.execute(
+        update(WriteRequest)
+        .where(WriteRequest.id == request_id, WriteRequest.status.in_(before))
+        .values(**values)
+    )
+    await session.commit()
+    return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+
+
+async def spend_agent_approval(
+    session: AsyncSession,
+    *,
+    requester_id: str,
+    env_id: str,
+    matches: str,
+    now: datetime,
+) -> str | None:
+    """The second person of an agent card approved for this requester and environment whose card
+    showed ``matches`` (the plan's digest, or the SQL), spent now; None when there is none.
+
+    Looked up by what was approved, never by an id the caller names: a model cannot point a write
+    at another card's approval."""
+    cards = await session.scalars(
+        select(Confirmation).where(
+            Confirmation.requester_id == requester_id,
+            Confirmation.env_id == env_id,
+            Confirmation.status == ConfirmationStatus.approved,
+            Confirmation.second_by.is_not(None),
+            Confirmation.grant_used_at.is_(None),
+        )
+    )
+    for card in cards:
+        if matches not in _approved_values(card):
+            continue
+        spent = await session.execute(
+            update(Confirmation)
+            .where(Confirmation.id == card.id, Confirmation.grant_used_at.is_(None))
+            .values(grant_used_at=now)
+        )
+        await session.commit()
+        if spent.rowcount == 1:  # type: ignore[attr-defined]
+            return card.second_by
+    return None
+
+
+def _approved_values(card: Confirmation) -> set[str]:
+    """What a card bound its approval to: the plan's digest it showed, or its SQL."""
+    event: dict[str, Any] = card.event if isinstance(card.event, dict) else {}
+    decision, args = event.get("decision"), event.get("args")
+    found = [
+        decision.get("digest") if isinstance(decision, dict) else None,
+        args.get("sql") if isinstance(args, dict) else None,
+    ]
+    return {value for value in found if isinstance(value, str) and value}
