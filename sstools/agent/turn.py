@@ -12,6 +12,7 @@ the server's own line under a model's answer (:func:`executed_line`), the last r
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -148,11 +149,25 @@ def answered_before(call: ToolCall, messages: Sequence[AnyMessage]) -> ToolMessa
     answer the model should retry (a call written wrong) does not count."""
     wanted = _normal(call)
     for earlier, message in _answered(this_turn(messages)):
-        if message.response_metadata.get("retry"):
+        if message.response_metadata.get("retry") or _task_still_running(earlier, message):
             continue
         if _normal(earlier) == wanted:
             return message
     return None
+
+
+_UNFINISHED = frozenset({"queued", "running"})
+
+
+def _task_still_running(call: ToolCall, message: ToolMessage) -> bool:
+    """A task's record read while it ran: reading it again later follows it, not a loop."""
+    tool = CATALOGUE.get(call["name"])
+    if tool is None or not tool.follows_task:
+        return False
+    with contextlib.suppress(ValueError, TypeError):
+        answer = json.loads(str(message.content))
+        return isinstance(answer, dict) and answer.get("status") in _UNFINISHED
+    return False
 
 
 def repeats(calls: Sequence[ToolCall], messages: Sequence[AnyMessage]) -> bool:

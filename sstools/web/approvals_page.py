@@ -4,13 +4,16 @@ page — the link a requester shares.
 The page shows what the card showed (the tool in words, the environment, the impact, the objects
 by name, the diffs, the arguments), who asked and when, and until when it waits; a person who may
 approve it gets «Одобрить» / «Отклонить» (``static/approvals.js`` posts them to
-``POST /api/approvals/{id}``, the JSON twin, and follows the request's state). Read from the
-confirmations table only: Superset's text (names, CSS, SQL) is escaped by the template.
+``POST /api/approvals/{id}``, the JSON twin, and follows the request's state). Both kinds of
+request show here: an agent card's (``confirmations``) and a write the domain API held
+(``write_requests``, whose decision ``/api/approvals`` relays). Superset's text (names, CSS, SQL)
+is escaped by the template.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -20,10 +23,15 @@ from sqlalchemy import select
 from sstools import clock
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
+from sstools.domain.api.write_requests import may_decide
 from sstools.domain.deploy.models import FieldChange
+from sstools.environments import Stage
 from sstools.http.deps import ServicesDep, SessionDep
+from sstools.http.services import Services
+from sstools.storage import write_requests as held_requests
 from sstools.storage.confirmations import requested_by
-from sstools.storage.models import Confirmation
+from sstools.storage.models import Confirmation, WriteRequest
+from sstools.storage.write_requests import RequestStatus
 from sstools.web._kit import PageUser, environment, render
 from sstools.web.compare_page import FieldView, diff_lines
 from sstools.web.strings import UI
@@ -41,9 +49,11 @@ class ObjectView:
 
 @dataclass(frozen=True)
 class RequestView:
-    """One request as the page shows it; ``state`` is a key of the catalogue's words."""
+    """One request as the page shows it, an agent card's or a held write's; ``state`` is a key of
+    the catalogue's words."""
 
-    row: Confirmation
+    id: str
+    env_id: str | None
     title: str
     env_name: str | None
     production: bool
@@ -52,10 +62,19 @@ class RequestView:
     objects: list[str]
     changes: list[ObjectView]
     arguments: list[tuple[str, str]]
+    requested_by: str
+    created_at: datetime
+    first_approved_at: datetime | None  # the requester's own approval of an agent card
+    expires_at: datetime
+    decided_by: str | None
+    decided_at: datetime | None
+    reason: str | None
     state: str
     role: Role
     can_approve: bool
     why_not: str | None  # why the viewer may not decide, in words
+    agent: bool  # asked through the agent (its conversation goes on), else through the API
+    task_id: str | None = None  # the task a held write's approval started
 
 
 def _changes(decision: dict[str, Any]) -> list[ObjectView]:
@@ -83,22 +102,27 @@ def _state(row: Confirmation) -> str:
     return row.status
 
 
+def _why_not(user: Caller, *, own: bool, username: str, role: Role) -> str | None:
+    if own:
+        return UI["approval_own"]
+    if user.username == username:  # an earlier account of this name asked
+        return UI["approval_namesake"]
+    if not user.role.allows(role):
+        return UI["approval_not_your_role"].format(
+            role=UI[f"role_{role.value}"], yours=UI[f"role_{user.role.value}"]
+        )
+    return None
+
+
 def request_view(row: Confirmation, user: Caller, env_name: str | None) -> RequestView:
     event: dict[str, Any] = row.event
     decision: dict[str, Any] = event.get("decision") or {}
     role = Role(row.approver_role) if row.approver_role else Role.admin
     state = _state(row)
-    why_not = None
-    if requested_by(row, user.uid):
-        why_not = UI["approval_own"]
-    elif user.username == row.username:  # an earlier account of this name asked
-        why_not = UI["approval_namesake"]
-    elif not user.role.allows(role):
-        why_not = UI["approval_not_your_role"].format(
-            role=UI[f"role_{role.value}"], yours=UI[f"role_{user.role.value}"]
-        )
+    why_not = _why_not(user, own=requested_by(row, user.uid), username=row.username, role=role)
     return RequestView(
-        row=row,
+        id=row.id,
+        env_id=row.env_id,
         title=str(event.get("title") or UI["tool_generic"]),
         env_name=env_name,
         production=decision.get("stage") == "prod",
@@ -110,10 +134,55 @@ def request_view(row: Confirmation, user: Caller, env_name: str | None) -> Reque
             (str(one.get("label")), str(one.get("value")))
             for one in decision.get("arguments") or []
         ],
+        requested_by=row.username,
+        created_at=row.created_at,
+        first_approved_at=row.first_approved_at,
+        expires_at=row.expires_at,
+        decided_by=row.second_by,
+        decided_at=row.second_at,
+        reason=row.reason,
         state=state,
         role=role,
         can_approve=state == _WAITING and why_not is None,
         why_not=why_not if state == _WAITING else None,
+        agent=True,
+    )
+
+
+def held_view(
+    row: WriteRequest, user: Caller, services: Services, env_name: str | None
+) -> RequestView:
+    """A write the domain API held (``write_requests``): its plan is on record by its digest."""
+    role = Role(row.approver_role)
+    state = row.status
+    if state == RequestStatus.running:
+        state = RequestStatus.approved  # its write is being started
+    env = services.environments.get(row.env_id)
+    why_not = _why_not(user, own=row.requester_id == user.uid, username=row.requested_by, role=role)
+    return RequestView(
+        id=row.id,
+        env_id=row.env_id,
+        title=row.title,
+        env_name=env_name,
+        production=env is not None and env.stage is Stage.prod,
+        prompt=UI["approval_held_prompt"],
+        impact=None,
+        objects=list(row.objects),
+        changes=[],
+        arguments=[],
+        requested_by=row.requested_by,
+        created_at=row.created_at,
+        first_approved_at=None,
+        expires_at=row.expires_at,
+        decided_by=row.decided_by,
+        decided_at=row.decided_at,
+        reason=row.reason,
+        state=state,
+        role=role,
+        can_approve=may_decide(row, user),
+        why_not=why_not if state == _WAITING else None,
+        agent=False,
+        task_id=row.task_id,
     )
 
 
@@ -133,6 +202,12 @@ async def approvals_list(
         one = request_view(row, user, env.name if env else None)
         if one.state == _WAITING and (one.can_approve or requested_by(row, user.uid)):
             views.append(one)
+    for held in await held_requests.waiting(session, clock.now()):
+        env = services.environments.get(held.env_id)
+        one = held_view(held, user, services, env.name if env else None)
+        if one.can_approve or held.requester_id == user.uid:
+            views.append(one)
+    views.sort(key=lambda one: one.expires_at)
     env = environment(services, None)
     return render(request, "approvals.html", user, services, env, requests=views)
 
@@ -146,9 +221,17 @@ async def approval_page(
     user: PageUser,
 ) -> HTMLResponse:
     row = await session.get(Confirmation, confirmation_id[:64])
-    if row is None or row.first_approved_by is None:
+    if row is not None and row.first_approved_by is not None:
+        known = row.env_id in services.environments if row.env_id else False
+        env = environment(services, row.env_id if known else None)
+        view = request_view(row, user, env.name if known else None)
+        return render(request, "approval.html", user, services, env, request_view=view)
+    await held_requests.expire_due(session, clock.now())
+    held = await session.get(WriteRequest, confirmation_id[:64])
+    if held is None:
         raise HTTPException(404, UI["error_not_found"])
-    known = row.env_id in services.environments if row.env_id else False
-    env = environment(services, row.env_id if known else None)
-    view = request_view(row, user, env.name if known else None)
+    await session.refresh(held)
+    known = held.env_id in services.environments
+    env = environment(services, held.env_id if known else None)
+    view = held_view(held, user, services, env.name if known else None)
     return render(request, "approval.html", user, services, env, request_view=view)

@@ -47,6 +47,13 @@ UI = {
     "approval_state_pending": "Ждёт подтверждения запросившим",
     "approval_state_awaiting_second": "Ожидает второго одобрения",
     "approval_state_approved": "Одобрено — изменение выполняется в беседе запросившего",
+    "approval_state_approved_task": "Одобрено — изменение запущено задачей",
+    "approval_task": "Задача",
+    "approval_task_open": "Открыть задачу",
+    "approval_held_prompt": (
+        "Запрос сделан через API: изменение выполнится от имени запросившего ровно по плану, "
+        "который он видел; если цель с тех пор изменилась, ничего не запишется."
+    ),
     "approval_state_denied": "Отклонено",
     "approval_state_expired": "Истекло — ничего не изменено",
     "approval_state_target_moved": "Не применено: цель изменилась с момента запроса",

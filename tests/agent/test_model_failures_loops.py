@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
 from sqlalchemy import select
 
 from sstools.agent import texts
+from sstools.agent.invocation import ToolCall
+from sstools.agent.turn import repeats
 from sstools.auth.roles import Role
 from sstools.storage.models import AuditEntry
 from tests.agent.conftest import dashboard_context
@@ -125,3 +134,29 @@ async def test_the_same_read_runs_once_a_turn_every_time(make_agent: Any, script
             events = await read_events(agent.client, cid, agent.auth(Role.analyst))
             assert await _tool_calls(agent, "get_health_summary") == run  # once each turn
             assert types(events)[-2:] == ["message", "done"]
+
+
+def _poll_turn(*statuses: str) -> list[AnyMessage]:
+    """A turn where the model read one task's record once per status given."""
+    turn: list[AnyMessage] = [HumanMessage(content="выкати и скажи, когда закончится")]
+    for n, status in enumerate(statuses):
+        call = {"name": "get_task_status", "args": {"task_id": "a" * 32}, "id": f"c{n}"}
+        turn.append(AIMessage(content="", tool_calls=[call]))
+        answer = json.dumps({"id": "a" * 32, "status": status})
+        turn.append(ToolMessage(content=answer, tool_call_id=f"c{n}", name="get_task_status"))
+    return turn
+
+
+def test_following_a_running_task_is_not_a_loop_but_rereading_a_finished_one_is() -> None:
+    """A model polling a task it started reads it again while it runs (the answer changes);
+    once the record says it ended, the same read again is a loop and is not run."""
+    poll: ToolCall = {"name": "get_task_status", "args": {"task_id": "a" * 32}, "id": "next"}
+    assert not repeats([poll], _poll_turn("queued", "running"))
+    assert repeats([poll], _poll_turn("running", "succeeded"))
+    health: ToolCall = {"name": "get_health_summary", "args": {"dashboard_id": 3}, "id": "h1"}
+    read_twice: list[AnyMessage] = [
+        HumanMessage(content="как дела?"),
+        AIMessage(content="", tool_calls=[{**health, "id": "h0"}]),
+        ToolMessage(content='{"status": "running"}', tool_call_id="h0", name="get_health_summary"),
+    ]
+    assert repeats([health], read_twice)  # only a task's record is followed

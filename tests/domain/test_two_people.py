@@ -20,6 +20,7 @@ from sqlalchemy import select
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.http.auth import SESSION_COOKIE
 from sstools.storage.models import AuditEntry
 from sstools.tasks import _runtime
 from sstools.testing import LiveServer
@@ -122,6 +123,14 @@ async def _held_deploy(client: httpx.AsyncClient, headers: dict[str, str]) -> di
     return request
 
 
+async def _page(client: httpx.AsyncClient, path: str, headers: dict[str, str]) -> str:
+    """A page as that person's browser gets it (pages read the session cookie)."""
+    token = headers["Authorization"].removeprefix("Bearer ")
+    page = await client.get(path, headers={"Cookie": f"{SESSION_COOKIE}={token}"})
+    assert page.status_code == 200, page.text
+    return page.text
+
+
 async def _tasks(client: httpx.AsyncClient, headers: dict[str, str]) -> list[dict[str, Any]]:
     listed = await client.get("/api/tasks", params={"env_id": "prod"}, headers=headers)
     tasks: list[dict[str, Any]] = listed.json()
@@ -161,6 +170,15 @@ async def test_one_engineer_cannot_deploy_to_prod_through_the_api_a_second_one_r
         assert shown["can_approve"] is True
         assert shown["requested_by"] == "engineer"
         assert listed["can_approve"] >= 1
+        # The link the requester shares opens a page with the buttons, for the second person.
+        page = await _page(client, f"/approvals/{request['id']}", second)
+        assert "«Отчёт»" in page
+        assert 'id="approval-approve"' in page
+        assert "Ожидает второго одобрения" in page
+        assert request["id"] in await _page(client, "/approvals", second)
+        own_page = await _page(client, f"/approvals/{request['id']}", engineer)
+        assert 'id="approval-approve"' not in own_page
+        assert "Это ваш запрос" in own_page
 
         # Ten presses at once, through both routes: one write.
         answers = await asyncio.gather(
@@ -188,6 +206,11 @@ async def test_one_engineer_cannot_deploy_to_prod_through_the_api_a_second_one_r
         assert _imports(target) == 1
         decided = (await client.get(url, headers=engineer)).json()
         assert (decided["status"], decided["decided_by"]) == ("approved", "engineer2")
+        page = await _page(client, f"/approvals/{request['id']}", engineer)
+        assert "Одобрено — изменение запущено задачей" in page
+        assert f'href="/tasks/{task["id"]}"' in page
+        assert 'id="approval-approve"' not in page
+        assert request["id"] not in await _page(client, "/approvals", second)
 
         async with app.state.services.sessions() as session:
             rows = (await session.scalars(select(AuditEntry))).all()

@@ -13,11 +13,12 @@ import pytest
 import yaml
 
 from sstools.auth.roles import Role
+from sstools.config import Settings
 from sstools.domain.deploy import import_bundle
 from sstools.git_store import normalise
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
-from tests.conftest import AuthHeaders
+from tests.conftest import AuthHeaders, second_engineer
 
 Superset = Callable[[str], SupersetClient]
 SECOND_CONNECTION = "Склад DWH"  # a second connection to the same demo data, in staging
@@ -112,6 +113,24 @@ async def wait_for_task(
             return task
         assert time.monotonic() < deadline, f"task still {task['status']}: {task}"
         await asyncio.sleep(0.2)
+
+
+async def started_task(api: httpx.AsyncClient, settings: Settings, answer: httpx.Response) -> str:
+    """The id of the task a write started. A write into prod is held for a second person (202
+    with the request and its link, nothing written): a second engineer approves it, as a team
+    would, and the write runs then."""
+    assert answer.status_code == 202, answer.text
+    body: dict[str, Any] = answer.json()
+    if "link" not in body:
+        return str(body["id"])
+    assert body["status"] == "awaiting_second", body
+    decided = await api.post(
+        f"/api/write-requests/{body['id']}",
+        json={"decision": "approve"},
+        headers=await second_engineer(settings),
+    )
+    assert decided.status_code == 200, decided.text
+    return str(decided.json()["task_id"])
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from sstools.auth.roles import Role
+from sstools.config import Settings
 from sstools.git_store import normalise
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
 from sstools.superset import SupersetClient
@@ -18,6 +19,7 @@ from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import (
     Restore,
     Superset,
+    started_task,
     wait_for_task,
 )
 
@@ -45,7 +47,11 @@ async def apply(
 
 
 async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    restore: Restore,
+    settings: Settings,
 ) -> None:
     await restore("staging")
     dev, staging = superset("ss-dev"), superset("staging")
@@ -61,7 +67,7 @@ async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
 
     started = await apply(client, auth, "/api/migrations", body, planned["digest"])
     assert started.status_code == 202, started.text
-    task = await wait_for_task(client, auth, started.json()["id"])
+    task = await wait_for_task(client, auth, await started_task(client, settings, started))
 
     assert task["status"] == "succeeded", task
     assert task["result"]["imported"] == [DEV_ONLY_DASHBOARD]
@@ -75,7 +81,7 @@ async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
 
 
 async def test_an_equal_dashboard_plans_unchanged_and_applying_it_changes_nothing(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
 ) -> None:
     dev, prod = superset("ss-dev"), superset("prod")
     report = await dashboard_id(dev, "Отчёт по энергопотреблению")
@@ -87,7 +93,7 @@ async def test_an_equal_dashboard_plans_unchanged_and_applying_it_changes_nothin
     assert before is not None
 
     started = await apply(client, auth, "/api/deploy", body, planned["digest"])
-    task = await wait_for_task(client, auth, started.json()["id"])
+    task = await wait_for_task(client, auth, await started_task(client, settings, started))
 
     assert task["status"] == "succeeded", task
     assert task["result"]["imported"] == []
@@ -121,7 +127,11 @@ async def test_an_edit_in_the_target_after_the_plan_is_refused_with_409_and_noth
 
 
 async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earlier_export(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    restore: Restore,
+    settings: Settings,
 ) -> None:
     await restore("prod")
     dev, prod = superset("ss-dev"), superset("prod")
@@ -148,7 +158,7 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
     dashboard = planned["dashboards"][0]
     assert (dashboard["action"], dashboard["fields"]) == ("update", ["css"])
     started = await apply(client, auth, "/api/deploy", body, planned["digest"])
-    deployed = await wait_for_task(client, auth, started.json()["id"])
+    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
 
     assert deployed["status"] == "succeeded", deployed
     assert deployed["source"] == f"git:{branch}"
@@ -170,7 +180,7 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
         headers=auth(ENGINEER),
     )
     assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, undo.json()["id"])
+    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
 
     assert rolled_back["status"] == "succeeded", rolled_back
     assert normalise(await prod.export_dashboards([prod_id])) == before
@@ -181,6 +191,7 @@ async def test_applying_the_plan_just_made_reads_the_target_once_and_never_the_s
     auth: AuthHeaders,
     superset: Superset,
     monkeypatch: Any,
+    settings: Settings,
 ) -> None:
     """The plan the person approved is still in hand: applying it checks the target's files
     once (one export) and its connections (one list) instead of exporting the source and the
@@ -200,7 +211,7 @@ async def test_applying_the_plan_just_made_reads_the_target_once_and_never_the_s
     started = await apply(client, auth, "/api/deploy", body, planned["digest"])
     monkeypatch.undo()
     assert started.status_code == 202, started.text
-    await wait_for_task(client, auth, started.json()["id"])
+    await wait_for_task(client, auth, await started_task(client, settings, started))
 
     ports = {httpx.URL(dev.env.url).port: "ss-dev", httpx.URL(prod.env.url).port: "prod"}
     to_superset = [(ports[url.port], url.path) for url in sent if url.port in ports]

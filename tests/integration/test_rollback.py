@@ -26,7 +26,7 @@ from sstools.git_store._repo import Repository
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
 from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders, second_engineer
-from tests.integration.deploy_support import Restore, Superset, wait_for_task
+from tests.integration.deploy_support import Restore, Superset, started_task, wait_for_task
 from tests.support import read_events
 
 ENGINEER = Role.engineer
@@ -41,7 +41,7 @@ async def engineer_b(settings: Settings) -> dict[str, str]:
 
 
 async def _deploy_kpis_to_prod(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
 ) -> tuple[dict[str, Any], int, dict[str, bytes]]:
     """Engineer A's finished deploy, prod's dashboard id, and prod's export from before it."""
     dev, prod = superset("ss-dev"), superset("prod")
@@ -57,7 +57,7 @@ async def _deploy_kpis_to_prod(
         "/api/deploy", json={**body, "digest": planned.json()["digest"]}, headers=auth(ENGINEER)
     )
     assert started.status_code == 202, started.text
-    deployed = await wait_for_task(client, auth, started.json()["id"])
+    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
     assert deployed["status"] == "succeeded", deployed
     css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
     assert DRIFT_MARKER in css  # prod changed
@@ -96,7 +96,7 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
     engineer_b: dict[str, str],
 ) -> None:
     await restore("prod")
-    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset)
+    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset, settings)
     snapshot = deployed["result"]["snapshot"]
     branch = f"snapshots/{deployed['id']}"
     assert snapshot["branch"] == branch
@@ -159,7 +159,7 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
         headers=auth(ENGINEER),
     )
     assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, undo.json()["id"])
+    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
 
     assert rolled_back["status"] == "succeeded", rolled_back
     assert rolled_back["result"]["snapshot_commit"] == pinned
@@ -175,10 +175,14 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
 
 
 async def test_a_rollback_applies_only_the_plan_it_was_shown(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    restore: Restore,
+    settings: Settings,
 ) -> None:
     await restore("prod")
-    deployed, prod_id, _ = await _deploy_kpis_to_prod(client, auth, superset)
+    deployed, prod_id, _ = await _deploy_kpis_to_prod(client, auth, superset, settings)
     route = f"/api/deploy/{deployed['id']}/rollback"
     plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
     again = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
@@ -273,7 +277,7 @@ async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
     settings: Settings,
 ) -> None:
     await restore("prod")
-    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset)
+    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset, settings)
     plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
     headers = auth(ENGINEER)
     # One approval for prod: this test is about the rollback card (a second approver's part is
@@ -319,12 +323,16 @@ async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
     results = [event for event in events if event["type"] == "tool_result"]
     assert results[0]["tool"] == "rollback_deploy"
     assert results[0]["outcome"] == "ok", results[0]
-    assert "Задача завершилась: succeeded" in events[-2]["text"]
+    assert "Задача завершилась: succeeded" in events[-2].get("text", ""), events[-3:]
     assert normalise(await superset("prod").export_dashboards([prod_id])) == before
 
 
 async def test_what_a_deploy_created_is_planned_as_delete_and_rolled_back_away(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    restore: Restore,
+    settings: Settings,
 ) -> None:
     await restore("prod")
     dev, prod = superset("ss-dev"), superset("prod")
@@ -335,7 +343,7 @@ async def test_what_a_deploy_created_is_planned_as_delete_and_rolled_back_away(
     started = await client.post(
         "/api/deploy", json={**body, "digest": planned["digest"]}, headers=auth(ENGINEER)
     )
-    deployed = await wait_for_task(client, auth, started.json()["id"])
+    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
     assert deployed["status"] == "succeeded", deployed
     uuid = planned["dashboards"][0]["uuid"]
     assert await prod.find_dashboard("uuid", uuid) is not None
@@ -351,7 +359,7 @@ async def test_what_a_deploy_created_is_planned_as_delete_and_rolled_back_away(
         headers=auth(ENGINEER),
     )
     assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, undo.json()["id"])
+    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
     assert rolled_back["status"] == "succeeded", rolled_back
     assert rolled_back["result"]["deleted_dashboards"] == [uuid]
     assert await prod.find_dashboard("uuid", uuid) is None

@@ -18,7 +18,7 @@ from sstools.config import Settings
 from sstools.sandbox.seed import DASHBOARDS
 from sstools.tasks import _runtime
 from tests.conftest import AuthHeaders
-from tests.integration.deploy_support import Restore, Superset
+from tests.integration.deploy_support import Restore, Superset, started_task
 
 MIGRATED = [spec.title for spec in DASHBOARDS if not spec.dev_only and spec.published]
 PROD_EDIT = "/* prod edit before the cancelled migration */"
@@ -52,7 +52,11 @@ async def _in_step(
 
 
 async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for_rollback(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    superset: Superset,
+    restore: Restore,
+    settings: Settings,
 ) -> None:
     await restore("prod")
     dev, prod = superset("ss-dev"), superset("prod")
@@ -70,8 +74,7 @@ async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for
         json={**body, "digest": planned.json()["digest"]},
         headers=auth(Role.engineer),
     )
-    assert started.status_code == 202, started.text
-    task_id = started.json()["id"]
+    task_id = await started_task(client, settings, started)
 
     await _in_step(client, auth, task_id, 3)  # databases checked, snapshot taken, importing
     cancelled = await client.post(f"/api/tasks/{task_id}/cancel", headers=auth(Role.engineer))

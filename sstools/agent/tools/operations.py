@@ -57,6 +57,7 @@ class TaskArgs(DetailArgs):
 @assistant_tool(
     kind=ToolKind.read,
     affinity=(S, M),
+    follows_task=True,
     shape=task_record,
 )
 def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:

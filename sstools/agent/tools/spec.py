@@ -98,6 +98,8 @@ class ToolSpec:
     classify: Callable[[Any], ToolKind] | None = None  # per-call kind (e.g. SQL)
     target_env: Callable[[Any, CallScope], str | None] | None = None
     starts_task: bool = False  # answers 202 with the task record; get_task_status follows it
+    # Reads a task's record: the same call while the task runs is following it, not a loop.
+    follows_task: bool = False
     shape: Shaper | None = None  # what of a successful answer the model reads (None: all)
     # Arguments a person may change on the card before deciding (sstools.agent.card_edits).
     editable: tuple[str, ...] = ()
@@ -230,6 +232,7 @@ def assistant_tool(
     classify: Callable[[Any], ToolKind] | None = None,
     target_env: Callable[[Any, CallScope], str | None] | None = None,
     starts_task: bool = False,
+    follows_task: bool = False,
     shape: Shaper | None = None,
     editable: tuple[str, ...] = (),
 ) -> Callable[[Builder], Builder]:
@@ -261,6 +264,7 @@ def assistant_tool(
             classify=classify,
             target_env=target_env,
             starts_task=starts_task,
+            follows_task=follows_task,
             shape=shape,
             editable=editable,
         )
