@@ -152,6 +152,7 @@ class Confirmation(Base):
     similar: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     # When the write a second person approved ran (0010): an approval is spent once.
     grant_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    task_id: Mapped[str | None] = mapped_column(String(64), nullable=True)  # the write's task
 
 
 class WriteRequest(Base):

@@ -5,6 +5,7 @@ workers), exactly one wins.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -14,6 +15,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation, WriteRequest
+
+
+@dataclass(frozen=True)
+class SpentApproval:
+    card_id: str
+    second_by: str
 
 
 class RequestStatus(StrEnum):
@@ -96,8 +103,8 @@ async def spend_agent_approval(
     env_id: str,
     matches: str,
     now: datetime,
-) -> str | None:
-    """The second person of an agent card approved for this requester and environment whose card
+) -> SpentApproval | None:
+    """The agent card approved by a second person for this requester and environment whose card
     showed ``matches`` (the plan's digest, or the SQL), spent now; None when there is none.
 
     Looked up by what was approved, never by an id the caller names: a model cannot point a write
@@ -120,9 +127,17 @@ async def spend_agent_approval(
             .values(grant_used_at=now)
         )
         await session.commit()
-        if spent.rowcount == 1:  # type: ignore[attr-defined]
-            return card.second_by
+        if spent.rowcount == 1 and card.second_by:  # type: ignore[attr-defined]
+            return SpentApproval(card_id=card.id, second_by=card.second_by)
     return None
+
+
+async def card_started(session: AsyncSession, card_id: str, task_id: str) -> None:
+    """The task the write a card approved started, so the card's page links to it."""
+    await session.execute(
+        update(Confirmation).where(Confirmation.id == card_id).values(task_id=task_id)
+    )
+    await session.commit()
 
 
 def _approved_values(card: Confirmation) -> set[str]:

@@ -68,6 +68,7 @@ class TaskView:
     target: Place
     source: Place | None
     started_by: str
+    who: str  # who started it and, where a second person approved it, who did
     status: str
     status_words: str
     progress: str | None
@@ -231,6 +232,11 @@ def task_view(record: TaskRecord, environments: EnvironmentRegistry) -> TaskView
         target=place_of(record.env_id, environments),
         source=source_place(record.source, environments),
         started_by=record.started_by,
+        who=(
+            UI["task_who_approved"].format(who=record.started_by, second=record.approved_by)
+            if record.approved_by
+            else record.started_by
+        ),
         status=status,
         status_words=UI.get(f"task_status_{status}", status),
         progress=progress_text(progress),

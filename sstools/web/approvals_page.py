@@ -19,6 +19,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools import clock
 from sstools.auth.roles import Role
@@ -146,6 +147,7 @@ def request_view(row: Confirmation, user: Caller, env_name: str | None) -> Reque
         can_approve=state == _WAITING and why_not is None,
         why_not=why_not if state == _WAITING else None,
         agent=True,
+        task_id=row.task_id,
     )
 
 
@@ -186,10 +188,10 @@ def held_view(
     )
 
 
-@router.get("/approvals")
-async def approvals_list(
-    request: Request, services: ServicesDep, session: SessionDep, user: PageUser
-) -> HTMLResponse:
+async def waiting_views(
+    session: AsyncSession, services: Services, user: Caller
+) -> list[RequestView]:
+    """What waits that ``user`` may approve or asked for, both kinds, soonest to expire first."""
     rows = await session.scalars(
         select(Confirmation)
         .where(Confirmation.status == _WAITING)
@@ -207,7 +209,14 @@ async def approvals_list(
         one = held_view(held, user, services, env.name if env else None)
         if one.can_approve or held.requester_id == user.uid:
             views.append(one)
-    views.sort(key=lambda one: one.expires_at)
+    return sorted(views, key=lambda one: one.expires_at)
+
+
+@router.get("/approvals")
+async def approvals_list(
+    request: Request, services: ServicesDep, session: SessionDep, user: PageUser
+) -> HTMLResponse:
+    views = await waiting_views(session, services, user)
     env = environment(services, None)
     return render(request, "approvals.html", user, services, env, requests=views)
 

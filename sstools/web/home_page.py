@@ -27,6 +27,7 @@ from sstools.superset import SupersetError
 from sstools.web import drift_page
 from sstools.web._kit import PageUser, agent_link, environment, render
 from sstools.web._task_words import TaskView, task_view
+from sstools.web.approvals_page import waiting_views
 from sstools.web.strings import UI
 
 router = APIRouter(include_in_schema=False)
@@ -157,6 +158,7 @@ async def home(
         failed=failing,
         failed_validations=await failed_validations(session, services),
         recent=[view for view in views if view.id not in shown],
+        yours=[one for one in await waiting_views(session, services, user) if one.can_approve],
         ask=agent_link(None, None, None, env.id, "/"),
     )
 

@@ -26,6 +26,10 @@ UI = {
     "approvals": "Ожидают одобрения",
     "approvals_badge_title": "Ожидают одобрения: изменения, которые ждут вашего одобрения",
     "approvals_short": "Одобрения",
+    "sections": "Разделы",
+    "home_yours": "Ждут вашего одобрения: {count}",
+    "task_who_approved": "{who}, одобрил(а) {second}",
+    "approval_more": "и ещё {count}",
     "approvals_none": "Сейчас ничего не ждёт одобрения",
     "approvals_intro": (
         "Изменения в окружениях, где их одобряют двое: запросивший подтвердил, нужен второй "

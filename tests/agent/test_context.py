@@ -156,6 +156,7 @@ _payloads = st.one_of(
 )
 
 
+# 400: a pure validator over many optional fields: cheap, and each field's bad shapes need draws.
 @settings(max_examples=400, deadline=None)
 @given(_payloads)
 def test_sc_006_fuzzed_contexts_are_accepted_only_when_well_formed(raw: Any) -> None:

@@ -211,6 +211,7 @@ JSONISH = st.recursive(
 )
 
 
+# 300: model text is cheap to parse; enough to hit the JSON-ish shapes the strategy builds.
 @settings(max_examples=300, deadline=None)
 @given(
     text=st.text(max_size=300)
@@ -236,6 +237,7 @@ def test_a_stream_shows_the_words_before_a_call_and_holds_the_rest() -> None:
     assert call_may_start("") == 0
 
 
+# 200: the stream guard sees any prefix; plain text up to 200 characters covers its branches.
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_the_stream_guard_never_raises(text: str) -> None:

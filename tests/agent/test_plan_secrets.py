@@ -128,6 +128,7 @@ def _card_shows_the_metric(card: dict[str, Any]) -> bool:
     return any(one["field"] == "params.metric" and one["after"] == SHOWN_METRIC for one in fields)
 
 
+# 8: each example runs a whole agent turn to a card and reads its checkpoint.
 @examples(
     max_examples=8,
     deadline=None,

@@ -89,6 +89,7 @@ _args: st.SearchStrategy[dict[str, Any]] = st.one_of(
 )
 
 
+# 30: each example is a full HTTP turn through the app; role × tool pairs are few.
 @settings(
     max_examples=30,
     deadline=None,
@@ -192,6 +193,7 @@ def _has_int_beyond_64_bits(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63
 
 
+# 60: each example is an HTTP request through the app; the malformed shapes are few kinds.
 @settings(
     max_examples=60,
     deadline=None,

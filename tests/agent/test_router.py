@@ -72,6 +72,7 @@ MESSAGES = st.one_of(
 )
 
 
+# 60: each example ranks the whole catalogue with the embedding model, the costliest pure step.
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     object_type=st.sampled_from([None, *ObjectType]),

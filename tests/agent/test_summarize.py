@@ -52,6 +52,7 @@ _json = st.recursive(
 )
 
 
+# 150: nested JSON up to the limit; each example serialises a large value, so fewer than text.
 @settings(max_examples=150, deadline=None)
 @given(_json)
 def test_agtl_fr_003_result_is_always_valid_json_within_the_limit(payload: Any) -> None:

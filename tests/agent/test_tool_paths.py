@@ -249,6 +249,7 @@ CALLS = st.one_of(
 )
 
 
+# 300: building a request is pure; every tool's path arguments get hostile text many times.
 @settings(
     max_examples=300,
     deadline=None,

@@ -94,6 +94,7 @@ def _metric_shown(plan: dict[str, Any]) -> bool:
     )
 
 
+# 200: a pure plan over planted documents; cheap, and the planted forms are many.
 @examples(max_examples=200, deadline=None)
 @given(planted())
 def test_a_planted_secret_never_reaches_the_plan_built_by_the_domain(secret: Planted) -> None:
@@ -205,6 +206,7 @@ def live(settings: Settings, fleet: tuple[FakeSuperset, FakeSuperset]) -> Iterat
         yield client
 
 
+# 25: each example is a POST /api/deploy/plan through the app against a fake Superset.
 @examples(
     max_examples=25,
     deadline=None,

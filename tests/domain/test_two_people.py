@@ -176,6 +176,10 @@ async def test_one_engineer_cannot_deploy_to_prod_through_the_api_a_second_one_r
         assert 'id="approval-approve"' in page
         assert "Ожидает второго одобрения" in page
         assert request["id"] in await _page(client, "/approvals", second)
+        home = await _page(client, "/", second)
+        assert "Ждут вашего одобрения: 1" in home
+        assert f'href="/approvals/{request["id"]}"' in home
+        assert "waiting-for-you" not in await _page(client, "/", engineer)  # their own request
         own_page = await _page(client, f"/approvals/{request['id']}", engineer)
         assert 'id="approval-approve"' not in own_page
         assert "Это ваш запрос" in own_page
@@ -211,6 +215,11 @@ async def test_one_engineer_cannot_deploy_to_prod_through_the_api_a_second_one_r
         assert f'href="/tasks/{task["id"]}"' in page
         assert 'id="approval-approve"' not in page
         assert request["id"] not in await _page(client, "/approvals", second)
+        assert "waiting-for-you" not in await _page(client, "/", second)
+        # Every listing of the write names both people.
+        both = "engineer, одобрил(а) engineer2"
+        assert both in await _page(client, f"/tasks/{task['id']}", engineer)
+        assert both in await _page(client, "/tasks", engineer)
 
         async with app.state.services.sessions() as session:
             rows = (await session.scalars(select(AuditEntry))).all()

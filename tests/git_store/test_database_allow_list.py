@@ -135,6 +135,7 @@ _values: st.SearchStrategy[Any] = st.recursive(
 _planted = st.dictionaries(_keys, _values, min_size=1, max_size=3)
 
 
+# 200: a pure filter over small dictionaries; cheap enough for many unknown keys.
 @settings(max_examples=200, deadline=None)
 @given(
     top=_planted,

@@ -22,6 +22,7 @@ from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.domain.deploy import import_bundle
+from sstools.http.auth import SESSION_COOKIE
 from sstools.storage.models import AuditEntry, Confirmation
 from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders, second_engineer
@@ -167,6 +168,11 @@ async def test_a_prod_deploy_applies_once_only_when_a_second_engineer_approves(
         events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=180)
         after = await _prod_tasks(live, headers)
         applied = await _css(superset, prod_id)
+        token = second["Authorization"].removeprefix("Bearer ")
+        page = await live.get(
+            f"/approvals/{card['confirmation_id']}",
+            headers={"Cookie": f"{SESSION_COOKIE}={token}"},
+        )
         async with app.state.services.sessions() as session:
             audit = list(
                 await session.scalars(
@@ -177,7 +183,11 @@ async def test_a_prod_deploy_applies_once_only_when_a_second_engineer_approves(
             assert row is not None
     assert sorted(r.status_code for r in responses) == [200, 409, 409], [r.text for r in responses]
     # One deploy task, of three racing approvals, run as the requester asked it.
-    assert [one.split()[1] for one in set(after) - set(before)] == ["engineer"]
+    [started_task] = set(after) - set(before)
+    assert started_task.split()[1] == "engineer"
+    # The approver's page follows the write to its task.
+    assert "изменение запущено задачей" in page.text
+    assert f'href="/tasks/{started_task.split()[0]}"' in page.text
     assert applied != PROD_EDIT  # dev's version is in prod
     waiting = next(e for e in events if e["type"] == "approval_waiting")
     assert (waiting["by"], waiting["approver_role"]) == ("engineer", "engineer")

@@ -27,6 +27,7 @@ from sstools.domain.deploy import InvalidPlanRequest, StalePlan
 from sstools.domain.writes.held import Ask, Granted, Held, WriteRequestView, second_person
 from sstools.http.services import Services
 from sstools.storage import audit
+from sstools.storage import write_requests as held_requests
 from sstools.tasks import Task, TaskConflict, TaskKind
 
 # started_by, approved_by → the started task
@@ -100,4 +101,7 @@ async def apply_approved(
         approved_by=cleared.approved_by,
         **planned.audit,
     )
-    return await planned.start(caller.username, cleared.approved_by)
+    task = await planned.start(caller.username, cleared.approved_by)
+    if cleared.card_id is not None:
+        await held_requests.card_started(session, cleared.card_id, task.id)
+    return task

@@ -115,6 +115,7 @@ class Granted:
 @dataclass(frozen=True)
 class Cleared:
     approved_by: str | None  # the second person, where the stage needed one
+    card_id: str | None = None  # the agent card whose second approval this write spends
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ async def second_person(
         session, requester_id=caller.uid, env_id=ask.env_id, matches=ask.matches, now=now
     )
     if spent is not None:
-        return Cleared(approved_by=spent)
+        return Cleared(approved_by=spent.second_by, card_id=spent.card_id)
     row = WriteRequest(
         kind=ask.kind,
         body=ask.body,

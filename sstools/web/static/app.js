@@ -42,4 +42,10 @@
       location.href = "/login";
     });
   }
+
+  // On a phone the sections scroll sideways: the current one is brought into view.
+  const current = document.querySelector(".nav [aria-current='page']");
+  if (current && current.parentElement.scrollWidth > current.parentElement.clientWidth) {
+    current.scrollIntoView({ block: "nearest", inline: "center" });
+  }
 })();

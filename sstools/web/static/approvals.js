@@ -1,5 +1,5 @@
-// Every page: the header's «Ожидают одобрения» badge, with how many requests the person may
-// approve (GET /api/approvals), hidden when none. The /approvals/<id> page: «Одобрить» /
+// Every page: the header's «Одобрения» item, with how many requests the person may approve
+// (GET /api/approvals) beside it, no number when none. The /approvals/<id> page: «Одобрить» /
 // «Отклонить» (POST /api/approvals/{id}), and the request's state followed by polling — a
 // decision by anyone (or the expiry) reloads the page, which the server renders as it stands.
 (() => {
@@ -13,8 +13,9 @@
       const response = await window.sstools.api("/api/approvals");
       if (!response.ok) return;
       const answer = await response.json();
-      link.querySelector(".approvals-count").textContent = String(answer.can_approve);
-      link.hidden = answer.can_approve === 0 && link.getAttribute("aria-current") !== "page";
+      const count = link.querySelector(".approvals-count");
+      count.textContent = String(answer.can_approve);
+      count.hidden = answer.can_approve === 0; // nothing waits for you: no number at all
     } catch { /* the badge is a hint: a failed read leaves it hidden */ }
   }
 

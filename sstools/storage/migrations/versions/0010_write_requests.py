@@ -1,6 +1,7 @@
 """Two people for a stage that needs them, by every route (issue 32 §2): a write asked through the
 domain API into such a stage is held as a ``write_requests`` row until a second person decides;
-an agent card's second approval is spent once by the write it approved (``grant_used_at``); a
+an agent card's second approval is spent once by the write it approved (``grant_used_at``, and
+the task that write started, ``task_id``); a
 task names who approved it beside who started it (``approved_by``).
 
 Revision ID: 0010
@@ -41,6 +42,7 @@ def upgrade() -> None:
     op.create_index("ix_write_requests_status", "write_requests", ["status"])
     with op.batch_alter_table("confirmations") as batch:
         batch.add_column(sa.Column("grant_used_at", sa.DateTime(timezone=True), nullable=True))
+        batch.add_column(sa.Column("task_id", sa.String(64), nullable=True))
     with op.batch_alter_table("tasks") as batch:
         batch.add_column(sa.Column("approved_by", sa.String(64), nullable=True))
 
@@ -49,6 +51,7 @@ def downgrade() -> None:
     with op.batch_alter_table("tasks") as batch:
         batch.drop_column("approved_by")
     with op.batch_alter_table("confirmations") as batch:
+        batch.drop_column("task_id")
         batch.drop_column("grant_used_at")
     op.drop_index("ix_write_requests_status", "write_requests")
     op.drop_table("write_requests")
