@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 # Line coverage of sstools/ by the whole suite may only go up: raise it when it does.
-COVERAGE_FLOOR := 91
+COVERAGE_FLOOR := 92
 
 .DEFAULT_GOAL := help
 .PHONY: help browser setup hooks lint format typecheck test test-unit test-moved-clock router-vectors bench bench-scale demo demo-pg serve sandbox-up sandbox-down clean
