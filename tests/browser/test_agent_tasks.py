@@ -71,9 +71,16 @@ def failing_migration(task_id: str, titles: list[str]) -> dict[str, object]:
     )
 
 
+@task_workflow
+def finished_validation(task_id: str) -> dict[str, object]:
+    """A check that found one error and two warnings."""
+    return {"counts": {"error": 1, "warning": 2, "info": 0}, "findings": []}
+
+
 class StartBody(BaseModel):
     folder: str
     fail: bool = False
+    validation: bool = False
 
 
 TITLES = ["Energy KPIs", "Executive Summary"]
@@ -84,6 +91,18 @@ def start_route(app: FastAPI) -> None:
 
     @app.post("/test/tasks")
     async def start(body: StartBody, user: CurrentUser) -> dict[str, str]:
+        if body.validation:
+            checked = await app.state.services.tasks.start(
+                TaskKind.validation,
+                env_id="ss-dev",
+                source=None,
+                objects=TITLES[:1],
+                object_keys=[f"test:{uuid.uuid4().hex}"],
+                started_by=user.username,
+                workflow=finished_validation,
+                args=(),
+            )
+            return {"id": checked.id}
         workflow: Any = failing_migration if body.fail else gated_migration
         task = await app.state.services.tasks.start(
             TaskKind.migration,
@@ -261,3 +280,24 @@ async def test_a_real_deploy_card_shows_the_plan_and_its_task_line_ends_done(
     assert changed is not None
     body = await superset("staging").get_json(f"/api/v1/dashboard/{changed[1].id}")
     assert STAGING_EDIT not in str(body["result"]["css"] or "")  # dev's version is in staging
+
+
+async def test_a_finished_check_says_what_it_found_with_its_end(site: Any) -> None:
+    """Issue 33 §7: the end of a validation says what it found, once."""
+    async with site(answer("ок"), routes=start_route) as s:
+        page = await s.page(AGENT)
+        await ask(page, "перенеси дашборды в staging")
+        await expect(page.locator(".msg.assistant")).to_have_text(
+            re.compile(r"^ок\s+Изменений не было\.\s*$")
+        )
+        async with await _api(page, s.url) as api:
+            started = await api.post("/test/tasks", json={"folder": "", "validation": True})
+        task_id = started.json()["id"]
+        await _show_after_reload(page, [task_id])
+        ended = page.locator(f'.task-ended[data-task-id="{task_id}"]')
+        await expect(ended).to_have_text(
+            re.compile(r": выполнена\. Найдено ошибок: 1, предупреждений: 2\.$")
+        )
+        await expect(page.locator(".task-ended")).to_have_count(1)
+        await screenshot(page, "task-validation-found")
+    assert s.console_errors == []

@@ -118,6 +118,7 @@
   const toolLines = new Map(); // call_id → element
   const titles = new Map(); // call_id → the tool's title, from its tool_call
   const deniedCalls = new Set(); // call ids a «Недостаточно прав» card answered
+  const approvedAhead = new Set(); // call ids run without a card: «одобрять похожие» covered them
   const saidAlready = new Set(); // texts a status line or a card's stamp said: not repeated
   const runEnds = new Map(); // run_id → the last element of that run, where its tasks' endings go
   const endedRuns = new Set(); // runs that ended (done, or paused on a card)
@@ -286,6 +287,7 @@
       }
       case "tool_call":
         titles.set(event.call_id, event.title || ui.tool_generic);
+        if (event.approved_ahead) approvedAhead.add(event.call_id);
         toolLines.set(event.call_id, add("tool", `⚙ ${titles.get(event.call_id)} — ${
           event.approved_ahead ? ui.tool_approved_ahead : ui.tool_running}`, event.run_id));
         break;
@@ -293,7 +295,8 @@
         if (deniedCalls.has(event.call_id)) break; // its «Недостаточно прав» card says it all
         const line = toolLines.get(event.call_id) || add("tool", undefined, event.run_id);
         const title = event.title || titles.get(event.call_id) || ui.tool_generic; // never a tool id
-        line.textContent = `⚙ ${title}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}`;
+        const ahead = approvedAhead.has(event.call_id) ? ` (${ui.tool_ran_ahead})` : "";
+        line.textContent = `⚙ ${title}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}${ahead}`;
         line.dataset.outcome = event.outcome;
         if (event.task_id) followTask(event.task_id, event.run_id);
         break;

@@ -43,7 +43,17 @@
         title: ui[`task_title_${task.kind}`] || ui.task, objects,
         status: ui[`task_end_${task.status}_${gender}`], error: task.error || "—",
       };
-      return format(task.status === "failed" ? ui.task_ended_failed : ui.task_ended, values);
+      const said = format(task.status === "failed" ? ui.task_ended_failed : ui.task_ended, values);
+      return `${said}${found(task)}`;
+    }
+
+    // What a finished check found, said with its end: «Найдено ошибок: 1, предупреждений: 0.»
+    function found(task) {
+      const counts = (task.result || {}).counts;
+      if (task.kind !== "validation" || task.status !== "succeeded" || !counts) return "";
+      const errors = Number(counts.error || 0);
+      const warnings = Number(counts.warning || 0);
+      return ` ${errors || warnings ? format(ui.task_found, { errors, warnings }) : ui.task_found_nothing}`;
     }
 
     function renderTask(line, task) {
