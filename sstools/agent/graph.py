@@ -147,6 +147,12 @@ class AgentGraph:
     ) -> Selection:
         return await self._offer.routed(messages, context, role, timed=timed)
 
+    @property
+    def offline(self) -> bool:
+        """Whether the offline planner answers (no language model configured)."""
+        model = self._model
+        return isinstance(model, FunctionChatModel) and isinstance(model.function, OfflinePlanner)
+
     def compile(self, checkpointer: Checkpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
         graph = StateGraph(AgentState, context_schema=RunContext)
         graph.add_node("agent", self._agent)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
@@ -25,7 +25,7 @@ from sstools.web._kit import (
     render,
     templates,
 )
-from sstools.web.strings import UI
+from sstools.web.strings import SUGGESTIONS, UI
 
 __all__ = [
     "STATIC_DIR",
@@ -163,8 +163,28 @@ async def agent_page(
     services: ServicesDep,
     user: PageUser,
     env_id: Annotated[str | None, Query(alias="envId")] = None,
+    object_type: Annotated[str | None, Query(alias="objectType")] = None,
+    object_id: Annotated[str | None, Query(alias="objectId")] = None,
 ) -> HTMLResponse:
     env = environment(services, env_id)
     # A task line offers «Откатить…» only to a role that may roll back (the server checks again).
     can_roll_back = user.role.allows(Role.engineer)
-    return render(request, "agent.html", user, services, env, can_roll_back=can_roll_back)
+    kind = object_type if object_type in SUGGESTIONS else None
+    return render(
+        request,
+        "agent.html",
+        user,
+        services,
+        env,
+        can_roll_back=can_roll_back,
+        suggestions=SUGGESTIONS[kind],
+        offline=bool(request.app.state.agent_offline),
+        object_link=_object_link(kind, object_id, env.id),
+    )
+
+
+def _object_link(kind: str | None, object_id: str | None, env_id: str) -> str | None:
+    """The page the person came from, for a way back: only a well-formed numeric id."""
+    if kind is None or object_id is None or not object_id.isdecimal() or len(object_id) > 12:
+        return None
+    return f"/{kind}s/{int(object_id)}?env_id={quote(env_id)}"

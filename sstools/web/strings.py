@@ -28,6 +28,12 @@ UI = {
     "approvals_short": "Одобрения",
     "sections": "Разделы",
     "home_yours": "Ждут вашего одобрения: {count}",
+    "agent_suggestions": "Можно спросить, например:",
+    "agent_back_to_object": "← к странице объекта",
+    "agent_offline_notice": (
+        "Языковая модель не подключена: агент понимает короткие просьбы о дашбордах, датасетах, "
+        "выкатках и задачах и отвечает по шаблону."
+    ),
     "task_who_approved": "{who}, одобрил(а) {second}",
     "approval_more": "и ещё {count}",
     "approvals_none": "Сейчас ничего не ждёт одобрения",
@@ -416,4 +422,27 @@ UI = {
     "no_failed_validations": "Проверок с ошибками нет",
     "validation_errors": "ошибок: {count}",
     "task_kind_drift_watch": "проверка расхождений",
+}
+
+
+# The empty /agent page offers these, by the page's object (None: no object): questions people
+# ask there, each answered by a read (tests/agent/test_suggestions.py asks each one).
+SUGGESTIONS: dict[str | None, list[str]] = {
+    "dashboard": [
+        "Как дела у этого дашборда?",
+        "Чем он отличается в prod?",
+        "Кто последний раз его выкатывал?",
+        "На каких датасетах он построен?",
+    ],
+    "dataset": [
+        "Какие колонки в этом датасете?",
+        "На каких дашбордах он используется?",
+        "Что хранится в этом датасете?",
+    ],
+    None: [
+        "Что сейчас сломано?",
+        "Какие дашборды отличаются от git?",
+        "Покажи последние задачи",
+        "Найди дашборды про продажи",
+    ],
 }

@@ -125,6 +125,11 @@ class AgentRuntime:
         await self._stack.aclose()
 
     @property
+    def offline(self) -> bool:
+        """Whether the offline planner answers (no language model configured)."""
+        return self._graph_builder.offline
+
+    @property
     def sessions(self) -> async_sessionmaker[AsyncSession]:
         return self._sessions
 

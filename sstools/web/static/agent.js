@@ -415,5 +415,19 @@
     if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); form.requestSubmit(); }
   });
 
+  // The empty page offers questions that fit its object; the first thing said hides them.
+  const suggestions = document.getElementById("suggestions");
+  if (suggestions) {
+    new MutationObserver(() => { suggestions.hidden = transcript.childElementCount > 0; })
+      .observe(transcript, { childList: true });
+    suggestions.hidden = Boolean(conversationId) || transcript.childElementCount > 0;
+    for (const button of suggestions.querySelectorAll(".suggestion")) {
+      button.addEventListener("click", () => {
+        input.value = button.textContent;
+        form.requestSubmit();
+      });
+    }
+  }
+
   if (conversationId) restore();
 })();
