@@ -10,32 +10,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 import structlog
-from langchain_core.messages import AIMessageChunk, HumanMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools import clock
-from sstools.agent import explain
 from sstools.agent.card_edits import EditedCall
 from sstools.agent.context import UIContext
 from sstools.agent.events import (
-    ConfirmRequired,
     Decided,
-    Done,
     EventLog,
     RunStarted,
-    TokenEvent,
 )
-from sstools.agent.graph import RECURSION_LIMIT, AgentGraph
+from sstools.agent.graph import AgentGraph
 from sstools.agent.invocation import ConfirmationAnswer
 from sstools.agent.run.claims import Busy as Busy
 from sstools.agent.run.claims import RunClaims
@@ -43,11 +38,10 @@ from sstools.agent.run.claims import TooManyRuns as TooManyRuns
 from sstools.agent.run.context import RunContext
 from sstools.agent.run.decisions import AlreadyDecided as AlreadyDecided
 from sstools.agent.run.decisions import Resolution
+from sstools.agent.run.drive import RunDriver, run_config
 from sstools.agent.run.locks import RunLocks
-from sstools.agent.run.output import ClaimLost, RunOutput
 from sstools.agent.run.similar import SimilarApprovals
 from sstools.agent.run.stream_slots import StreamSlots
-from sstools.agent.run.streamed import Streamed
 from sstools.agent.run.wakeups import EventListener
 from sstools.auth.tokens import Caller
 from sstools.metrics import CONFIRMATIONS
@@ -207,7 +201,7 @@ class AgentRuntime:
         return run_id
 
     async def still_waiting(self, confirmation: Confirmation) -> bool:
-        state = await self.graph.aget_state(self._config(confirmation.conversation_id))
+        state = await self.graph.aget_state(run_config(confirmation.conversation_id))
         return confirmation.interrupt_id in {item.id for item in state.interrupts}
 
     async def decide(
@@ -349,10 +343,6 @@ class AgentRuntime:
 
     # -- driving the graph ------------------------------------------------------------------
 
-    @staticmethod
-    def _config(conversation_id: str) -> RunnableConfig:
-        return {"configurable": {"thread_id": conversation_id}, "recursion_limit": RECURSION_LIMIT}
-
     def _spawn(
         self,
         conversation_id: str,
@@ -362,74 +352,13 @@ class AgentRuntime:
         started: bool = False,
         decided: Decided | None = None,
     ) -> None:
-        task = asyncio.create_task(
-            self._drive(conversation_id, graph_input, context, started, decided)
-        )
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _drive(
-        self,
-        conversation_id: str,
-        graph_input: Any,
-        context: RunContext,
-        started: bool,
-        decided: Decided | None = None,
-    ) -> None:
-        """``started``: run_started is already in the log (a message writes it with itself);
-        ``decided``: the decision on a card this run resumes from, told in its run_started."""
-        run_id = context.run_id
-        out = RunOutput(
+        drive = RunDriver(
+            graph=self.graph,
             events=self.events,
             sessions=self._sessions,
-            conversation_id=conversation_id,
-            run_id=run_id,
+            claims=self.claims,
+            expires_at=lambda: self.clock() + self._ttl,
         )
-        card: ConfirmRequired | None = None
-        try:
-            if not started:
-                await out.say(RunStarted(run_id=run_id, decided=decided))
-            parts = self.graph.astream(
-                graph_input,
-                self._config(conversation_id),
-                context=context,
-                stream_mode=["updates", "messages"],
-                durability="sync",  # a crash between interrupt and decision loses nothing
-            )
-            streamed = Streamed()
-            # Closed on the way out: a run that lost its claim stops here, tools and all.
-            async with contextlib.aclosing(cast(AsyncGenerator[Any], parts)):
-                async for part in parts:
-                    mode, chunk = cast(tuple[str, Any], part)
-                    if mode == "messages":
-                        message, _ = chunk
-                        if isinstance(message, AIMessageChunk) and message.text:
-                            shown = streamed.showable(message.id or "", message.text)
-                            if shown:
-                                await out.say(TokenEvent(text=shown, run_id=run_id))
-                        continue
-                    await out.before_step()  # the next step (a write, say) waits for this
-                    for node, node_update in chunk.items():
-                        if node == "__interrupt__":
-                            expires_at = self.clock() + self._ttl
-                            pending = node_update[0]
-                            card = await out.ask(
-                                pending,
-                                username=context.username,
-                                user_id=context.user_id,
-                                expires_at=expires_at,
-                            )
-                            continue
-                        for data in (node_update or {}).get("emit", []):
-                            await out.record(data)
-        except ClaimLost:  # reaped while it ran: the reaper has told the person, not a word more
-            _log.warning("run lost its claim", conversation_id=conversation_id, run_id=run_id)
-        except Exception as exc:  # say what failed, never hang the chat
-            with contextlib.suppress(ClaimLost):
-                await out.say(explain.run_failed(exc, conversation_id, run_id, RECURSION_LIMIT))
-        finally:
-            # Released before `done`: a message sent on seeing it must not find us busy. No
-            # longer ours: a reaper released it, and said `done` itself.
-            ours = await self.claims.release(conversation_id, run_id)
-            if card is None and ours:
-                await self.events.append(conversation_id, Done(run_id=run_id))
+        task = asyncio.create_task(drive(conversation_id, graph_input, context, started, decided))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
