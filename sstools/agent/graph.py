@@ -34,8 +34,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
 from sstools.agent import card_edits, confirm_step, fleet, prompt, replies, step_messages
+from sstools.agent import graph_edges as edges
 from sstools.agent import turn as this_turn
 from sstools.agent.capabilities import capabilities
+from sstools.agent.chat_model import answers_offline
 from sstools.agent.context import UIContext
 from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
 from sstools.agent.executor import Outcome, Preview, ToolExecutor, ToolResult
@@ -51,7 +53,6 @@ from sstools.agent.invocation import (
     check_call,
     storable,
 )
-from sstools.agent.offline.planner import OfflinePlanner
 from sstools.agent.run.context import RunContext
 from sstools.agent.selection import (
     Router,
@@ -63,7 +64,6 @@ from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentErro
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
-from sstools.llm.function_model import FunctionChatModel
 
 RECURSION_LIMIT = 40
 _DEFAULTS = Settings.model_fields
@@ -108,9 +108,7 @@ class AgentGraph:
         self._calls_per_reply = calls_per_reply
         self._task_starts_per_turn = task_starts_per_turn
         # The offline planner's answers are the server's own words: no claim to check.
-        self._offline = isinstance(model, FunctionChatModel) and isinstance(
-            model.function, OfflinePlanner
-        )
+        self._offline = answers_offline(model)
         self._executor = executor
         self._environments = environments
         self._confirm_reads = confirm_reads
@@ -148,10 +146,12 @@ class AgentGraph:
         return await self._offer.routed(messages, context, role, timed=timed)
 
     @property
+    def model(self) -> BaseChatModel:
+        return self._model
+
+    @property
     def offline(self) -> bool:
-        """Whether the offline planner answers (no language model configured)."""
-        model = self._model
-        return isinstance(model, FunctionChatModel) and isinstance(model.function, OfflinePlanner)
+        return self._offline
 
     def compile(self, checkpointer: Checkpointer) -> CompiledStateGraph[Any, Any, Any, Any]:
         graph = StateGraph(AgentState, context_schema=RunContext)
@@ -160,12 +160,12 @@ class AgentGraph:
         graph.add_node("confirm", confirm_step.confirm)
         graph.add_node("tools", self._tools)
         graph.add_edge(START, "agent")
-        graph.add_conditional_edges("agent", self._after_agent, ["assess", "agent", END])
+        graph.add_conditional_edges("agent", edges.after_agent, ["assess", "agent", END])
         graph.add_conditional_edges(
-            "assess", self._after_assess, ["confirm", "tools", "assess", "agent"]
+            "assess", edges.after_assess, ["confirm", "tools", "assess", "agent"]
         )
-        graph.add_conditional_edges("confirm", self._after_confirm, ["tools", "assess", END])
-        graph.add_conditional_edges("tools", self._after_tools, ["assess", "agent", END])
+        graph.add_conditional_edges("confirm", edges.after_confirm, ["tools", "assess", END])
+        graph.add_conditional_edges("tools", edges.after_tools, ["assess", "agent", END])
         return graph.compile(checkpointer=checkpointer)
 
     # -- nodes ----------------------------------------------------------------------------
@@ -379,30 +379,3 @@ class AgentGraph:
             )
         except ToolArgumentError as exc:
             return step_messages.unusable_arguments(exc)
-
-    # -- routing --------------------------------------------------------------------------
-
-    @staticmethod
-    def _after_agent(state: AgentState) -> str:
-        if state.get("queue"):
-            return "assess"
-        return "agent" if state.get("again") else END
-
-    @staticmethod
-    def _after_assess(state: AgentState) -> str:
-        current = state.get("current")
-        if current is not None:
-            return "tools" if current["approved"] else "confirm"
-        return "assess" if state.get("queue") else "agent"
-
-    @staticmethod
-    def _after_confirm(state: AgentState) -> str:
-        if state.get("halted"):
-            return END
-        return "tools" if state.get("current") is not None else "assess"  # assess: an edit
-
-    @staticmethod
-    def _after_tools(state: AgentState) -> str:
-        if state.get("halted"):
-            return END
-        return "assess" if state.get("queue") else "agent"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
@@ -49,4 +50,14 @@ def configured_chat_model(settings: Settings) -> BaseChatModel | None:
         max_completion_tokens=settings.llm_max_tokens,  # ChatOpenAI's max_tokens, by its alias
         temperature=settings.llm_temperature,
         extra_body=request_body_extras(settings) or None,
+        # A client of this model's own: langchain-openai's default is cached per address and
+        # timeout across instances, so an app started later on a reused port (a test's, a
+        # restarted worker's) inherited connections opened on a loop that has since closed.
+        http_async_client=openai.DefaultAsyncHttpxClient(timeout=settings.llm_timeout_s),
     )
+
+
+async def close_chat_model(model: BaseChatModel) -> None:
+    """Close the HTTP client :func:`configured_chat_model` gave the model, if it has one."""
+    if isinstance(model, ChatOpenAI) and model.http_async_client is not None:
+        await model.http_async_client.aclose()

@@ -5,6 +5,7 @@ workers), exactly one wins.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -140,12 +141,34 @@ async def card_started(session: AsyncSession, card_id: str, task_id: str) -> Non
     await session.commit()
 
 
+# The agent's tool that creates a dataset (its card's arguments name the schema ``schema_name``).
+_CREATE_DATASET = "superset_create_dataset"
+
+
+def dataset_identity(
+    *, database_id: object, schema: object, table: object, sql: object, name: object
+) -> str:
+    """What an approval of a new dataset binds to: the connection and what it wraps, by name."""
+    return "dataset:" + json.dumps([database_id, schema, table, sql, name], ensure_ascii=False)
+
+
 def _approved_values(card: Confirmation) -> set[str]:
-    """What a card bound its approval to: the plan's digest it showed, or its SQL."""
+    """What a card bound its approval to: the plan's digest it showed, its SQL, or the dataset
+    it creates."""
     event: dict[str, Any] = card.event if isinstance(card.event, dict) else {}
     decision, args = event.get("decision"), event.get("args")
     found = [
         decision.get("digest") if isinstance(decision, dict) else None,
         args.get("sql") if isinstance(args, dict) else None,
     ]
+    if event.get("tool") == _CREATE_DATASET and isinstance(args, dict):
+        found.append(
+            dataset_identity(
+                database_id=args.get("database_id"),
+                schema=args.get("schema_name"),
+                table=args.get("table"),
+                sql=args.get("sql"),
+                name=args.get("name"),
+            )
+        )
     return {value for value in found if isinstance(value, str) and value}

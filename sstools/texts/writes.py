@@ -8,6 +8,7 @@ KIND_TITLES = {
     "rollback": "Откат",
     "restore": "Восстановление из резервной копии",
     "sql": "Изменение данных SQL",
+    "dataset": "Создание датасета",
 }
 TITLE = "{kind} в {env}: {objects}"
 AND_MORE = " и ещё {count}"

@@ -5,6 +5,7 @@ Every object made here is uniquely named and deleted afterwards (the sandbox is 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import shutil
@@ -24,7 +25,7 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.superset.errors import SupersetNotFound
 from sstools.testing import LiveServer, ScriptedChatModel
-from tests.conftest import AuthHeaders
+from tests.conftest import AuthHeaders, second_engineer
 from tests.integration.deploy_support import Superset
 from tests.support import read_events
 
@@ -274,3 +275,44 @@ async def test_the_agent_creates_a_dataset_after_the_card_is_approved(
     assert result["outcome"] == "ok"
     message = next(event for event in events if event["type"] == "message")
     assert message["text"].startswith(f"Создан: {rows[0]['id']}")
+
+
+async def test_a_dataset_in_prod_waits_for_a_second_engineer_and_is_made_once(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
+) -> None:
+    """A new dataset in prod is a write into prod (issue 32 §2): one engineer's request is held,
+    nothing is created; a second engineer's approval creates it, once."""
+    engineer = auth(Role.engineer)
+    databases = (await client.get("/api/databases?env_id=prod", headers=engineer)).json()
+    database_id = int(next(db["id"] for db in databases if db["name"] == "Демо-данные"))
+    name = f"two_people_{uuid.uuid4().hex[:8]}"
+    body = {"env_id": "prod", "database_id": database_id, "sql": "select 1 as one", "name": name}
+
+    async def made() -> list[int]:
+        found = await client.get(f"/api/datasets?env_id=prod&q={name}", headers=engineer)
+        return [int(one["id"]) for one in found.json()["items"] if one["name"] == name]
+
+    held = await client.post("/api/datasets", json=body, headers=engineer)
+    assert held.status_code == 202, held.text
+    request = held.json()
+    assert (request["status"], request["kind"]) == ("awaiting_second", "dataset")
+    assert await made() == []
+    second = await second_engineer(settings)
+    try:
+        answers = await asyncio.gather(
+            *(
+                client.post(
+                    f"/api/write-requests/{request['id']}",
+                    json={"decision": "approve"},
+                    headers=second,
+                )
+                for _ in range(3)
+            )
+        )
+        assert sorted(answer.status_code for answer in answers) == [200, 409, 409]
+        decided = next(answer.json() for answer in answers if answer.status_code == 200)
+        assert (decided["status"], decided["decided_by"]) == ("approved", "engineer2")
+        assert len(await made()) == 1
+    finally:
+        for dataset_id in await made():
+            await superset("prod").delete(f"/api/v1/dataset/{dataset_id}")

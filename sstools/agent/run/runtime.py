@@ -44,6 +44,7 @@ from sstools.agent.run.similar import SimilarApprovals
 from sstools.agent.run.stream_slots import StreamSlots
 from sstools.agent.run.wakeups import EventListener
 from sstools.auth.tokens import Caller
+from sstools.llm.configured import close_chat_model
 from sstools.metrics import CONFIRMATIONS
 from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
@@ -117,6 +118,7 @@ class AgentRuntime:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._stack.aclose()
+        await close_chat_model(self._graph_builder.model)
 
     @property
     def offline(self) -> bool:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response, status
 from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools.auth.roles import Role
+from sstools.auth.tokens import Caller
 from sstools.domain.datasets import (
     CreatedDataset,
     DatasetInvalid,
@@ -17,6 +21,7 @@ from sstools.domain.datasets import (
     dataset_with_review,
 )
 from sstools.domain.reviews import Review, ReviewStatus, set_review
+from sstools.domain.writes import Ask, Granted, Held, WriteRequestView, second_person
 from sstools.http.auth import CurrentUser, EngineerUser
 from sstools.http.deps import (
     ServicesDep,
@@ -26,8 +31,10 @@ from sstools.http.deps import (
     SupersetId,
     find_environment,
 )
+from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
+from sstools.storage.write_requests import dataset_identity
 from sstools.superset.models import DatasetSummary, Page
 from sstools.texts import datasets as texts
 
@@ -94,16 +101,36 @@ async def get_overview(
     return await dataset_overview(superset, session, dataset_id)
 
 
-@router.post(
-    "",
-    status_code=201,
-    responses={409: {"description": "A dataset of that name exists"}, 503: {}},
-)
-async def post_dataset(
-    body: CreateRequest, services: ServicesDep, session: SessionDep, user: EngineerUser
-) -> CreatedDataset:
+async def create_dataset_as(
+    body: CreateRequest,
+    services: Services,
+    session: AsyncSession,
+    user: Caller,
+    granted: Granted | None = None,
+) -> CreatedDataset | WriteRequestView:
+    """Create the dataset ``body`` asks for, held for a second engineer where the environment's
+    stage needs two people (a new dataset in prod is a write into prod)."""
     _shape(body)
     env = find_environment(services, body.env_id)
+    identity = dataset_identity(
+        database_id=body.database_id,
+        schema=body.schema_,
+        table=body.table,
+        sql=body.sql,
+        name=body.name,
+    )
+    ask = Ask(
+        kind="dataset",
+        env_id=env.id,
+        digest=hashlib.sha256(identity.encode()).hexdigest(),
+        matches=identity,
+        objects=[body.name or f"{body.schema_}.{body.table}"],
+        body=body.model_dump(mode="json", by_alias=True),
+        approver_role=Role.engineer,
+    )
+    cleared = await second_person(session, services, user, ask, granted)
+    if isinstance(cleared, Held):
+        return cleared.request
     superset = services.superset.client(env.id)
     created = await create_dataset(
         superset,
@@ -122,8 +149,34 @@ async def post_dataset(
         dataset_id=created.id,
         kind=created.kind,
         name=created.name,
+        approved_by=cleared.approved_by,
     )
     return created
+
+
+@router.post(
+    "",
+    status_code=201,
+    responses={
+        202: {
+            "model": WriteRequestView,
+            "description": "held for a second person (the stage needs two); nothing created",
+        },
+        409: {"description": "A dataset of that name exists"},
+        503: {},
+    },
+)
+async def post_dataset(
+    body: CreateRequest,
+    services: ServicesDep,
+    session: SessionDep,
+    user: EngineerUser,
+    response: Response,
+) -> CreatedDataset | WriteRequestView:
+    made = await create_dataset_as(body, services, session, user)
+    if isinstance(made, WriteRequestView):
+        response.status_code = status.HTTP_202_ACCEPTED
+    return made
 
 
 @router.put("/{dataset_id}/review")

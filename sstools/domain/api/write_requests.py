@@ -22,6 +22,7 @@ from sstools import clock
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.api.backups import RestoreRequest, apply_restore
+from sstools.domain.api.datasets import CreateRequest, create_dataset_as
 from sstools.domain.api.deploy import ApplyRequest, apply_deploy
 from sstools.domain.api.deploy_plan import RecentPlansDep
 from sstools.domain.api.rollback import RollbackRequest, apply_rollback
@@ -142,6 +143,9 @@ async def _run(
         backup_id = str(body.pop("backup_id"))
         asked = RestoreRequest.model_validate(body)
         ran = await apply_restore(backup_id, asked, services, session, requester, granted)
+    elif row.kind == "dataset":
+        asked_for = CreateRequest.model_validate(body)
+        ran = await create_dataset_as(asked_for, services, session, requester, granted)
     else:
         sql = ExecuteRequest.model_validate(body)
         ran = await run_sql(row.env_id, sql, services, session, requester, granted)

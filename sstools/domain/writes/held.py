@@ -44,7 +44,7 @@ class WriteRequestView(BaseModel):
     id: str
     status: RequestStatus
     link: str = Field(description="The request's page, to share with whoever may approve it")
-    kind: str = Field(description="deploy, migration, rollback, restore or sql")
+    kind: str = Field(description="deploy, migration, rollback, restore, sql or dataset")
     title: str
     env_id: str
     objects: list[str]
