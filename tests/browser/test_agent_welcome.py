@@ -66,5 +66,7 @@ async def test_a_general_chat_offers_fleet_questions_and_no_way_back(site: Any) 
 async def test_with_a_model_the_page_says_nothing_of_offline_answers(site: Any) -> None:
     async with site(lambda messages, offered: None) as s:
         page = await s.page(DASHBOARD)
-        await expect(page.locator("#suggestions .suggestion")).to_have_count(4)
+        await expect(page.locator("#suggestions .suggestion")).to_have_count(
+            len(SUGGESTIONS["dashboard"])
+        )
         await expect(page.locator("#agent-offline")).to_have_count(0)
