@@ -369,8 +369,9 @@ async def check_drift(
     reports = await asyncio.gather(
         *(check.environment(by_id[env.id], source_of(env)) for env in chosen)
     )
+    now = clock.now()
     return DriftReport(
-        checked_at=clock.now(),
+        checked_at=now,
         seconds=round(time.perf_counter() - began, 3),
-        environments=list(reports),
+        environments=[one.model_copy(update={"checked_at": now}) for one in reports],
     )
