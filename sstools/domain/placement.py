@@ -339,7 +339,7 @@ async def _differs(
             target_stage=registry[target_env_id].stage,
             inventories=inventories,
         )
-        return planned.plan.dashboards_changed > 0
+        return planned.plan.differs
 
     try:
         if target_printed is None:

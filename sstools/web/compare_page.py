@@ -101,7 +101,7 @@ def _view(change: ObjectChange) -> ObjectView:
 
 def changed_objects(plan: Plan) -> list[ObjectView]:
     """The objects the plan creates, changes or deletes, in the plan's order."""
-    return [_view(one) for one in plan.objects if one.action != "unchanged"]
+    return [_view(one) for one in plan.changes]
 
 
 @router.get("/dashboards/{dashboard_id}/compare")

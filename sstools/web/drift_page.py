@@ -1,10 +1,12 @@
 """``/drift``: «Расхождения» — per environment, the dashboards that drifted from git ``main`` or
 from their upstream stage, in words, with links to their pages and to the compare page.
 
-It shows the latest report (the scheduled watch's, or one made earlier) with its time; no report
-yet, the first check. «Проверить сейчас» asks ``POST /api/drift/check`` (static/drift.js, with the
-CSRF header) and reloads: a link could be followed from another site. Its JSON twin is
-``GET /api/drift``.
+It shows the latest report (the scheduled watch's, or one made earlier) with its time at once and
+never waits for a check: with no report yet it starts the first one, and environments written
+since their check are checked again in the background; while a check runs, static/drift.js
+follows ``GET /api/drift/progress`` and reloads when it ends. «Проверить сейчас» asks ``POST
+/api/drift/check`` (with the CSRF header: a link could be followed from another site). Its JSON
+twin is ``GET /api/drift``.
 """
 
 from __future__ import annotations
@@ -91,8 +93,11 @@ async def drift_page(
     env_id: str | None = None,
 ) -> HTMLResponse:
     env = environment(services, env_id)  # an unknown one is the 404 page
-    report = (await on_request.latest_or_first(services, session)).only(env_id)
+    known = await on_request.latest_or_start(services, session)
+    report = None if known is None else known.only(env_id)
     names = {one.id: one.name for one in services.environments.values()}
+    progress = on_request.progress()
+    refreshing = progress.env_ids if progress.running else None
     return render(
         request,
         "drift.html",
@@ -100,7 +105,9 @@ async def drift_page(
         services,
         env,
         report=report,
-        blocks=[block(one, names) for one in report.environments],
+        progress=progress,
+        refreshing=", ".join(names[one] for one in refreshing or [] if one in names),
+        blocks=[block(one, names) for one in report.environments] if report else [],
         one_env=env_id is not None,
         ask=agent_link(None, None, None, env.id, "/drift"),
     )

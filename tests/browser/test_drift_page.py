@@ -6,9 +6,9 @@ drift count linking to /drift; desktop and phone, no sideways scroll."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
-import httpx
 from playwright.async_api import expect
 
 from sstools.sandbox.seed import DRIFTED_DASHBOARD
@@ -82,14 +82,29 @@ async def test_the_drift_page_names_the_behind_dashboard_and_the_home_page_count
     assert s.console_errors == []
 
 
-async def test_the_drift_page_without_a_report_checks_now(site: Any) -> None:
+async def test_the_first_drift_page_paints_at_once_and_shows_the_report_when_checked(
+    site: Any,
+) -> None:
+    """No report yet: the page answers at once with «Идёт первая проверка» and the check's
+    progress, then shows the report by itself (issue 33 §5: it was blank for over 30 s)."""
     async with site(answer("ок")) as s:
         page = await s.page("/")
-        cookies = {c["name"]: c["value"] for c in await page.context.cookies()}
-        async with httpx.AsyncClient(timeout=CHECK_S, cookies=cookies) as client:
-            first = await client.get(f"{s.url}/drift?env_id=ss-dev")
-        assert first.status_code == 200
-        assert "проверено" in first.text
+        began = time.perf_counter()
+        await page.goto(f"{s.url}/drift")
+        painted = time.perf_counter() - began
+        await expect(page.locator(".drift-first")).to_contain_text("Идёт первая проверка")
+        await expect(page.locator(".drift-progress")).to_be_visible()
+        for size, name in ((DESKTOP, "drift-first-1280"), (PHONE, "drift-first-390")):
+            await page.set_viewport_size(size)
+            await screenshot(page, name)
+            await _fits(page)
+        await page.set_viewport_size(DESKTOP)
+        await expect(page.locator(".drift-checked")).to_contain_text(
+            "проверено", timeout=CHECK_S * 1000
+        )
+        await expect(page.locator(".drift-env")).to_have_count(3)
+        assert painted < 5, painted  # a page, not a check (the bench measures it)
+    assert s.console_errors == []
 
 
 async def test_check_now_is_a_post_with_the_csrf_header_then_the_page_reloads(site: Any) -> None:

@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter
 
 from sstools.domain.drift import DriftReport
+from sstools.domain.drift.models import DriftProgress
 from sstools.domain.drift.on_request import DriftOnRequestDep
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import EnvIdQuery, ServicesDep, SessionDep
@@ -46,6 +47,13 @@ async def get_drift(
     ``changed_on``."""
     _known(services, env_id)
     return (await on_request.latest_or_first(services, session)).only(env_id)
+
+
+@router.get("/progress")
+async def drift_progress(on_request: DriftOnRequestDep, user: CurrentUser) -> DriftProgress:
+    """The check under way in this worker (what ``/drift`` shows while it runs): dashboards
+    looked at and in all; ``running: false`` once it ended (then read ``GET /api/drift``)."""
+    return on_request.progress()
 
 
 @router.post(

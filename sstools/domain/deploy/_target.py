@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -60,12 +60,19 @@ def _row(raw: dict[str, Any], name: str, changed_on: str) -> TargetObject:
     )
 
 
-async def inventory(superset: SupersetClient) -> Inventory:
-    """Four list queries, concurrently: the target's objects with ids and ``changed_on``."""
+async def inventory(
+    superset: SupersetClient, dashboards: list[dict[str, Any]] | None = None
+) -> Inventory:
+    """Four list queries, concurrently: the target's objects with ids and ``changed_on``.
+
+    ``dashboards``: the target's dashboard rows the caller has listed already (with the same
+    columns): not listed again.
+    """
 
     async def one(kind: str) -> tuple[str, dict[str, TargetObject]]:
         resource, name, changed_on = _LISTS[kind]
-        rows = await superset.list_all(resource, columns=["id", "uuid", name, changed_on])
+        given = dashboards if kind == "dashboards" else None
+        rows = given or await superset.list_all(resource, columns=["id", "uuid", name, changed_on])
         return kind, {str(row["uuid"]): _row(row, name, changed_on) for row in rows}
 
     return Inventory(dict(await asyncio.gather(*(one(kind) for kind in _LISTS))))
@@ -78,10 +85,13 @@ class Inventories:
     def __init__(self) -> None:
         self._listed: dict[str, asyncio.Task[Inventory]] = {}
 
-    async def of(self, superset: SupersetClient) -> Inventory:
+    async def of(
+        self, superset: SupersetClient, dashboards: list[dict[str, Any]] | None = None
+    ) -> Inventory:
+        """The target's inventory (``dashboards``: see :func:`inventory`)."""
         env_id = superset.env.id
         if env_id not in self._listed:
-            self._listed[env_id] = asyncio.ensure_future(inventory(superset))
+            self._listed[env_id] = asyncio.ensure_future(inventory(superset, dashboards))
         return await asyncio.shield(self._listed[env_id])
 
 
@@ -93,12 +103,16 @@ async def _export(superset: SupersetClient, resource: str, ids: list[int]) -> di
 
 
 async def target_files(
-    superset: SupersetClient, found: Inventory, wanted: dict[str, set[str]]
+    superset: SupersetClient,
+    found: Inventory,
+    wanted: dict[str, set[str]],
+    known: Mapping[str, bytes] | None = None,
 ) -> dict[str, bytes]:
     """The target's normalised files of the ``wanted`` UUIDs (by kind folder) it holds.
 
     Dashboards export with their charts and datasets; what they do not cover (a chart on
-    another dashboard, say) is exported on its own.
+    another dashboard, say) is exported on its own. ``known``: the target's files the caller
+    has already (a drift check's kept export of the dashboard): not exported again.
     """
 
     def ids(kind: str, files: dict[str, bytes]) -> list[int]:
@@ -108,7 +122,13 @@ async def target_files(
             if (row := found.get(kind, uuid)) and f"{kind}/{uuid}.yaml" not in files
         ]
 
-    files = await _export(superset, "dashboard", ids("dashboards", {}))
+    files = {
+        path: (known or {})[path]
+        for kind, uuids in wanted.items()
+        for uuid in uuids
+        if (path := f"{kind}/{uuid}.yaml") in (known or {})
+    }
+    files |= await _export(superset, "dashboard", ids("dashboards", files))
     files |= await _export(superset, "chart", ids("charts", files))
     files |= await _export(superset, "dataset", ids("datasets", files))
     return files

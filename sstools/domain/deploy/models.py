@@ -141,6 +141,17 @@ class Plan(BaseModel):
     summary: str
     digest: str
 
+    @property
+    def changes(self) -> list[ObjectChange]:
+        """What the deploy would create, change or delete (a database is never written)."""
+        return [one for one in self.objects if one.action != "unchanged"]
+
+    @property
+    def differs(self) -> bool:
+        """The one rule for «differs»: a deploy would change something. The compare page's
+        «Различий нет» and the drift's «отличается от источника» / «от main» both read it."""
+        return bool(self.changes)
+
     def unmapped_database(self) -> str | None:
         """The first source database with no connection in the target (why the plan cannot
         apply); None when it cannot apply for another reason, which its summary names."""

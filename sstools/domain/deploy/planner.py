@@ -280,11 +280,13 @@ async def plan_sources(
     database_mapping: Mapping[str, str] | None = None,
     origin: str = "",
     inventories: _target.Inventories | None = None,
+    target_known: Mapping[str, bytes] | None = None,
 ) -> PlannedDeploy:
     """Plan importing ``sources`` (see :func:`read_sources`) into ``target``.
 
     What :func:`make_plan` does once it has read its sources; a restore plans its archive so.
-    ``inventories``: the target's lists as the caller's span has them (else listed here).
+    ``inventories``: the target's lists as the caller's span has them (else listed here);
+    ``target_known``: target files the caller holds already (not exported again).
 
     Raises:
         InvalidPlanRequest: ``database_mapping`` names no database of the target.
@@ -292,7 +294,7 @@ async def plan_sources(
     """
     found = await (inventories.of(target) if inventories else _target.inventory(target))
     mapped = map_sources(sources, found, database_mapping)
-    files = await _target.target_files(target, found, mapped.wanted())
+    files = await _target.target_files(target, found, mapped.wanted(), target_known)
     return build_plan(
         mapped,
         source=source,

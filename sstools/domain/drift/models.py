@@ -48,6 +48,9 @@ class EnvironmentDrift(BaseModel):
     source_env_id: str | None = Field(description="Its upstream stage's environment")
     reachable: bool
     error: str | None = None
+    checked_at: datetime | None = Field(
+        default=None, description="When this environment was checked (a refresh after a write)"
+    )
     counts: dict[DriftState, int]
     dashboards: list[DashboardDrift]
 
@@ -69,3 +72,14 @@ class DriftReport(BaseModel):
             return self
         kept = [one for one in self.environments if one.env_id == env_id]
         return self.model_copy(update={"environments": kept})
+
+
+class DriftProgress(BaseModel):
+    """The check under way in this worker, as ``/drift`` shows it while it runs."""
+
+    running: bool
+    done: int = Field(description="Dashboards looked at so far")
+    total: int = Field(description="Dashboards to look at (0: not listed yet)")
+    env_ids: list[str] | None = Field(
+        description="The environments it checks (None: the whole fleet)"
+    )

@@ -10,8 +10,11 @@ A check of the whole fleet asks Superset hundreds of times, so a request never s
   moving window, in this process's memory like the login limits); one more is
   :class:`DriftCheckLimited` (429). Sharing a check under way, or a fresh report, spends nothing.
 
-With no report at all yet, reading the drift (``GET /api/drift``, ``/drift``) shares the same one
-check; it is counted against nobody.
+With no report at all yet, ``GET /api/drift`` waits for the same one check and ``/drift`` starts
+it and shows its progress (:meth:`DriftOnRequest.progress`); it is counted against nobody. A
+read that finds environments a deploy, migration, rollback or restore wrote after their check
+starts a check of those alone (and of their downstream) in the background, counted against
+nobody: the report is merged when it ends.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools import clock
-from sstools.domain.drift.models import DriftReport
-from sstools.domain.drift.watch import fresh, latest
+from sstools.domain.drift.models import DriftProgress, DriftReport
+from sstools.domain.drift.watch import fresh, latest, written_since
 from sstools.errors import SstoolsError
 from sstools.http.deps import SettingsDep
 from sstools.http.services import Services
@@ -63,11 +66,29 @@ class DriftOnRequest:
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._lock = asyncio.Lock()
         self._running: asyncio.Task[DriftReport] | None = None
+        self._progress = DriftProgress(running=False, done=0, total=0, env_ids=None)
         self.waiting = 0  # requests waiting for the check under way (what sharing it saves)
+
+    def progress(self) -> DriftProgress:
+        running = self._running is not None and not self._running.done()
+        return self._progress.model_copy(update={"running": running})
+
+    async def latest_or_start(
+        self, services: Services, session: AsyncSession
+    ) -> DriftReport | None:
+        """The newest report at once, never waiting for a check: none yet, the first check is
+        started (or is under way); environments written since their check are checked again
+        in the background."""
+        known = await latest(services, session)
+        stale = [] if known is None else await written_since(services, session, known)
+        if known is None or stale:
+            async with self._lock:
+                self._running_or_start(services, stale or None, known)
+        return known
 
     async def latest_or_first(self, services: Services, session: AsyncSession) -> DriftReport:
         """The newest report; none yet: the one check (started, or under way)."""
-        known = await latest(services, session)
+        known = await self.latest_or_start(services, session)
         if known is not None:
             return known
         async with self._lock:
@@ -97,9 +118,20 @@ class DriftOnRequest:
         finally:
             self.waiting -= 1
 
-    def _running_or_start(self, services: Services) -> asyncio.Task[DriftReport]:
+    def _running_or_start(
+        self,
+        services: Services,
+        env_ids: list[str] | None = None,
+        base: DriftReport | None = None,
+    ) -> asyncio.Task[DriftReport]:
+        """The check under way, or a new one (``env_ids``: only those, merged into ``base``)."""
         if self._running is None or self._running.done():
-            self._running = asyncio.ensure_future(fresh(services))
+            self._progress = DriftProgress(running=True, done=0, total=0, env_ids=env_ids)
+
+            def told(done: int, total: int) -> None:
+                self._progress = self._progress.model_copy(update={"done": done, "total": total})
+
+            self._running = asyncio.ensure_future(fresh(services, env_ids, base, told))
             # Read its outcome even when every waiter has gone: no "never retrieved" warning.
             self._running.add_done_callback(lambda done: done.cancelled() or done.exception())
         return self._running

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from weakref import WeakKeyDictionary
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sstools.domain.drift.check import check_drift
+from sstools.domain.drift.check import Progress, check_drift, upstream_of
 from sstools.domain.drift.models import DriftReport
 from sstools.git_store import GitStore
 from sstools.http.services import Services
 from sstools.storage import tasks as records
+from sstools.storage.models import TaskRecord
 from sstools.tasks import TaskKind, TaskStatus
 
 WATCH_KIND = TaskKind.drift_watch.value  # the watch's task records
+# Tasks that write dashboards into an environment: once one succeeds, that environment's drift
+# (and its downstream's, whose source it is) is checked again.
+WRITES = (TaskKind.deploy, TaskKind.migration, TaskKind.rollback, TaskKind.restore)
 
 _LATEST: WeakKeyDictionary[GitStore, DriftReport] = WeakKeyDictionary()
 
@@ -54,10 +59,50 @@ async def latest(services: Services, session: AsyncSession) -> DriftReport | Non
     return max(known, key=lambda one: one.checked_at) if known else None
 
 
-async def fresh(services: Services) -> DriftReport:
-    """A check now, kept as the latest."""
-    report = await check_drift(
-        services.superset, list(services.environments.values()), services.git
+async def written_since(
+    services: Services, session: AsyncSession, report: DriftReport
+) -> list[str]:
+    """The environments whose drift a write that succeeded after their check has made stale:
+    the ones it wrote, and those downstream of them (their source moved)."""
+    oldest = min((one.checked_at or report.checked_at for one in report.environments), default=None)
+    if oldest is None:
+        return []
+    query = select(TaskRecord.env_id, TaskRecord.finished_at).where(
+        TaskRecord.kind.in_([kind.value for kind in WRITES]),
+        TaskRecord.status == TaskStatus.succeeded.value,
+        TaskRecord.finished_at > oldest,
     )
+    finished = (await session.execute(query)).all()
+    checked = {one.env_id: one.checked_at or report.checked_at for one in report.environments}
+    written = {
+        env_id for env_id, at in finished if env_id in checked and at and at > checked[env_id]
+    }
+    everyone = list(services.environments.values())
+    downstream = {
+        env.id
+        for env in everyone
+        if (upstream := upstream_of(env, everyone)) is not None and upstream.id in written
+    }
+    return [env.id for env in everyone if env.id in written | downstream]  # the file's order
+
+
+async def fresh(
+    services: Services,
+    env_ids: list[str] | None = None,
+    base: DriftReport | None = None,
+    progress: Progress | None = None,
+) -> DriftReport:
+    """A check now, kept as the latest; ``env_ids``: only those, put into ``base``."""
+    report = await check_drift(
+        services.superset,
+        list(services.environments.values()),
+        services.git,
+        env_ids,
+        progress,
+    )
+    if base is not None and env_ids is not None:
+        again = {one.env_id: one for one in report.environments}
+        merged = [again.get(one.env_id, one) for one in base.environments]
+        report = base.model_copy(update={"environments": merged})
     remember(services.git, report)
     return report
