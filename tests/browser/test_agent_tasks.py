@@ -141,15 +141,21 @@ async def _show_after_reload(page: Page, task_ids: list[str]) -> None:
     await page.evaluate(RECORD_TASK_TEXTS)
 
 
+async def _conversation(s: Any) -> Page:
+    """A dashboard chat that has said something (a conversation the tab remembers tasks in)."""
+    page: Page = await s.page(AGENT)
+    await ask(page, "перенеси дашборды в staging")
+    await expect(page.locator(".msg.assistant")).to_have_text(
+        re.compile(r"^ок\s+Изменений не было\.\s*$")
+    )
+    return page
+
+
 async def test_a_running_task_resumes_after_reload_advances_and_ends_done(
     site: Any, tmp_path: Path
 ) -> None:
     async with site(answer("ок"), routes=start_route) as s:
-        page = await s.page(AGENT)
-        await ask(page, "перенеси дашборды в staging")
-        await expect(page.locator(".msg.assistant")).to_have_text(
-            re.compile(r"^ок\s+Изменений не было\.\s*$")
-        )
+        page = await _conversation(s)
         async with await _api(page, s.url) as api:
             task_id = (await api.post("/test/tasks", json={"folder": str(tmp_path)})).json()["id"]
         try:
@@ -186,11 +192,7 @@ async def _follow_step_by_step(page: Page, task_id: str, tmp_path: Path) -> None
 
 async def test_failed_and_cancelled_tasks_end_their_lines(site: Any, tmp_path: Path) -> None:
     async with site(answer("ок"), routes=start_route) as s:
-        page = await s.page(AGENT)
-        await ask(page, "перенеси дашборды в staging")
-        await expect(page.locator(".msg.assistant")).to_have_text(
-            re.compile(r"^ок\s+Изменений не было\.\s*$")
-        )
+        page = await _conversation(s)
         async with await _api(page, s.url) as api:
             try:
                 await _fail_and_cancel(page, api, tmp_path)
@@ -285,11 +287,7 @@ async def test_a_real_deploy_card_shows_the_plan_and_its_task_line_ends_done(
 async def test_a_finished_check_says_what_it_found_with_its_end(site: Any) -> None:
     """Issue 33 §7: the end of a validation says what it found, once."""
     async with site(answer("ок"), routes=start_route) as s:
-        page = await s.page(AGENT)
-        await ask(page, "перенеси дашборды в staging")
-        await expect(page.locator(".msg.assistant")).to_have_text(
-            re.compile(r"^ок\s+Изменений не было\.\s*$")
-        )
+        page = await _conversation(s)
         async with await _api(page, s.url) as api:
             started = await api.post("/test/tasks", json={"folder": "", "validation": True})
         task_id = started.json()["id"]
