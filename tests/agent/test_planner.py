@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from sstools.agent.context import UIContext, prompt_block, system_message
 from sstools.agent.offline.planner import offline_planner
 from sstools.agent.selection import select_tools
+from sstools.agent.texts import OFFLINE_PREFIX
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
 
@@ -122,7 +123,7 @@ def test_planner_renders_results_readably_and_says_it_is_offline() -> None:
             result,
         ]
     )
-    assert str(reply.content).startswith("(офлайн-режим")
+    assert not str(reply.content).startswith(OFFLINE_PREFIX)  # the /agent page says it once
     assert "Найдено: 1 дашборд." in str(reply.content)
     assert "[Отчёт](/dashboards/10) (#10)" in str(reply.content)
 

@@ -37,6 +37,7 @@ def _asked_back(message: BaseMessage) -> bool:
     """An answer with no call that asks something: the planner's question back (or a model's)."""
     if not isinstance(message, AIMessage) or message.tool_calls:
         return False
+    # Answers before 5 December began with the prefix (the /agent page now says it once).
     return "?" in str(message.content).removeprefix(OFFLINE_PREFIX)
 
 

@@ -28,7 +28,6 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from pydantic import ValidationError
 
-from sstools.agent import texts
 from sstools.agent.context import ObjectType, UIContext, handed_context
 from sstools.agent.fleet import handed as handed_fleet
 from sstools.agent.offline import dry_run
@@ -77,7 +76,7 @@ def _call(name: str, args: dict[str, Any]) -> AIMessage:
 
 
 def _said(text: str) -> AIMessage:
-    return AIMessage(content=f"{texts.OFFLINE_PREFIX} {text}")
+    return AIMessage(content=text)
 
 
 def _required(name: str) -> list[str]:
@@ -233,7 +232,7 @@ class OfflinePlanner:
             results.append(
                 f"**{title}**\\\n{answer}"
             )  # a trailing backslash breaks the line in markdown
-        return f"{texts.OFFLINE_PREFIX}\n\n" + "\n\n".join(reversed(results))
+        return "\n\n".join(reversed(results))
 
 
 def _overview(content: str, env_id: str | None) -> str:

@@ -202,6 +202,7 @@ PLAN_ACTIONS = {"create": "создать", "update": "изменить", "delet
 PLAN_KINDS = {"dashboard": "дашборд", "chart": "график", "dataset": "датасет", "database": "база"}
 PLAN_MORE = "…и ещё {count}"
 
+# What offline answers began with until the /agent page said it once (old checkpoints have it).
 OFFLINE_PREFIX = "(офлайн-режим, без языковой модели)"
 CAPABILITIES_TITLE = "Что я могу сейчас"
 
