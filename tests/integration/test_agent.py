@@ -59,7 +59,7 @@ async def test_story1_independent_test_with_the_offline_planner(
     assert events[1]["tool"] == "get_health_summary"
     assert events[2]["outcome"] == "ok"
     answer = events[3]["text"]
-    assert "офлайн" in answer
+    assert not answer.startswith("(офлайн")  # the /agent page says it once, not each answer
     assert "Отчёт по энергопотреблению" in answer
     assert "не версионирован" in answer
 

@@ -127,7 +127,7 @@ async def test_story1_acceptance2_with_the_offline_planner(
     assert events[1]["tool"] == "superset_explore_database"
     assert events[2]["outcome"] == "ok"
     answer = events[3]["text"]
-    assert answer.splitlines()[3] == "Найдено проблем: 1."  # the verdict first, under the title
+    assert answer.splitlines()[1] == "Найдено проблем: 1."  # the verdict first, under the title
     assert "датасет ещё не проходил ревью" in answer
     assert "Статус ревью: не проверялся" in answer
     for name in COLUMNS | dashboards:
