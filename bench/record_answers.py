@@ -154,6 +154,7 @@ async def record_real(settings: Settings) -> list[RecordedAnswer]:
         await run.record("tasks", "list_tasks", {}, env)
         await run.record("backups", "list_backups", {}, env)
         await run.record("drift", "get_drift", {}, env)
+        await run.record("timeline", "get_dashboard_timeline", {}, board)
         migration = {"target_env_id": "staging", "dashboard_ids": [DASHBOARD]}
         await run.record("migration_plan", "preview_migration", migration, env)
         everything = {

@@ -136,8 +136,13 @@ async def list_tasks(
     limit: int,
     kind: str | None = None,
     started_by: str | None = None,
+    object_key: str | None = None,
 ) -> list[TaskRecord]:
+    """Newest first; ``object_key``: only the tasks that claimed it (as :func:`tasks_writing`)."""
     query = select(TaskRecord).order_by(TaskRecord.created_at.desc()).limit(limit)
+    if object_key is not None:
+        keys = cast(TaskRecord.object_keys, String)
+        query = query.where(keys.contains(f'"{object_key}"', autoescape=True))
     if env_id is not None:
         query = query.where(TaskRecord.env_id == env_id)
     if status is not None:
@@ -146,7 +151,8 @@ async def list_tasks(
         query = query.where(TaskRecord.kind == kind)
     if started_by is not None:
         query = query.where(TaskRecord.started_by == started_by)
-    return list((await session.scalars(query)).all())
+    found = (await session.scalars(query)).all()
+    return [one for one in found if object_key is None or object_key in (one.object_keys or [])]
 
 
 async def tasks_writing(

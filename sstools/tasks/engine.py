@@ -318,6 +318,7 @@ class TaskEngine:
         status: TaskStatus | None = None,
         kind: TaskKind | None = None,
         started_by: str | None = None,
+        object_key: str | None = None,
         limit: int = 50,
     ) -> builtins.list[Task]:
         async with self.sessions() as session:
@@ -327,6 +328,7 @@ class TaskEngine:
                 status=None if status is None else status.value,
                 kind=None if kind is None else kind.value,
                 started_by=started_by,
+                object_key=object_key,
                 limit=limit,
             )
         return [Task.model_validate(record) for record in found]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 UNKNOWN_ENVIRONMENT = "окружения {env!r} нет (известны: {known})"
+DASHBOARD_ENV_NEEDED = "укажите окружение, в котором у дашборда этот номер"
+DASHBOARD_UNREADABLE = "Superset окружения {env} не ответил: дашборд не найти"
+NO_DASHBOARD = "дашборда #{id} в {env} нет"
 
 NOT_AUTHENTICATED = "вы не вошли: передайте заголовок Authorization: Bearer <token>"
 CSRF_MISSING = "нет заголовка {header} или он неверен"

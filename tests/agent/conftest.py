@@ -196,7 +196,8 @@ def ai(text: str) -> AIMessage:
 
 
 # What the tool selection offers an engineer on a dashboard page and on a dataset page.
-DASHBOARD_SET = {
+# Story 1, acceptance 3: the spec's dashboard set.
+SPEC_DASHBOARD_SET = {
     "search_dashboards",
     "get_health_summary",
     "deploy_dashboard",
@@ -207,6 +208,15 @@ DASHBOARD_SET = {
     "commit_changes",
     "show_capabilities",
 }
+# Issue 33 §3: what the dashboard's page shows, readable beside it (each scoped to it).
+DASHBOARD_PAGE_READS = {
+    "list_tasks",
+    "get_dashboard_timeline",
+    "get_git_status",
+    "get_drift",
+    "rollback_deploy",
+}
+DASHBOARD_SET = SPEC_DASHBOARD_SET | DASHBOARD_PAGE_READS
 DATASET_SET = {
     "superset_explore_database",
     "superset_format_sql",

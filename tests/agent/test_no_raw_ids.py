@@ -296,6 +296,18 @@ def cases() -> list[Case]:
     out.append(Case("deploy plan", "deploy_dashboard", plan.payload, {"target_env_id": "staging"}))
     rollback_args = {"task_id": DEPLOY_TASK, "env_id": "prod"}
     out.append(Case("rollback plan", "rollback_deploy", _rollback_plan(), rollback_args))
+    timeline = {  # the API's shape (domain.timeline.models), as the dashboard's page reads it
+        "env_id": "ss-dev", "dashboard_id": 10, "uuid": "6f1c2b7e-6a1d-4e0f-8b5c-9a2d7e4f1a6b",
+        "title": "Отчёт по энергопотреблению",
+        "points": [
+            {"kind": "snapshot", "when": "2026-12-01T10:00:00Z", "who": PERSON,
+             "label": "снимок перед выкаткой", "env_id": "prod", "task_id": DEPLOY_TASK,
+             "restore": {"git_commit": "a" * 40}},
+            {"kind": "git", "when": "2026-11-30T09:00:00Z", "who": PERSON, "label": "KPI tiles",
+             "env_id": None, "restore": {"git_commit": "b" * 40}},
+        ],
+    }  # fmt: skip
+    out.append(Case("timeline", "get_dashboard_timeline", timeline))
     for started in STARTED:
         out += _task_cases(started)
     snapshots = [

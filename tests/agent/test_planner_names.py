@@ -183,9 +183,15 @@ def test_a_question_is_a_read_never_a_card_or_a_task(
 
 
 def test_rollback_where_none_is_offered_says_where_it_is() -> None:
-    reply = plan("откати прод к предыдущей версии", "dashboard", "10")
+    # A dataset's page offers no rollback (a dashboard's does since issue 33 §3).
+    reply = plan("откати прод к предыдущей версии", "dataset", "2")
     assert not reply.tool_calls
     assert "Откатить…" in reply.text
+
+
+def test_rollback_beside_a_dashboard_with_no_deploy_of_it_asks_which_never_another_card() -> None:
+    reply = plan("откати прод к предыдущей версии", "dashboard", "10")
+    assert not reply.tool_calls or reply.tool_calls[0]["name"] == "rollback_deploy"
 
 
 async def test_the_fleet_is_read_once_a_while_per_person() -> None:

@@ -311,7 +311,7 @@ async def test_the_second_call_of_a_batch_is_checked_against_what_was_offered_wi
             return None
 
         def __call__(self, message: str, candidates: list[Any]) -> list[Any]:
-            return candidates[:2] if len(candidates) % 2 == 0 else candidates[2:3]
+            return candidates[:2] if len(candidates) % 2 == 1 else candidates[2:3]
 
     graph = AgentGraph(
         model=cast(Any, None),

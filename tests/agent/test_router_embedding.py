@@ -28,6 +28,9 @@ from tests.support import read_events
 HYBRID = ToolRouter("hybrid", 5)
 SLOW_S = 1.0
 
+# A dashboard's page with no environment chosen: an analyst has fewer tools than K.
+FEW_TOOLS = {**dashboard_context(), "envId": None}
+
 
 class Embedded(Counter[str]):
     """The texts the engine embedded; ``began`` is set when the first one starts."""
@@ -194,8 +197,8 @@ async def test_turns_waiting_for_their_embeddings_leave_the_threads_to_other_tur
             if reached:
                 break
             await asyncio.sleep(0.05)
-        other = await agent.conversation(Role.analyst)  # 4 tools on a dashboard: none ranked
-        await agent.send(other, "какие графики на этом дашборде", dashboard_context(), Role.analyst)
+        other = await agent.conversation(Role.analyst)  # 3 tools here: none ranked
+        await agent.send(other, "какие графики на этом дашборде", FEW_TOOLS, Role.analyst)
         answered = await read_events(agent.client, other, agent.auth(Role.analyst), timeout_s=10)
         embedded.gate.set()
         finished = [
@@ -211,7 +214,8 @@ async def test_turns_waiting_for_their_embeddings_leave_the_threads_to_other_tur
 async def test_a_turn_that_ranks_nothing_does_not_wait_for_an_embedding(
     make_agent: Any, embedded: Embedded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An analyst on a dashboard has 4 tools, K is 5: the router returns them as they are."""
+    """An analyst on a dashboard with no environment chosen has 3 tools (its history, git and
+    drift), K is 5: the router returns them as they are."""
     monkeypatch.setattr(semantic, "start", lambda text: None)  # not even started on arrival
     embedded.gate = threading.Event()
     semantic.QUERIES.start("что-то, что держит движок")  # the engine is busy until the gate
@@ -226,8 +230,8 @@ async def test_a_turn_that_ranks_nothing_does_not_wait_for_an_embedding(
     async with make_agent(answer("ок")) as agent:
         cid = await agent.conversation(Role.analyst)
         text = "какие графики на этом дашборде"
-        await agent.send(cid, text, dashboard_context(), Role.analyst)
+        await agent.send(cid, text, FEW_TOOLS, Role.analyst)
         events = await read_events(agent.client, cid, agent.auth(Role.analyst), timeout_s=10)
     assert [event["type"] for event in events][-1] == "done"
     assert asked == []  # its embedding was never asked for
-    assert len(agent.model.offered[0]) == 4 + 1  # all of them, and show_capabilities
+    assert len(agent.model.offered[0]) == 3 + 1  # all of them, and show_capabilities

@@ -11,7 +11,7 @@ from sstools.agent.context import UIContext
 from sstools.agent.selection import HiddenBecause, select_tools
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.auth.roles import Role
-from tests.agent.conftest import DASHBOARD_SET, DATASET_SET
+from tests.agent.conftest import DASHBOARD_SET, DATASET_SET, SPEC_DASHBOARD_SET
 from tests.conftest import AuthHeaders
 
 WRITE_TOOLS = {name for name, tool in CATALOGUE.items() if tool.kind is ToolKind.write}
@@ -24,7 +24,7 @@ def _context(object_type: str | None, env_id: str | None = "ss-dev") -> UIContex
 
 
 def test_catalogue_has_the_22_tools_of_the_design_rollback_restore_and_drift() -> None:
-    assert len(CATALOGUE) == 25
+    assert len(CATALOGUE) == 26
     assert {
         "deploy_dashboard",
         "rollback_deploy",
@@ -41,10 +41,12 @@ def test_catalogue_has_the_22_tools_of_the_design_rollback_restore_and_drift() -
 def test_story1_acceptance3_dashboard_context_offers_exactly_the_dashboard_tools(
     role: Role,
 ) -> None:
+    """The spec's set, and what the page shows (issue 33 §3); datasets and backups stay out."""
     selection = select_tools(role, _context("dashboard"))
+    assert set(selection.offered) >= SPEC_DASHBOARD_SET
     assert set(selection.offered) == DASHBOARD_SET
-    assert selection.hidden["superset_explore_database"].reason is HiddenBecause.context
-    assert selection.hidden["run_backup"].reason is HiddenBecause.context
+    for name in ("superset_explore_database", "run_backup", "list_backups", "restore_backup"):
+        assert selection.hidden[name].reason is HiddenBecause.context
 
 
 @pytest.mark.parametrize("role", [Role.engineer, Role.admin])
@@ -74,6 +76,7 @@ def test_story3_acceptance1_analyst_on_a_dashboard() -> None:
         "execute_migration",
         "create_branch",
         "commit_changes",
+        "rollback_deploy",
     }
 
 
@@ -119,12 +122,12 @@ async def test_tools_endpoint_shows_what_the_caller_would_be_offered(
 
 
 def test_a_conversation_that_started_a_task_may_follow_it_from_a_dashboard_page() -> None:
-    # The spec's dashboard set stays exact, until a task started here needs following.
+    # The page's set, until a task started here needs following.
     before = select_tools(Role.engineer, _context("dashboard"))
     after = select_tools(Role.engineer, _context("dashboard"), following_task=True)
     assert set(before.offered) == DASHBOARD_SET
     # and undoing: a deploy's task line in a dashboard's chat offers «Откатить…» (issue 33 §1)
-    assert set(after.offered) == DASHBOARD_SET | {"get_task_status", "rollback_deploy"}
+    assert set(after.offered) == DASHBOARD_SET | {"get_task_status"}
     assert after.hidden["superset_execute_sql"].reason is HiddenBecause.context
     analyst = select_tools(Role.analyst, _context("dashboard"), following_task=True)
     assert analyst.hidden["rollback_deploy"].reason is HiddenBecause.role

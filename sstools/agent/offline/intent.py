@@ -49,6 +49,7 @@ _TOOLS: dict[str, tuple[str, ...]] = {
     "permissions": ("superset_audit_permissions",),
     "validation": ("run_llm_validation",),
     "changed_by": ("get_health_summary",),  # «кто последний менял …»: its last change, owners
+    "timeline": ("get_dashboard_timeline",),  # before the task list: «история версий»
     "tasks_list": ("list_tasks",),
     "compare": ("preview_migration", "deploy_dashboard", "execute_migration"),
     "migration": ("execute_migration", "preview_migration"),
@@ -62,6 +63,12 @@ _TOOLS: dict[str, tuple[str, ...]] = {
 }
 # A plan question about a migration is its preview first (a read), then the write's dry run.
 _PLAN_TOOLS = {"migration": ("preview_migration", "execute_migration")}
+# A question about a check or a document reads what the dashboard's summary says of them (its
+# last validation); it never starts the task («он проходил проверку?»).
+_QUESTION_TOOLS = {
+    "validation": ("get_health_summary",),
+    "documentation": ("get_health_summary",),
+}
 # Frames that do not stand for an intent when a plan is asked: «что изменится при выкатке» is
 # about the deploy, not its history.
 _NOT_FOR_PLANS = frozenset({"tasks_list", "backup_list", "environments", "health", "search"})
@@ -88,7 +95,7 @@ def phrases(items: Sequence[str], *, whole: bool = False) -> re.Pattern[str]:
 
 
 _PLAN_QUESTION = phrases(vocab.PLAN_QUESTIONS)
-_WRITE_COMMAND = phrases(vocab.WRITE_COMMANDS, whole=True)
+_WRITE_COMMAND = phrases((*vocab.WRITE_COMMANDS, *vocab.TASK_COMMANDS), whole=True)
 _LEADS = "|".join(re.escape(spaced(lead)) for lead in vocab.COMMAND_LEAD)
 _WRITE_COMMAND_EN = re.compile(
     rf"^(?:(?:{_LEADS}) )*(?:{'|'.join(map(re.escape, vocab.WRITE_COMMANDS_EN))})(?= |$)"
@@ -167,6 +174,12 @@ def writes(name: str) -> bool:
     return CATALOGUE[name].kind is ToolKind.write
 
 
+def starts_a_task(name: str) -> bool:
+    """A task it starts whatever its arguments (a write with a plan starts none when asked with
+    ``dry_run``)."""
+    return CATALOGUE[name].starts_task and not has_plan(name)
+
+
 def has_plan(name: str) -> bool:
     return "dry_run" in CATALOGUE[name].args_model.model_fields
 
@@ -226,6 +239,8 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
             return
         if asking is not None and name in offered and not answers_a_question(name):
             return  # a question is never answered by a write it may make
+        if asking is not None and starts_a_task(name):
+            return  # nor by a task it would start (a plan is asked with dry_run: none starts)
         if asking == "plan" and name in offered and writes(name) and not has_plan(name):
             return
         if asking == "read" and name in offered and writes(name):
@@ -237,6 +252,8 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
         found = sorted(found, key=lambda intent: intent in _NOT_FOR_PLANS)
     for intent in found:
         tools = (_PLAN_TOOLS.get(intent) if asking == "plan" else None) or _TOOLS[intent]
+        if asking is not None:
+            tools = _QUESTION_TOOLS.get(intent, tools)
         if intent == "restore" and asking == "read" and not BACKUP_ID.search(text):
             tools = ("list_backups", *tools)  # «из какого бэкапа можно восстановить?»: the list
         for name in tools:

@@ -112,3 +112,22 @@ def latest_task(
 def says_mine(text: str) -> bool:
     """«моя миграция», "my deploy": the person's own."""
     return vocab.MINE.search(text) is not None
+
+
+def rolled_back(fleet: Fleet, deploy: ListedTask) -> bool:
+    """Whether the next write of the same objects in the same environment after ``deploy`` is
+    a rollback (that did not fail): then there is nothing of it left to undo. (A rollback of a
+    newer deploy brings this one's result back, so this one stays undoable.)"""
+    newer = []
+    for task in fleet.tasks:  # newest first
+        if task.id == deploy.id:
+            break
+        newer.append(task)
+    for task in reversed(newer):  # the first write after the deploy
+        same = task.env_id == deploy.env_id and task.objects == deploy.objects
+        if same and task.kind in _WRITES and task.status not in ("failed", "cancelled"):
+            return task.kind == "rollback"
+    return False
+
+
+_WRITES = ("deploy", "migration", "rollback")

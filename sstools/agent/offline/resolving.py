@@ -118,7 +118,9 @@ def resolve(
             args["backup_id"] = ids[0]
             args.setdefault("target_env_id", env)
     if name == "rollback_deploy":
-        return _rollback(args, said, fleet)
+        page = names.titled(fleet, here, page_id) if page_id else None
+        title = page.title if page else (context.object_name if on_dashboard and context else None)
+        return _rollback(args, said, fleet, title)
     if name == "superset_execute_sql" and "sql" not in args:
         return _data_question(args, said, context, fleet)
     return args
@@ -150,22 +152,37 @@ def _elsewhere(
     return args
 
 
-def _rollback(args: dict[str, Any], said: Said, fleet: Fleet) -> dict[str, Any] | str:
-    """A deploy to undo: named by its first digits, else «последняя» / «моя» from the records."""
+def _rollback(
+    args: dict[str, Any], said: Said, fleet: Fleet, dashboard: str | None
+) -> dict[str, Any] | str:
+    """A deploy to undo: named by its first digits, else «последняя» / «моя» from the records;
+    beside a dashboard (``dashboard``: its title), the latest deploy of it (where the message
+    says), one not rolled back yet."""
     env = args.get("env_id")
     prefix = args.get("task_id")
     if prefix is not None:
         known = names.latest_task(fleet, _DEPLOYS, prefix=str(prefix))
         if len(known) == 1:
             task = known[0]
+            if names.rolled_back(fleet, task):
+                return texts.ALREADY_ROLLED_BACK.format(id=short_id(task.id))
             args["task_id"] = task.id
             if task.env_id:
                 args["env_id"] = task.env_id  # the environment the deploy wrote
         return args
-    if not (said.last or names.says_mine(said.prose)):
+    if not (said.last or names.says_mine(said.prose) or dashboard):
         return args
     fitting = names.latest_task(fleet, _DEPLOYS, env, mine=names.says_mine(said.prose))
-    fitting = [task for task in fitting if task.status == "succeeded"]
+    fitting = [
+        task
+        for task in fitting
+        if task.status == "succeeded"
+        and not names.rolled_back(fleet, task)
+        and (dashboard is None or dashboard in task.objects)
+    ]
+    if dashboard and fitting:  # «откати прод к предыдущей версии» beside it: its latest deploy
+        task = fitting[0]
+        return args | {"task_id": task.id} | ({"env_id": task.env_id} if task.env_id else {})
     if len(fitting) == 1 or (fitting and said.last):
         task = fitting[0]
         return args | {"task_id": task.id} | ({"env_id": task.env_id} if task.env_id else {})

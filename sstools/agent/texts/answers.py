@@ -165,7 +165,17 @@ TASK_STEP = "Шаг {step} из {total}: {name}"
 TASK_ERROR = "Ошибка: {error}"
 TASKS_NONE = "Задач пока нет."
 TASKS_FOUND = "Задач: {count}."
-TASKS_HEAD = "| Задача | Объекты | Состояние | Запущена |"
+TASKS_HEAD = "| Задача | Объекты | Где | Кто | Состояние | Запущена |"
+TASKS_APPROVED = "{who}, одобрил(а) {approver}"
+TIMELINE_HEAD = "| Когда | Что | Кто | Где |"
+TIMELINE_FOUND = "«{title}»: версий — {count}, новые сверху."
+TIMELINE_NONE = "У «{title}» пока нет сохранённых версий."
+TIMELINE_KINDS = {
+    "git": "коммит в git",
+    "snapshot": "снимок перед выкаткой",
+    "backup": "резервная копия",
+    "live": "текущее состояние",
+}
 
 VALIDATION_ERRORS = "Проверка нашла ошибок: {errors}, предупреждений: {warnings}."
 VALIDATION_CLEAN = "Проверка не нашла проблем."

@@ -85,5 +85,10 @@ ROLLBACK_ELSEWHERE = (
     "на странице задачи или у строки задачи в этом чате, — или напишите «откати выкатку» и "
     "первые 8 цифр её номера в общем чате агента."
 )
+# The deploy named was undone already: nothing left to roll back.
+ALREADY_ROLLED_BACK = (
+    "Выкатка {id} уже откачена — откатывать нечего. Вернуть другую версию можно из истории "
+    "версий дашборда."
+)
 # An answer in words when the message asks for nothing a tool does: thanks, a greeting.
 SMALL_TALK = "Пожалуйста! Спросите, что нужно: например, «что ты умеешь?»."

@@ -32,6 +32,7 @@ TITLES = {
     "get_git_status": "Статус git",
     "list_branches": "Список веток",
     "get_drift": "Расхождения с git и источником",
+    "get_dashboard_timeline": "История версий дашборда",
     "show_capabilities": "Мои возможности",
 }
 

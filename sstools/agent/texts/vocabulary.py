@@ -56,9 +56,15 @@ PLAN_QUESTIONS = (
     "разниц", "различия", "дифф", "отличается", "отличаются", "чем … отлич", "отличия",
     "would change", "will change", "change if", "changes if", "affected", "what s different",
     "whats different", "differences", "what happens", "what happen", "what if", "что если",
-    "а если",
+    "а если", "можно ли", "получится ли", "удастся ли", "is it possible", "could we",
     "what would", "what will", "what changes", "what is going to", "whats going to",
     "preview", "dry run", "dryrun", "plan", "diff", "simulat", "симулир", "прикин",
+)  # fmt: skip
+
+# Orders a task that writes nothing (a check, a document): a command even with «?».
+TASK_COMMANDS = (
+    "проверь", "провалидируй", "прогони", "задокументируй", "опиши", "напиши", "сгенерируй",
+    "validate", "document", "check",
 )  # fmt: skip
 
 # Orders a write: the whole word (the imperative, not «выкатить» in «что будет, если выкатить»).
@@ -252,6 +258,11 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "проверь на ошибки", "proverk", "proveri",
         "ревью", "review", "проверь дашборд",
     ),
+    "timeline": (
+        "версии", "версий", "истори … верси", "истори … изменени", "хронолог", "timeline",
+        "versions", "version history",
+        "снимк", "к какой … вернуть", "на какую … вернуть", "какие … были правки",
+    ),
     "tasks_list": (
         "истори", "журнал", "последние задачи", "список задач", "какие задачи", "задачи",
         "таски", "в работе", "что запущено", "что выполняется", "history", "recent tasks",
@@ -275,7 +286,10 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "кто … менял", "кто … изменял", "кто … правил", "кто … редактировал", "кто … трогал",
         "who changed", "who edited", "who last changed", "who modified",
     ),
-    "compare": ("сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц"),
+    "compare": (
+        "сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц",
+        "такой же как", "такая же как", "то же самое", "совпадает", "same as", "in sync with",
+    ),
     "migration": (
         "миграц", "мигрир", "мигрируй", "перенес", "перенос", "перенеси", "перетащи", "переложи",
         "скопируй", "migrat", "migrate", "move … to", "copy … to", "transfer", "promote",
@@ -301,6 +315,9 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "where is … dashboard", "list … dashboards", "any dashboards", "dashboards about",
     ),
     "overview": (
+        "список графиков", "список чартов", "покажи графики", "покажи чарты", "графики дашборда",
+        "из чего состоит", "откуда … данные", "откуда … берет", "на чем построен",
+        "what is it built on", "where does … data come from", "list … charts",
         "какие графики", "какие чарты", "из каких чартов", "из каких графиков", "какие датасеты",
         "на каких датасетах", "каких датасет", "какие диаграммы", "what charts", "which charts",
         "which datasets", "what datasets",

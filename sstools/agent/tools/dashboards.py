@@ -185,3 +185,32 @@ def run_llm_documentation(args: DocumentationArgs, scope: CallScope) -> ToolRequ
     return ToolRequest(
         method="POST", path=api_path(DASHBOARDS, dashboard, "document"), params=params
     )
+
+
+TIMELINE_SHOWN = 20
+
+
+def _timeline(payload: Any, args: DashboardArgs) -> Any:
+    """The dashboard's points over time, newest first: what, when, who, where, which deploy."""
+    out = pick(payload, "dashboard_id", "title", "env_id")
+    keys = ("kind", "when", "who", "label", "env_id", "task_id")
+    points = (pick(point, *keys) for point in listed(payload.get("points")))
+    return head(out, "points", points, shown=TIMELINE_SHOWN)
+
+
+@assistant_tool(
+    kind=ToolKind.read,
+    needs_env=True,
+    affinity=(D,),
+    shape=_timeline,
+)
+def get_dashboard_timeline(args: DashboardArgs, scope: CallScope) -> ToolRequest:
+    """A dashboard's versions over time, newest first.
+
+    Its commits on git main, the snapshots deploys took before overwriting it (with the deploy's
+    task id and who ran it), the backups holding it and its last change in each environment.
+    """
+    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
+    return ToolRequest(
+        method="GET", path=api_path(DASHBOARDS, dashboard, "timeline"), params=env_param(scope)
+    )

@@ -305,7 +305,7 @@ def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
 @assistant_tool(
     kind=ToolKind.write,
     min_role=Role.engineer,
-    affinity=(M,),
+    affinity=(D, M),
     preview=_rollback_preview,
     classify=planned_kind,
     target_env=_rollback_target,

@@ -86,18 +86,27 @@ def _tasks_env(args: TasksArgs, scope: CallScope) -> str | None:
     return args.env_id
 
 
+def page_dashboard(scope: CallScope) -> dict[str, str | int]:
+    """On a dashboard's page: that dashboard, by its id where the page shows it (a deploy
+    history or a drift report scoped to it); elsewhere nothing."""
+    if scope.object_type is D and scope.object_id is not None and scope.env_id is not None:
+        return {"dashboard_id": scope.object_id, "dashboard_env_id": scope.env_id}
+    return {}
+
+
 @assistant_tool(
     kind=ToolKind.read,
-    affinity=(M,),
+    affinity=(D, M),
     target_env=_tasks_env,
     shape=_tasks,
 )
 def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
-    """Recent background tasks.
+    """Recent background tasks, who started them, and their status.
 
-    And their status.
-    """
+    On a dashboard's page: the tasks that wrote that dashboard, in any environment (its deploy
+    history)."""
     params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
+    params |= page_dashboard(scope)
     return ToolRequest(method="GET", path="/api/tasks", params=params or None)
 
 
@@ -284,6 +293,7 @@ def _git_status(payload: Any, args: DetailArgs) -> Any:
 
 @assistant_tool(
     kind=ToolKind.read,
+    affinity=(D,),
     shape=_git_status,
 )
 def get_git_status(args: DetailArgs, scope: CallScope) -> ToolRequest:
@@ -355,7 +365,7 @@ def _drift(payload: Any, args: DriftArgs) -> Any:
 
 @assistant_tool(
     kind=ToolKind.read,
-    affinity=(M,),
+    affinity=(D, M),
     shape=_drift,
 )
 def get_drift(args: DriftArgs, scope: CallScope) -> ToolRequest:
@@ -365,4 +375,5 @@ def get_drift(args: DriftArgs, scope: CallScope) -> ToolRequest:
     adopt into git (commit_changes) or put it back as in git (deploy_dashboard with git_ref).
     """
     params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
+    params |= page_dashboard(scope)  # on a dashboard's page: that dashboard, everywhere
     return ToolRequest(method="GET", path="/api/drift", params=params or None)

@@ -108,7 +108,8 @@ _RESULTS: dict[str, Callable[[Item], Item]] = {
 
 def task_summary(task: Any) -> Item:
     """A task in a list: what it is, on what, where, and how it stands."""
-    out = pick(task, "id", "kind", "env_id", "status", "created_at", "error")
+    out = pick(task, "id", "kind", "env_id", "status", "started_by", "approved_by")
+    out |= pick(task, "created_at", "error")
     objects = listed(task.get("objects"))
     out["objects"] = objects[:_OBJECTS_SHOWN]
     if len(objects) > _OBJECTS_SHOWN:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from sstools.domain.drift import DriftReport
 from sstools.domain.drift.models import DriftProgress
@@ -23,6 +23,13 @@ from sstools.texts import http as texts
 router = APIRouter(prefix="/api/drift", tags=["drift"])
 
 EnvFilter = Annotated[str | None, EnvIdQuery]
+DashboardFilter = Annotated[
+    int | None,
+    Query(ge=1, le=2**31 - 1, description="Only this dashboard (its id in `dashboard_env_id`)"),
+]
+DashboardEnv = Annotated[
+    str | None, Query(max_length=64, description="Where `dashboard_id` is that dashboard's id")
+]
 
 
 def _known(services: Services, env_id: str | None) -> None:
@@ -40,13 +47,23 @@ async def get_drift(
     on_request: DriftOnRequestDep,
     user: CurrentUser,
     env_id: EnvFilter = None,
+    dashboard_id: DashboardFilter = None,
+    dashboard_env_id: DashboardEnv = None,
 ) -> DriftReport:
     """The latest drift report (the scheduled watch's, or one checked on request) with the time
     it was made; with none yet, the first check (shared by everyone asking meanwhile). Per
     environment: the counts by state and every dashboard with its state and its three
-    ``changed_on``."""
+    ``changed_on``. With ``dashboard_id`` and ``dashboard_env_id``: that one dashboard only, in
+    every environment (the agent beside a dashboard's page)."""
     _known(services, env_id)
-    return (await on_request.latest_or_first(services, session)).only(env_id)
+    report = await on_request.latest_or_first(services, session)
+    if dashboard_id is not None:
+        where = dashboard_env_id or env_id
+        if where is None:
+            raise field_error("dashboard_env_id", texts.DASHBOARD_ENV_NEEDED, where="query")
+        _known(services, where)
+        report = report.about(where, dashboard_id)
+    return report.only(env_id)
 
 
 @router.get("/progress")

@@ -73,6 +73,25 @@ class DriftReport(BaseModel):
         kept = [one for one in self.environments if one.env_id == env_id]
         return self.model_copy(update={"environments": kept})
 
+    def about(self, env_id: str, dashboard_id: int) -> DriftReport:
+        """Only the dashboard that is ``dashboard_id`` in ``env_id``, in every environment (its
+        UUID is the same everywhere; its id is not). Nothing when that environment lacks it."""
+        uuids = {
+            one.uuid
+            for env in self.environments
+            if env.env_id == env_id
+            for one in env.dashboards
+            if one.dashboard_id == dashboard_id
+        }
+        kept = []
+        for env in self.environments:
+            dashboards = [one for one in env.dashboards if one.uuid in uuids]
+            counts: dict[DriftState, int] = {}
+            for one in dashboards:
+                counts[one.state] = counts.get(one.state, 0) + 1
+            kept.append(env.model_copy(update={"dashboards": dashboards, "counts": counts}))
+        return self.model_copy(update={"environments": kept})
+
 
 class DriftProgress(BaseModel):
     """The check under way in this worker, as ``/drift`` shows it while it runs."""

@@ -65,6 +65,7 @@ RENDERERS: dict[str, tuple[Renderer, ...]] = {
     "get_git_status": (git.status,),
     "list_branches": (git.branches,),
     "get_drift": (drift.drift,),
+    "get_dashboard_timeline": (dashboards.timeline,),
     "show_capabilities": (offered.capabilities,),
 }
 

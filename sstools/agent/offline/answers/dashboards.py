@@ -119,3 +119,27 @@ def health(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if opened:
         lines += ["", opened]
     return "\n".join(lines)
+
+
+def timeline(payload: Any, hint: Hint = NO_HINT) -> str | None:
+    """A dashboard's versions, newest first: when, what (a commit, a snapshot before a deploy, a
+    backup, the live state), who, where."""
+    if not isinstance(payload, dict) or "points" not in payload:
+        return None
+    title = md(payload.get("title") or "—")
+    points, total = items_of(payload, "points")
+    if not points:
+        return texts.TIMELINE_NONE.format(title=title)
+    out = [texts.TIMELINE_FOUND.format(title=title, count=total), "", texts.TIMELINE_HEAD]
+    out.append("|---|---|---|---|")
+    for point in points:
+        if not isinstance(point, dict):
+            continue
+        kind = texts.TIMELINE_KINDS.get(str(point.get("kind")), "—")
+        label = md(point.get("label") or "")
+        what = f"{kind}: {label}" if label else kind
+        who, where = md(point.get("who") or "—"), md(point.get("env_id") or "—")
+        out.append(f"| {when(point.get('when'))} | {what} | {who} | {where} |")
+    if (note := more(len(points), total)) is not None:
+        out += ["", note]
+    return "\n".join(out)

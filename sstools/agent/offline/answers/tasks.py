@@ -232,13 +232,20 @@ def task(payload: Any, hint: Hint = NO_HINT) -> str | None:
     return "\n".join([*out, "", *(f"- {line}" for line in details)])
 
 
+def _who(item: dict[str, Any]) -> str:
+    """Who started it, and who approved it where the stage needed a second person."""
+    who = md(str(item.get("started_by") or "—"))
+    approver = item.get("approved_by")
+    return texts.TASKS_APPROVED.format(who=who, approver=md(str(approver))) if approver else who
+
+
 def task_list(payload: Any, hint: Hint = NO_HINT) -> str | None:
     items, total = items_of(payload)
     if not isinstance(payload, list | dict):
         return None
     if not items:
         return texts.TASKS_NONE
-    out = [texts.TASKS_FOUND.format(count=total), "", texts.TASKS_HEAD, "|---|---|---|---|"]
+    out = [texts.TASKS_FOUND.format(count=total), "", texts.TASKS_HEAD, "|---|---|---|---|---|---|"]
     for item in items[:_SHOWN]:
         if not is_task(item):
             continue
@@ -246,7 +253,8 @@ def task_list(payload: Any, hint: Hint = NO_HINT) -> str | None:
         total = total_of(item, "objects")
         shown = names(objects, shown=3, total=total) if isinstance(objects, list) else "—"
         out.append(
-            f"| {_kind(item)} (`{md(short_id(item['id']))}`) | {shown} | {_status(item)} "
+            f"| {_kind(item)} (`{md(short_id(item['id']))}`) | {shown} "
+            f"| {md(str(item.get('env_id') or '—'))} | {_who(item)} | {_status(item)} "
             f"| {when(item.get('created_at'))} |"
         )
     if (note := more(min(len(items), _SHOWN), total)) is not None:
