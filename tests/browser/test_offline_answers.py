@@ -147,6 +147,7 @@ async def _every_answer(settings: Settings) -> dict[str, list[str]]:
         await run.call("create_branch", {"name": f"feature/answers-{uuid.uuid4().hex[:6]}"}, env)
         await run.call("commit_changes", {"message": "answers people read"}, board)
         await run.call("get_git_status", {}, board)
+        await run.call("get_dashboard_timeline", {}, board)
         await run.call("list_branches", {}, env)
         for started in (validation, documentation, backup):
             assert started.task_id, started.content
