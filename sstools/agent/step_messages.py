@@ -22,11 +22,13 @@ from sstools.agent.events import (
 from sstools.agent.executor import Outcome, Preview, ToolResult
 from sstools.agent.guardrails import no_card_because
 from sstools.agent.invocation import Refused, ToolCall
-from sstools.agent.routing.history import NOT_RUN
+from sstools.agent.routing.history import CARD_SHOWN, NOT_RUN
 from sstools.agent.tools import CATALOGUE, ToolSpec
 
 
-def _not_run(call: ToolCall, key: str, text: str, said: str | None = None) -> ToolMessage:
+def _not_run(
+    call: ToolCall, key: str, text: str, said: str | None = None, *, card_shown: bool = False
+) -> ToolMessage:
     """The message of a call that never ran: it neither succeeded nor started anything.
     ``said``: a person's reason, kept apart as a quoted string and marked as their words."""
     body = {key: text}
@@ -38,6 +40,7 @@ def _not_run(call: ToolCall, key: str, text: str, said: str | None = None) -> To
         name=call["name"],
         status="error",
         artifact=NOT_RUN,
+        response_metadata={CARD_SHOWN: True} if card_shown else {},
     )
 
 
@@ -135,7 +138,10 @@ def cancellation(
         tool=tool.name, confirmation_id=confirmation_id, reason=shown, message=text, run_id=run_id
     )
     ours = explain.operation_cancelled(reason)
-    messages: list[AnyMessage] = [_not_run(item, "cancelled", ours, said) for item in not_run]
+    messages: list[AnyMessage] = [
+        _not_run(item, "cancelled", ours, said, card_shown=item["name"] == tool.name)
+        for item in not_run
+    ]
     messages.append(AIMessage(content=ours))
     return [encode(cancelled), encode(MessageEvent(text=text, run_id=run_id))], messages
 

@@ -208,7 +208,7 @@ def _call(name: str) -> ToolCall:
     return {"id": f"call_{name}", "name": name, "args": {}}
 
 
-def test_recently_used_counts_calls_that_ran_in_this_run_and_the_one_before() -> None:
+def test_recently_used_counts_calls_that_ran_or_had_a_card_in_this_run_and_the_one_before() -> None:
     _, refused = step_messages.refusal(_call("create_branch"), Refused("здесь недоступно"), "run")
     commit = CATALOGUE["commit_changes"]
     _, cancelled = step_messages.cancellation(
@@ -225,8 +225,9 @@ def test_recently_used_counts_calls_that_ran_in_this_run_and_the_one_before() ->
         refused,
         *cancelled,
     ]
-    # Ran (even if it failed): kept. Refused or cancelled: it never ran. Two runs back: forgotten.
-    assert recently_used(messages) == {"deploy_dashboard", "get_git_status"}
+    # Ran (even if it failed): kept. Its card denied: the person saw it, so «а что тогда
+    # предложишь?» may get it again, changed. Refused: never offered. Two runs back: forgotten.
+    assert recently_used(messages) == {"deploy_dashboard", "get_git_status", "commit_changes"}
 
 
 def test_a_follow_up_message_keeps_the_tool_just_used() -> None:

@@ -16,6 +16,13 @@ RUNS_REMEMBERED = 2
 # The artifact of a call's message when the call never ran (refused or cancelled); its status
 # is "error" like a call that ran and failed, which the router still keeps.
 NOT_RUN = "not_run"
+# Marks (in response_metadata) a call that never ran because its card was closed (denied,
+# expired, moved): the person saw it, so a follow-up («а что тогда предложишь?») keeps it.
+CARD_SHOWN = "card_shown"
+
+
+def _used(message: ToolMessage) -> bool:
+    return message.artifact != NOT_RUN or bool(message.response_metadata.get(CARD_SHOWN))
 
 
 def recently_used(messages: Sequence[BaseMessage]) -> set[str]:
@@ -26,7 +33,7 @@ def recently_used(messages: Sequence[BaseMessage]) -> set[str]:
             runs += 1
             if runs == RUNS_REMEMBERED:
                 break
-        elif isinstance(message, ToolMessage) and message.name and message.artifact != NOT_RUN:
+        elif isinstance(message, ToolMessage) and message.name and _used(message):
             used.add(message.name)
     return used
 
