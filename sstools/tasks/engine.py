@@ -25,6 +25,7 @@ from sstools.environments import EnvironmentRegistry
 from sstools.storage import audit
 from sstools.storage import tasks as records
 from sstools.storage.models import TaskRecord
+from sstools.storage.task_history import undone_writes
 from sstools.storage.tasks import SyncTaskStore
 from sstools.tasks import _runtime, scheduled
 from sstools.tasks.errors import (
@@ -305,11 +306,11 @@ class TaskEngine:
                 found = [] if record is None else [record]
             else:
                 found = await records.tasks_starting_with(session, task_id)
-        if not found:
-            raise TaskNotFound(task_id)
-        if len(found) > 1:
-            raise TaskReferenceAmbiguous(task_id)
-        return Task.model_validate(found[0])
+            if not found:
+                raise TaskNotFound(task_id)
+            if len(found) > 1:
+                raise TaskReferenceAmbiguous(task_id)
+            return (await _shown(session, found))[0]
 
     async def list(
         self,
@@ -331,7 +332,7 @@ class TaskEngine:
                 object_key=object_key,
                 limit=limit,
             )
-        return [Task.model_validate(record) for record in found]
+            return await _shown(session, found)
 
     async def cancel(self, task_id: str, user: str, *, role: Role) -> Task:
         """Cancel an unfinished task: its next step does not run.
@@ -385,3 +386,12 @@ class TaskEngine:
                 kind=task.kind.value,
             )
         return await self.get(task_id)
+
+
+async def _shown(session: AsyncSession, found: Sequence[TaskRecord]) -> list[Task]:
+    """The records as the API shows them, each deploy a rollback undid saying by which."""
+    undone = await undone_writes(session, found)
+    return [
+        Task.model_validate(record).model_copy(update={"undone_by": undone.get(record.id)})
+        for record in found
+    ]

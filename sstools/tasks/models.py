@@ -68,6 +68,10 @@ class Task(BaseModel):
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    undone_by: str | None = Field(
+        default=None,
+        description="A deploy or migration a rollback undid: that rollback's task id (else null)",
+    )
 
     @field_validator("object_keys", mode="before")
     @classmethod

@@ -3,12 +3,16 @@ words (``strings.UI``), never a raw id, enum or path; a task is named by its fir
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from sstools.environments import Environment, EnvironmentRegistry
 from sstools.storage.models import TaskRecord
+from sstools.storage.task_history import UNDOABLE_KINDS, WRITE_KINDS, undone_writes
 from sstools.web._kit import short_ids
 from sstools.web.strings import UI
 
@@ -25,8 +29,8 @@ KINDS = (
 STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
 FINISHED = frozenset({"succeeded", "failed", "cancelled"})
 # The kinds that write dashboards: a dashboard's deploy history.
-WRITES_DASHBOARDS = ("deploy", "migration", "rollback")
-UNDOABLE = frozenset({"deploy", "migration"})
+WRITES_DASHBOARDS = WRITE_KINDS
+UNDOABLE = frozenset(UNDOABLE_KINDS)
 DASHBOARD_KEY = "dashboard:"
 _SNAPSHOT_SOURCE = "git:snapshots/"
 _COUNTED = ("dashboards", "charts", "datasets", "databases")
@@ -83,6 +87,7 @@ class TaskView:
     summary: str | None = None
     dashboard_uuids: list[str] = field(default_factory=list)
     has_snapshot: bool = False
+    undone_by: str | None = None  # the rollback that undid it
 
     @property
     def finished(self) -> bool:
@@ -90,8 +95,8 @@ class TaskView:
 
     @property
     def undoable(self) -> bool:
-        """A finished deploy or migration that took a snapshot: a rollback applies."""
-        return self.kind in UNDOABLE and self.finished and self.has_snapshot
+        """A finished deploy or migration that took a snapshot and no rollback undid yet."""
+        return self.kind in UNDOABLE and self.finished and self.has_snapshot and not self.undone_by
 
     @property
     def name(self) -> str:
@@ -215,7 +220,17 @@ def findings_of(result: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
-def task_view(record: TaskRecord, environments: EnvironmentRegistry) -> TaskView:
+async def task_views(
+    session: AsyncSession, found: Sequence[TaskRecord], environments: EnvironmentRegistry
+) -> list[TaskView]:
+    """The records as pages show them, each deploy a rollback undid knowing by which."""
+    undone = await undone_writes(session, found)
+    return [task_view(record, environments, undone.get(record.id)) for record in found]
+
+
+def task_view(
+    record: TaskRecord, environments: EnvironmentRegistry, undone_by: str | None = None
+) -> TaskView:
     kind, status = record.kind, record.status
     result = record.result if isinstance(record.result, dict) else None
     keys = record.object_keys or []
@@ -253,4 +268,5 @@ def task_view(record: TaskRecord, environments: EnvironmentRegistry) -> TaskView
             key.removeprefix(DASHBOARD_KEY) for key in keys if key.startswith(DASHBOARD_KEY)
         ],
         has_snapshot=isinstance(snapshot, dict) and bool(snapshot.get("commit")),
+        undone_by=undone_by,
     )

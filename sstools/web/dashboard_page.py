@@ -29,7 +29,7 @@ from sstools.storage.validation import latest_document, latest_validation
 from sstools.superset import SupersetError, SupersetNotFound
 from sstools.web import _document
 from sstools.web._kit import PageUser, agent_link, environment, render, short_ids
-from sstools.web._task_words import DASHBOARD_KEY, WRITES_DASHBOARDS, task_view
+from sstools.web._task_words import DASHBOARD_KEY, WRITES_DASHBOARDS, task_views
 from sstools.web.strings import UI
 from sstools.web.task_pages import HISTORY_LIMIT, HistoryRow, rollback_link
 
@@ -263,7 +263,7 @@ async def _history(
     )
     older = [one for one in await legacy_tasks(session) if names_dashboard(one, uuid, titles)]
     found_tasks = sorted([*keyed, *older], key=lambda one: one.created_at, reverse=True)
-    views = [task_view(record, services.environments) for record in found_tasks[:HISTORY_LIMIT]]
+    views = await task_views(session, found_tasks[:HISTORY_LIMIT], services.environments)
     return [HistoryRow(view, rollback_link(view, user)) for view in views]
 
 

@@ -28,6 +28,7 @@ from sstools.web._task_words import (
     WRITES_DASHBOARDS,
     TaskView,
     task_view,
+    task_views,
 )
 from sstools.web.strings import UI
 
@@ -157,7 +158,7 @@ async def task_page(
     session: SessionDep,
     user: PageUser,
 ) -> HTMLResponse:
-    view = task_view(await find_task(session, task_id), services.environments)
+    (view,) = await task_views(session, [await find_task(session, task_id)], services.environments)
     places = [place.env for place in (view.target, view.source) if place and place.env]
     uuids = view.dashboard_uuids[:HISTORY_LIMIT]
     found = await asyncio.gather(*(_dashboards_in(services, env, uuids) for env in places))
@@ -187,5 +188,5 @@ async def dashboard_history(
     found = await records.tasks_writing(
         session, f"{DASHBOARD_KEY}{uuid}", kinds=WRITES_DASHBOARDS, limit=HISTORY_LIMIT
     )
-    views = [task_view(record, services.environments) for record in found]
+    views = await task_views(session, found, services.environments)
     return [HistoryRow(view, rollback_link(view, user)) for view in views]

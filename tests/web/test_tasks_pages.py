@@ -169,6 +169,43 @@ async def test_only_a_finished_deploy_with_a_snapshot_offers_a_rollback(
     assert RAW_ID.findall(words) == []
 
 
+async def test_a_deploy_a_rollback_undid_offers_no_rollback_anywhere(
+    client: httpx.AsyncClient,
+    settings: Settings,
+    fake_superset: FakeSuperset,
+    signed_in: Callable[[Role], None],
+) -> None:
+    fake_superset.dashboards = [{"id": 3, "dashboard_title": "Отчёт", "published": True}]
+    undone = await seed(settings, **deploy())
+    later = {"kind": "rollback", "source": f"git:snapshots/{undone}@{'c' * 12}", "result": {}}
+    await seed(settings, **deploy(**later, created_at=NOW + timedelta(minutes=5)))
+    # A rollback that failed undid nothing: that deploy still offers one.
+    kept = await seed(settings, **deploy(env_id="prod", created_at=NOW + timedelta(minutes=10)))
+    await seed(
+        settings,
+        **deploy(**later, env_id="prod", status="failed", created_at=NOW + timedelta(minutes=15)),
+    )
+    signed_in(Role.engineer)
+    assert "action-rollback" not in (await client.get(f"/tasks/{undone}")).text
+    assert "action-rollback" in (await client.get(f"/tasks/{kept}")).text
+    history = (await client.get("/dashboards/3?env_id=ss-dev")).text.split('id="history"', 1)[1]
+    rows = {
+        row.split('href="/tasks/', 1)[1][:32]: row
+        for row in history.split("<tr")
+        if 'href="/tasks/' in row
+    }
+    assert "action-rollback" not in rows[undone]
+    assert "action-rollback" in rows[kept]
+    # The API says which rollback undid it, for the agent page's task lines and other clients.
+    listed = {task["id"]: task for task in (await client.get("/api/tasks")).json()}
+    assert listed[undone]["undone_by"] is not None
+    assert (
+        listed[undone]["undone_by"]
+        == (await client.get(f"/api/tasks/{undone}")).json()["undone_by"]
+    )
+    assert listed[kept]["undone_by"] is None
+
+
 async def test_an_unknown_task_is_the_human_404(
     client: httpx.AsyncClient, signed_in: Callable[[Role], None]
 ) -> None:

@@ -21,6 +21,7 @@ from functools import cache
 from sstools.agent.fleet import Fleet, Listed, ListedDataset, ListedTask
 from sstools.agent.routing.tokens import STOP, WORD, fold, stem, words
 from sstools.agent.texts import vocabulary as vocab
+from sstools.storage.task_history import undone_by
 
 # Title words that say nothing of what a dashboard is about: matched only as part of a title.
 _WEAK = frozenset(stem(word) for word in vocab.WEAK_TITLE_WORDS)
@@ -115,19 +116,5 @@ def says_mine(text: str) -> bool:
 
 
 def rolled_back(fleet: Fleet, deploy: ListedTask) -> bool:
-    """Whether the next write of the same objects in the same environment after ``deploy`` is
-    a rollback (that did not fail): then there is nothing of it left to undo. (A rollback of a
-    newer deploy brings this one's result back, so this one stays undoable.)"""
-    newer = []
-    for task in fleet.tasks:  # newest first
-        if task.id == deploy.id:
-            break
-        newer.append(task)
-    for task in reversed(newer):  # the first write after the deploy
-        same = task.env_id == deploy.env_id and task.objects == deploy.objects
-        if same and task.kind in _WRITES and task.status not in ("failed", "cancelled"):
-            return task.kind == "rollback"
-    return False
-
-
-_WRITES = ("deploy", "migration", "rollback")
+    """Whether ``deploy`` was undone already (the rule the web's «Откатить…» follows too)."""
+    return undone_by(fleet.tasks, deploy) is not None

@@ -69,15 +69,18 @@
       if (task.status === "failed" && Array.isArray(report.not_imported)) {
         line.title = report.not_imported.join(", "); // which objects did not make it
       }
-      if (undoable(task) && !line.querySelector(".task-rollback")) line.append(rollbackButton(task));
+      const offered = line.querySelector(".task-rollback");
+      if (undoable(task) && !offered) line.append(rollbackButton(task));
+      if (!undoable(task) && offered) offered.remove(); // a rollback undid it meanwhile
     }
 
-    // A finished deploy or migration that took a snapshot can be rolled back: the request goes
-    // into the composer for the person to send, and its card is planned like any other.
+    // A finished deploy or migration that took a snapshot, and that no rollback undid, can be
+    // rolled back: the request goes into the composer for the person to send, and its card is
+    // planned like any other.
     function undoable(task) {
       const snapshot = (task.result || {}).snapshot;
       return canRollBack && UNDOABLE.includes(task.kind) && FINISHED.includes(task.status)
-        && Boolean(snapshot && snapshot.commit);
+        && Boolean(snapshot && snapshot.commit) && !task.undone_by;
     }
 
     function rollbackButton(task) {
