@@ -261,6 +261,12 @@ async def test_env_switch_follows_a_dataset_whose_id_differs_by_uuid(site: Any) 
         reply = page.locator(".msg.assistant")
         await expect(reply).to_contain_text(f"Датасет «energy_consumption» (#{in_dev})")
         await _screens(page, "agent-env-switch")
+        # A reload (or the link shared) names the same dataset, and keeps the conversation.
+        assert f"objectId={in_dev}&" in page.url or page.url.endswith(f"objectId={in_dev}")
+        await page.reload()
+        await expect(chip).to_have_text("Датасет «energy_consumption» · ss-dev")
+        await expect(page.locator(".msg.assistant")).to_contain_text("energy_consumption")
+        assert await page.evaluate("window.sstools.context.objectId") == str(in_dev)
     sent = {(b["envId"], b["objectId"], b["objectName"]) for b in _context_blocks(s.model)}
     assert sent == {("ss-dev", str(in_dev), "energy_consumption")}
 
@@ -287,8 +293,15 @@ async def test_env_switch_to_where_the_object_is_absent_says_so_and_sends_no_id(
         await screenshot(page, "agent-env-switch-absent-phone")
         await ask(page, "что с ним?")
         await expect(page.locator(".msg.assistant")).to_have_count(1)
+        # A reload still means that dashboard, absent from prod: no other object, no lost chat.
+        await page.reload()
+        await expect(chip).to_have_text("в prod этого дашборда нет")
+        await expect(page.locator(".msg.assistant")).to_have_count(1)
         await page.select_option("#env-selector", "ss-dev")  # back: the object is there again
         await expect(chip).to_have_text("Дашборд «Прогноз нагрузки (черновик)» · ss-dev")
+        await page.reload()
+        await expect(chip).to_have_text("Дашборд «Прогноз нагрузки (черновик)» · ss-dev")
+        assert "objectEnvId" not in page.url
     block = _context_blocks(s.model)[0]
     assert (block["objectType"], block["objectId"], block["envId"]) == ("dashboard", None, "prod")
     assert block["objectName"] is None

@@ -31,9 +31,16 @@
 
   // Where the object is, per environment, as the server answered: {objectId, name}, "absent",
   // "unknown" (no answer) or "looking". The URL's objectName is a hint until the server names it.
+  // The URL's objectId is the object's id in objectEnvId when it names one (the object is not
+  // in envId, or not known there yet), else in envId: a reload or a shared link names it again.
   const FOLLOWED = ["dashboard", "dataset"];
-  const home = context.objectId && context.envId && FOLLOWED.includes(objectType)
-    ? { envId: context.envId, objectId: context.objectId } : null;
+  const rawObjectEnv = params.get("objectEnvId") || "";
+  const objectEnv = /^[A-Za-z0-9_.-]{1,64}$/.test(rawObjectEnv) ? rawObjectEnv : context.envId;
+  const home = context.objectId && objectEnv && FOLLOWED.includes(objectType)
+    ? { envId: objectEnv, objectId: context.objectId } : null;
+  // The conversation of this tab and object, kept under the object as the URL names it.
+  const keyOf = (objectId) => `sstools.conversation:${context.objectType}:${objectId}:${context.route}`;
+  let storageKey = keyOf(context.objectId);
   const places = new Map(home ? [[home.envId, { objectId: home.objectId, name: context.objectName }]] : []);
   const lookups = new Map(); // envId → the answer on its way: a message waits for it
 
@@ -60,6 +67,32 @@
     context.objectId = typeof found === "object" ? found.objectId : null; // never another env's id
     context.objectName = typeof found === "object" ? found.name : null;
     renderChip();
+    nameInUrl(found);
+  }
+
+  // The URL names the object as the current environment has it, or (absent, unknown) where
+  // it came from; the tab's conversation moves along so that a reload keeps it.
+  function nameInUrl(found) {
+    const here = typeof found === "object";
+    const url = new URL(location.href);
+    const wanted = {
+      envId: context.envId,
+      objectId: here ? found.objectId : home.objectId,
+      objectName: here && found.name ? found.name : url.searchParams.get("objectName"),
+      objectEnvId: here || home.envId === context.envId ? null : home.envId,
+    };
+    const stale = Object.entries(wanted).filter(([name, value]) => url.searchParams.get(name) !== value);
+    for (const [name, value] of stale) {
+      if (value === null) url.searchParams.delete(name); else url.searchParams.set(name, value);
+    }
+    if (stale.length) history.replaceState(null, "", url.toString()); // a link as it came stays
+    const key = keyOf(here ? found.objectId : home.objectId);
+    if (key === storageKey) return;
+    for (const suffix of ["", ":tasks"]) {
+      const kept = sessionStorage.getItem(storageKey + suffix);
+      if (kept !== null) sessionStorage.setItem(key + suffix, kept);
+    }
+    storageKey = key;
   }
 
   // GET /api/objects/{type}/{id}?env_id=HOME — the object there — or, with &in_env_id=E, the
@@ -94,6 +127,7 @@
     else ask(envId);
   }
   if (home) ask(home.envId); else renderChip();
+  if (home && context.envId !== home.envId) ask(context.envId); // a link from another environment
 
   // EnvSelector: the next messages go with the new environment and its own id of the object.
   function updateActiveEnv(envId) {
@@ -102,7 +136,7 @@
     const url = new URL(location.href);
     url.searchParams.set("envId", envId);
     history.replaceState(null, "", url.toString());
-    locate(envId);
+    locate(envId); // names the object in the URL as envId has it, once known
   }
   window.sstools.onEnvChange = updateActiveEnv;
   window.sstools.context = context;
@@ -248,7 +282,6 @@
   });
 
   // -- the event stream -------------------------------------------------------------------------
-  const storageKey = `sstools.conversation:${context.objectType}:${context.objectId}:${context.route}`;
   let conversationId = sessionStorage.getItem(storageKey);
   let lastEventId = 0; // a reload rebuilds the transcript from the conversation's first event
   let source = null;
