@@ -1,7 +1,7 @@
 """Words are made in one place per face: no Russian string literal lives outside the catalogues.
 
 The three catalogues: the API face's (``sstools/texts/``), the agent's (``sstools/agent/texts/``)
-and the web pages' (``sstools/web/strings.py``). The rest of ``sstools`` holds Russian only as
+and the web pages' (``sstools/web/strings/``). The rest of ``sstools`` holds Russian only as
 language data or demo content, each place named below with why. Docstrings and comments do not
 count; every other string literal does, f-string parts included.
 """
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "sstools"
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 
-CATALOGUES = ("sstools/texts/", "sstools/agent/texts/", "sstools/web/strings.py")
+CATALOGUES = ("sstools/texts/", "sstools/agent/texts/", "sstools/web/strings/")
 ALLOWED = {
     "sstools/russian.py": "language data: genitive month names, and «ё» folding to «е»",
     "sstools/sandbox/": "demo content: the sandbox's dashboards, charts and data are Russian",
@@ -64,7 +64,7 @@ def test_no_russian_string_lives_outside_the_catalogues() -> None:
 
 def test_the_scan_sees_russian_where_it_is() -> None:
     # The catalogues hold Russian, so a scan that finds none there is blind.
-    for catalogue in ("sstools/texts/tasks.py", "sstools/web/strings.py"):
+    for catalogue in ("sstools/texts/tasks.py", "sstools/web/strings/_general.py"):
         assert russian_literals(ROOT / catalogue)
 
 
