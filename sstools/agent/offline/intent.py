@@ -2,7 +2,7 @@
 
 Two readings, in this order:
 
-1. **Frames** (:data:`~sstools.agent.texts.vocabulary.INTENT_FRAMES`): what people say for each
+1. **Frames** (:data:`~sstools.agent.texts.intents.INTENT_FRAMES`): what people say for each
    intent («сделай бэкап», «история выкаток», «создай ветку», "pretty print"), tried in order,
    so a verb decides before the object or the environment a message names («сделай резервную
    копию окружения staging» is a backup, not the environment list). An intent names its tools
@@ -25,6 +25,7 @@ from typing import Literal
 
 from sstools.agent.routing.router import indexes, ranking, scores
 from sstools.agent.routing.tokens import fold
+from sstools.agent.texts import intents as intent_words
 from sstools.agent.texts import vocabulary as vocab
 from sstools.agent.tools import CATALOGUE, ToolKind
 
@@ -102,7 +103,7 @@ _WRITE_COMMAND_EN = re.compile(
 )
 _READ_QUESTION = phrases(vocab.READ_QUESTIONS)
 _POLITE = phrases(vocab.POLITE_ASKS, whole=True)
-_SEARCH_VERB = phrases(vocab.SEARCH_VERBS)
+_SEARCH_VERB = phrases(intent_words.SEARCH_VERBS)
 # A SQL text: backquoted, or from the keyword a statement starts with to the end.
 SQL = re.compile(
     r"`([^`]+)`|(\b(?:select\s|with\s+\w+\s+as\s*\(|insert\s+into\s|update\s+\w+\s+set\s|"
@@ -146,7 +147,7 @@ def asks(text: str) -> Asking | None:
 
 @cache
 def _frames() -> dict[str, re.Pattern[str]]:
-    return {intent: phrases(items) for intent, items in vocab.INTENT_FRAMES.items()}
+    return {intent: phrases(items) for intent, items in intent_words.INTENT_FRAMES.items()}
 
 
 def intents(text: str) -> list[str]:
