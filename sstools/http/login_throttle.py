@@ -16,6 +16,7 @@ from limits import RateLimitItem, RateLimitItemPerSecond, parse
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from sstools.http.app_state import made_once
 from sstools.http.deps import SettingsDep
 
 
@@ -51,11 +52,10 @@ class LoginThrottle:
         return None
 
 
-def login_throttle(request: Request, settings: SettingsDep) -> LoginThrottle:
+async def login_throttle(request: Request, settings: SettingsDep) -> LoginThrottle:
     """The app's one throttle, made on first use (its counters live as long as the app)."""
-    state = request.app.state
-    throttle: LoginThrottle | None = getattr(state, "login_throttle", None)
-    if throttle is None:
-        throttle = LoginThrottle(settings.login_limit_per_user, settings.login_limit_per_address)
-        state.login_throttle = throttle
-    return throttle
+    return made_once(
+        request,
+        "login_throttle",
+        lambda: LoginThrottle(settings.login_limit_per_user, settings.login_limit_per_address),
+    )

@@ -19,6 +19,7 @@ from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from sstools.http.app_state import made_once
 from sstools.http.deps import SettingsDep
 from sstools.tasks.models import TaskKind
 
@@ -53,16 +54,15 @@ class StartThrottle:
         await self._limiter.hit(self._items[kind], kind.value, env_id, key)
 
 
-def start_throttle(request: Request, settings: SettingsDep) -> StartThrottle:
+async def start_throttle(request: Request, settings: SettingsDep) -> StartThrottle:
     """The app's one start throttle, made on first use (its counters live as long as the app)."""
-    state = request.app.state
-    throttle: StartThrottle | None = getattr(state, "start_throttle", None)
-    if throttle is None:
-        throttle = StartThrottle(
+    return made_once(
+        request,
+        "start_throttle",
+        lambda: StartThrottle(
             {
                 TaskKind.validation: settings.validation_limit_per_dashboard,
                 TaskKind.documentation: settings.documentation_limit_per_dashboard,
             }
-        )
-        state.start_throttle = throttle
-    return throttle
+        ),
+    )

@@ -13,19 +13,18 @@ from fastapi import APIRouter, Depends, Request
 
 from sstools.domain.deploy import Plan, PlanRequest, make_plan
 from sstools.domain.deploy.recent import RecentPlans
+from sstools.http.app_state import made_once
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep
 
 router = APIRouter(prefix="/api/deploy", tags=["deploy"])
 
 
-def recent_plans(request: Request, services: ServicesDep) -> RecentPlans:
+async def recent_plans(request: Request, services: ServicesDep) -> RecentPlans:
     """This app's plans of the last confirmation TTL (what a card may still apply)."""
-    state = request.app.state
-    if not hasattr(state, "recent_plans"):
-        state.recent_plans = RecentPlans(services.settings.confirmation_ttl_s)
-    recent: RecentPlans = state.recent_plans
-    return recent
+    return made_once(
+        request, "recent_plans", lambda: RecentPlans(services.settings.confirmation_ttl_s)
+    )
 
 
 RecentPlansDep = Annotated[RecentPlans, Depends(recent_plans)]

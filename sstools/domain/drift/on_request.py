@@ -35,6 +35,7 @@ from sstools import clock
 from sstools.domain.drift.models import DriftProgress, DriftReport
 from sstools.domain.drift.watch import fresh, latest, written_since
 from sstools.errors import SstoolsError
+from sstools.http.app_state import made_once
 from sstools.http.deps import SettingsDep
 from sstools.http.services import Services
 from sstools.russian import plural_form
@@ -142,14 +143,13 @@ class DriftOnRequest:
         return DriftCheckLimited(self._item.amount, self._item.get_expiry(), wait)
 
 
-def drift_on_request(request: Request, settings: SettingsDep) -> DriftOnRequest:
+async def drift_on_request(request: Request, settings: SettingsDep) -> DriftOnRequest:
     """The app's one :class:`DriftOnRequest`, made on first use."""
-    state = request.app.state
-    made: DriftOnRequest | None = getattr(state, "drift_on_request", None)
-    if made is None:
-        made = DriftOnRequest(settings.drift_fresh_s, settings.drift_check_limit_per_user)
-        state.drift_on_request = made
-    return made
+    return made_once(
+        request,
+        "drift_on_request",
+        lambda: DriftOnRequest(settings.drift_fresh_s, settings.drift_check_limit_per_user),
+    )
 
 
 DriftOnRequestDep = Annotated[DriftOnRequest, Depends(drift_on_request)]
