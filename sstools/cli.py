@@ -249,7 +249,7 @@ def drift(
 
     async def run() -> list[str]:
         pool = SupersetPool(environments, timeout_s=settings.superset_timeout_s)
-        git = GitStore(settings.git_dir, settings.git_remote, settings.export_concurrency)
+        git = GitStore.from_settings(settings)
         try:
             report = await check_drift(pool, list(environments.values()), git, env or None)
         finally:

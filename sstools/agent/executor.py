@@ -42,6 +42,7 @@ from sstools.agent.tools.deploys import is_dry_run
 from sstools.agent.tools.paths import is_inert
 from sstools.errors import SstoolsError
 from sstools.storage import audit
+from sstools.texts import transport
 
 
 class Outcome(StrEnum):
@@ -85,6 +86,7 @@ class _Transient(SstoolsError):
     def __init__(self, response: httpx.Response | None, cause: Exception | None = None) -> None:
         super().__init__(str(cause or response))
         self.response = response
+        self.cause = cause
 
 
 _REQUEST_PARTS = ("body", "query", "path", "header", "cookie")
@@ -273,13 +275,17 @@ class ToolExecutor:
             result = _error(Outcome.unknown if write else Outcome.timeout, message)
         except _Transient as exc:
             status = exc.response.status_code if exc.response is not None else None
-            detail = _detail(exc.response) if exc.response is not None else str(exc)
+            detail = (
+                _detail(exc.response)
+                if exc.response is not None
+                else transport.reason(exc.cause or exc)
+            )
             result = _error(Outcome.error, explain.failed(title, detail), status=status)
         except httpx.HTTPError as exc:  # cut off mid-way: a write may have happened
             message = (
                 explain.no_answer(title, self._timeout_s, write=True)
                 if write
-                else explain.failed(title, str(exc))
+                else explain.failed(title, transport.reason(exc))
             )
             result = _error(Outcome.unknown if write else Outcome.error, message)
         elapsed = time.monotonic() - started

@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Literal
 
 import anyio.to_thread
+import structlog
+from dulwich.errors import GitProtocolError, NotGitRepository
 
+from sstools.config import Settings
 from sstools.git_store._cache import BoundedCache
 from sstools.git_store._export import dashboards_in, normalise
 from sstools.git_store._repo import (
@@ -25,14 +28,17 @@ from sstools.git_store._repo import (
 )
 from sstools.git_store.errors import ReservedBranch
 from sstools.ids import is_reserved
+from sstools.redaction import redact_text
 from sstools.superset import SupersetClient
 from sstools.texts import git as texts
+from sstools.texts import transport
 
 Status = Literal["clean", "modified", "untracked"]
 
 # (environment, dashboard UUID, fingerprint of what its export is made of): see export_dashboard.
 ExportKey = tuple[str, str, str]
 EXPORT_CACHE_SIZE = 64
+_log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,15 @@ class CommitOutcome:
     push_error: str | None = None
 
 
+def _push_failure(exc: Exception) -> str:
+    """A remote that answered no, or one that was not reached (dulwich keeps that as the cause)."""
+    if isinstance(exc, NotGitRepository) or (
+        isinstance(exc, GitProtocolError) and exc.__cause__ is None
+    ):
+        return texts.PUSH_REFUSED
+    return texts.PUSH_UNREACHABLE.format(reason=transport.reason(exc.__cause__ or exc))
+
+
 def _diff(exported: dict[str, bytes], committed: dict[str, bytes]) -> list[FileChange]:
     return [
         FileChange(path, "added" if path not in committed else "modified")
@@ -90,6 +105,18 @@ class GitStore:
         # Superset zip a dashboard with its charts, datasets and databases.
         self._export_concurrency = export_concurrency
         self._exports: dict[str, asyncio.Semaphore] = {}
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        exports: BoundedCache[ExportKey, dict[str, bytes]] | None = None,
+    ) -> GitStore:
+        """The store ``settings`` describe; ``exports`` lends it an earlier store's export cache."""
+        store = cls(settings.git_dir, settings.git_remote, settings.export_concurrency)
+        if exports is not None:
+            store.exports = exports
+        return store
 
     async def export(self, superset: SupersetClient, dashboard_ids: list[int]) -> dict[str, bytes]:
         """The dashboards with their charts, datasets and databases, as the repository has them."""
@@ -231,8 +258,10 @@ class GitStore:
             try:
                 await anyio.to_thread.run_sync(self.repository.push, branch)
             except Exception as exc:  # the commit stands; the push can be redone by the next one
+                # The remote's URL may hold credentials: the person reads only the kind of failure.
+                _log.warning("git_push_failed", branch=branch, error=redact_text(str(exc)))
                 return CommitOutcome(
-                    branch, commit, files, titles, pushed=False, push_error=str(exc)
+                    branch, commit, files, titles, pushed=False, push_error=_push_failure(exc)
                 )
             return CommitOutcome(branch, commit, files, titles, pushed=True)
 

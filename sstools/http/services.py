@@ -43,7 +43,7 @@ class Services:
             superset=SupersetPool(
                 environments, timeout_s=settings.superset_timeout_s, transport=superset_transport
             ),
-            git=GitStore(settings.git_dir, settings.git_remote, settings.export_concurrency),
+            git=GitStore.from_settings(settings),
             tasks=TaskEngine(settings, sessions, environments),
             approvals=ApprovalPolicy.from_settings(settings),
         )

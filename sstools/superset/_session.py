@@ -21,6 +21,7 @@ import structlog
 
 from sstools import metrics
 from sstools.environments import Environment
+from sstools.redaction import redact_text
 from sstools.superset.errors import (
     SupersetAuthError,
     SupersetBadRequest,
@@ -31,6 +32,7 @@ from sstools.superset.errors import (
     public_text,
 )
 from sstools.texts import superset as texts
+from sstools.texts import transport
 
 PAGE_SIZE = 100  # Superset's largest page
 
@@ -165,7 +167,10 @@ class SupersetSession:
         except httpx.TimeoutException as exc:
             raise SupersetUnavailable(self.env.id, texts.TIMED_OUT.format(path=path)) from exc
         except httpx.TransportError as exc:
-            message = texts.UNREACHABLE.format(url=self.env.url, error=exc)
+            logger.warning(
+                "superset_transport_error", env_id=self.env.id, error=redact_text(str(exc))
+            )
+            message = texts.UNREACHABLE.format(url=self.env.url, error=transport.reason(exc))
             raise SupersetUnavailable(self.env.id, message) from exc
 
     def _raise_for(self, response: httpx.Response) -> None:

@@ -14,6 +14,9 @@ CORRUPT_COMMIT = "коммит {commit} не проходит проверку (
 EXPORT_NOT_ZIP = "экспорт Superset — не ZIP-архив"
 EXPORT_NO_UUID = "в экспорте Superset у {name} нет uuid"
 
+PUSH_REFUSED = "удалённый репозиторий отказал в отправке: проверьте адрес и права доступа к нему"
+PUSH_UNREACHABLE = "удалённый репозиторий недоступен ({reason})"
+
 COMMIT_FROM = "\n\nИз окружения {env}: {titles}\n"  # appended to a person's commit message
 NOTHING_TO_COMMIT = "изменений нет: экспорт совпадает с веткой {branch}, коммит не создан"
 COMMITTED = "коммит {commit} в ветке {branch}: изменено файлов — {files}"

@@ -193,7 +193,7 @@ async def test_story2_prod_write_gets_a_destructive_card_and_runs_once_on_approv
         cid, card = await _card(agent)
         assert card["decision"]["tone"] == "destructive"
         assert card["decision"]["stage"] == "prod"
-        assert card["decision"]["prompt"].startswith("⚠️ PRODUCTION")
+        assert card["decision"]["prompt"].startswith("⚠️ ПРОДУКТИВ")
         assert fake_superset.executed_sql == []  # nothing before the decision
         response = await agent.decide(cid, card["confirmation_id"], "approve")
         assert response.status_code == 200

@@ -31,7 +31,7 @@ def test_aggrd_fr_001_deploy_to_prod_is_dangerous_and_loud() -> None:
         Tone.destructive,
         Stage.prod,
     )
-    assert decision.prompt.startswith("⚠️ PRODUCTION")
+    assert decision.prompt.startswith("⚠️ ПРОДУКТИВ")
     assert decision.needs_confirmation
 
 

@@ -242,4 +242,4 @@ def test_deploy_is_checked_against_its_target_not_the_page() -> None:
     verdict = check_on_page(Role.engineer, DASHBOARD, "deploy_dashboard", {"target_env_id": "prod"})
     assert isinstance(verdict, NeedsConfirmation)
     assert verdict.decision.env_id == "prod"
-    assert verdict.decision.prompt.startswith("⚠️ PRODUCTION")
+    assert verdict.decision.prompt.startswith("⚠️ ПРОДУКТИВ")

@@ -78,9 +78,9 @@ async def test_a_turn_starts_at_most_two_tasks(make_agent: Any) -> None:
     outcomes = [e["outcome"] for e in events if e["type"] == "tool_result"]
     assert outcomes == ["ok", "ok", "refused"]
     refusal = next(e for e in events if e["type"] == "tool_result" and e["outcome"] == "refused")
-    assert "не больше 2 задач" in refusal["message"]
+    assert "предел задач на один запрос: 2" in refusal["message"]
     told = [m for m in agent.model.prompts[1] if isinstance(m, ToolMessage)][-1]
-    assert "не больше 2 задач" in str(told.content)  # the model reads the reason too
+    assert "предел задач на один запрос: 2" in str(told.content)  # the model reads the reason too
     assert "Выполнено: LLM-проверка дашборда — задача запущена" in events[-2]["text"]
 
 

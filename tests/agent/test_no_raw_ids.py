@@ -11,6 +11,7 @@ dashboard is named by its title, a task or a snapshot by words or its first 8 he
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from sstools.tasks.models import Task
 from sstools.testing.recorded import recorded
 from sstools.texts import backups as backup_texts
 from sstools.texts import deploy as deploy_texts
+from tests.reading import disagreements, english_words
 
 RAW = {
     "role id": re.compile(r"\b(?:analyst|engineer|admin)\b"),
@@ -366,6 +368,15 @@ def test_the_cases_cover_every_tool_of_the_catalogue() -> None:
 def test_no_raw_id_reaches_a_person(case: Case) -> None:
     text = rendered(case)
     assert raw_ids(text) == {}, text
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_every_answer_reads_as_russian_with_numbers_that_agree(case: Case) -> None:
+    text = rendered(case)
+    # What the fleet holds (names, columns, logins, a server's own error words) is data.
+    data = [json.dumps([case.payload, case.args, case.env_id], ensure_ascii=False, default=str)]
+    assert english_words(text, data) == [], text
+    assert disagreements(text) == [], text
 
 
 def _case(name: str) -> str:

@@ -82,8 +82,8 @@ async def test_aggrd_fr_002_story2_prod_card_is_destructive_and_staging_card_is_
         await ask(page, "выкати на прод")
         card = page.locator(".card.tone-destructive")
         await expect(card).to_be_visible()
-        await expect(card.locator(".badge")).to_have_text("⚠️ PRODUCTION")
-        await expect(card.locator(".card-prompt")).to_contain_text("⚠️ PRODUCTION")
+        await expect(card.locator(".badge")).to_have_text("⚠️ ПРОДУКТИВ")
+        await expect(card.locator(".card-prompt")).to_contain_text("⚠️ ПРОДУКТИВ")
         await expect(card.locator(".card-impact")).to_contain_text("Влияние")
         # The plan the approval applies: short on the card, whole in the title.
         await expect(card.locator(".card-digest")).to_have_text(

@@ -38,7 +38,7 @@ async def test_a_person_changes_the_target_on_the_card_and_approves_the_new_plan
         page = await s.page(AGENT, Role.engineer)
         await ask(page, "разверни этот дашборд в prod")
         first = page.locator(".card").first
-        await expect(first.locator(".badge")).to_have_text("⚠️ PRODUCTION")
+        await expect(first.locator(".badge")).to_have_text("⚠️ ПРОДУКТИВ")
         await expect(first.locator(".card-similar")).to_have_count(0)  # never for prod
         form = first.locator(".card-edit")
         await expect(form).to_be_hidden()  # folded until asked for
@@ -62,7 +62,7 @@ async def test_a_person_changes_the_target_on_the_card_and_approves_the_new_plan
         )
         await expect(first.locator("button")).to_have_count(0)
         second = page.locator(".card").nth(1)
-        await expect(second.locator(".badge")).to_have_text("staging")
+        await expect(second.locator(".badge")).to_have_text("Тестирование")
         replanned_s = time.monotonic() - replanned_at
         await expect(second.locator(".card-edit")).to_be_hidden()
         await expect(page.locator(".tool").first).to_have_text(
@@ -127,7 +127,7 @@ async def test_a_dev_deploy_card_offers_approving_similar_ones_unticked(
         page = await s.page(path, Role.engineer)
         await ask(page, "разверни этот дашборд в dev")
         card = page.locator(".card").first
-        await expect(card.locator(".badge")).to_have_text("dev")
+        await expect(card.locator(".badge")).to_have_text("Разработка")
         similar = card.get_by_label("Одобрять похожие до конца сеанса")
         await expect(similar).not_to_be_checked()
         await screenshot(page, "agent-card-similar-desktop")

@@ -29,7 +29,7 @@ async def test_the_environments_table_and_deploy_open_the_agent_with_a_prefilled
         # A date as people write it, never raw ISO, whatever day the suite runs on.
         await expect(current).to_contain_text(HUMAN_DATE)
         await expect(current).not_to_contain_text(re.compile(r"\d{4}-\d{2}-\d{2}"))
-        await expect(table.locator('tr[data-env-id="prod"] .stage')).to_have_text("prod")
+        await expect(table.locator('tr[data-env-id="prod"] .stage')).to_have_text("Продуктив")
         await expect(current.locator(".action-deploy")).to_have_count(0)
         await screenshot(page, "dashboard-environments")
 

@@ -120,7 +120,7 @@ async def test_a_second_engineer_approves_a_prod_deploy_through_its_page(
             await expect(second).to_have_url(s.url + link)
             page = second.locator("#approval")
             await expect(page.locator("#approval-state")).to_have_text("Ожидает второго одобрения")
-            await expect(page.locator(".badge")).to_have_text("⚠️ PRODUCTION")
+            await expect(page.locator(".badge")).to_have_text("⚠️ ПРОДУКТИВ")
             await expect(page.locator(".card-impact")).to_have_text(
                 "Влияние: 1 дашборд будет изменён"
             )

@@ -197,8 +197,8 @@ def test_the_template_has_every_section_every_chart_its_dataset_and_metrics() ->
     assert "| По регионам | table | energy | SUM(mwh) |" in markdown
     assert "| Сирота | table | датасет удалён | — |" in markdown
     assert "**Регион** (filter_select): region" in markdown
-    assert "| Dev (ss-dev) | dev | да, #7 | 30 ноября 2026, 05:20 |" in markdown
-    assert "| Staging (staging) | staging | не ответило | — |" in markdown
+    assert "| Dev (ss-dev) | разработка | да, #7 | 30 ноября 2026, 05:20 |" in markdown
+    assert "| Staging (staging) | тестирование | не ответило | — |" in markdown
     assert "Не версионирован." in markdown
     check_document(markdown, source())  # the template passes its own check
 

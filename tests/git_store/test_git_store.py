@@ -12,10 +12,12 @@ from dulwich.object_store import tree_lookup_path
 from dulwich.objects import Blob, Commit
 from dulwich.refs import Ref
 from dulwich.repo import Repo
+from pydantic import SecretStr
 
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.domain.deploy.rollback import SnapshotRecord, SnapshotUnusable, _read_snapshot
+from sstools.environments import Environment, Stage
 from sstools.git_store import (
     DEFAULT_BRANCH,
     BranchExists,
@@ -26,6 +28,7 @@ from sstools.git_store import (
     UnknownCommit,
 )
 from sstools.git_store._repo import Repository
+from sstools.superset import SupersetClient
 from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import AuthHeaders
 
@@ -78,6 +81,38 @@ def test_a_commit_is_pushed_to_a_bare_remote_on_disk(tmp_path: Path) -> None:
     assert commit is not None
     repository.push("main")
     assert remote.refs[Ref(b"refs/heads/main")].decode() == commit.id
+
+
+@pytest.mark.parametrize(
+    ("remote", "said"),
+    [
+        ("http://ann:s3cret-token@127.0.0.1:9/repo.git", "удалённый репозиторий недоступен ("),
+        ("{folder}/not-a-repository", "удалённый репозиторий отказал"),
+    ],
+)
+async def test_a_failed_push_keeps_the_commit_and_says_why_in_russian_without_the_address(
+    tmp_path: Path, fake_superset: FakeSuperset, remote: str, said: str
+) -> None:
+    fake_superset.dashboards.append({"id": 3, "dashboard_title": "Продажи", "published": True})
+    env = Environment(
+        id="ss-dev",
+        name="Dev",
+        stage=Stage.dev,
+        url="http://superset.test",
+        username=fake_superset.username,
+        password=SecretStr(fake_superset.password),
+    )
+    superset = SupersetClient(env, transport=fake_superset.transport())
+    remote = remote.format(folder=tmp_path)
+    git = GitStore(tmp_path / "git", remote)
+    outcome = await git.commit(superset, [3], message="версия 1", username="ann")
+    await superset.aclose()
+    assert outcome.commit is not None
+    assert outcome.pushed is False
+    assert outcome.push_error is not None
+    assert outcome.push_error.startswith(said)
+    assert "s3cret" not in outcome.push_error
+    assert remote not in outcome.push_error
 
 
 async def test_commit_over_the_api_then_nothing_new(

@@ -297,7 +297,7 @@ async def test_restore_into_prod_through_the_agent_is_a_destructive_card(
                 "destructive",
                 "prod",
             )
-            assert "PRODUCTION" in decision["prompt"]
+            assert "ПРОДУКТИВ" in decision["prompt"]
             await live.post(
                 f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
                 json={"decision": "deny"},

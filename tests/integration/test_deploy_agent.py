@@ -124,7 +124,7 @@ async def test_story2_deploy_to_prod_through_the_agent_applies_the_approved_plan
             "destructive",
             "prod",
         )
-        assert "PRODUCTION" in decision["prompt"]
+        assert "ПРОДУКТИВ" in decision["prompt"]
         assert decision["impact"] == "1 дашборд будет изменён"
         assert decision["digest"] == plan["digest"]
         assert f"дашборд «{REPORT}»: изменить (css)" in decision["objects"]

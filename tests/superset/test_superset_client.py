@@ -157,9 +157,14 @@ async def test_http_errors_map_to_the_hierarchy(
 async def test_unreachable_superset_is_unavailable() -> None:
     env = _environment("x").model_copy(update={"url": "http://127.0.0.1:9"})
     client = SupersetClient(env, timeout_s=2)
-    with pytest.raises(SupersetUnavailable, match="недоступен по адресу"):
+    with pytest.raises(SupersetUnavailable) as caught:
         await client.search_dashboards()
     await client.aclose()
+    # Russian for a person, never httpx's «All connection attempts failed».
+    assert caught.value.message == (
+        "недоступен по адресу http://127.0.0.1:9: "
+        "соединение не установлено: сервер не отвечает по этому адресу"
+    )
 
 
 def test_normalize_folds_case_compat_forms_and_yo() -> None:

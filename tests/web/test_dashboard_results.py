@@ -281,7 +281,10 @@ async def test_the_history_lists_tasks_from_before_object_keys(
         assert absent not in history
     words = text_of(history)
     assert "Этот дашборд ещё не выкатывали" not in words
-    assert f"выкатка {by_title[:8]} 30 ноября 2026, 09:15 engineer Prod prod Dev dev" in words
+    assert (
+        f"выкатка {by_title[:8]} 30 ноября 2026, 09:15 engineer Prod Продуктив Dev Разработка"
+        in words
+    )
 
 
 def test_the_panels_prompts_are_understood_without_a_model() -> None:

@@ -104,7 +104,7 @@ async def test_the_home_page_shows_versions_drift_and_failed_validations(
     before = words_of((await api.get("/")).text)
     assert "Расхождения не проверялись" in before  # no report yet: the page made none
     assert "Superset 6.1.0" in before  # ss-dev's /version
-    assert "Prod prod · ✗ недоступно · версия неизвестна" in before
+    assert "Prod Продуктив · ✗ недоступно · версия неизвестна" in before
     assert "Проверок с ошибками нет" in before
 
     engine = create_engine(settings.database_url)
@@ -160,7 +160,7 @@ async def test_the_home_page_shows_versions_drift_and_failed_validations(
     await api.get("/api/drift")  # no report yet: reading makes the first
     page = await api.get("/")
     words = words_of(page.text)
-    assert "Проверки с ошибками Тарифы dev · ошибок: 2" in words
+    assert "Проверки с ошибками Тарифы Разработка · ошибок: 2" in words
     assert "Починенный" not in words
     assert 'href="/dashboards/3?env_id=ss-dev"' in page.text
     assert "Расхождений нет" in words  # ss-dev, from the report just made

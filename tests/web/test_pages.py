@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from html.parser import HTMLParser
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,7 @@ from sstools.auth.roles import Role
 from sstools.testing.fake_superset import FakeSuperset
 from sstools.web.pages import agent_link
 from tests.conftest import AuthHeaders
+from tests.reading import disagreements, english_words
 
 TEMPLATES = Path(__file__).parents[2] / "sstools" / "web" / "templates"
 
@@ -111,7 +113,7 @@ async def test_the_dataset_page_shows_the_review_the_api_reports(
     client.cookies.set("sstools_session", token_for(Role.analyst))  # type: ignore[operator]
     page = await client.get("/datasets/1?env_id=ss-dev")
     assert page.status_code == 200
-    assert "<dd>approved</dd>" in page.text
+    assert "<dd>одобрен</dd>" in page.text
     assert "<code>region</code>" in page.text
 
 
@@ -213,3 +215,84 @@ async def test_a_page_that_fails_is_a_page_a_person_reads(
     api = await client.get(path, headers={"Accept": "application/json"})
     assert api.status_code == status
     assert "detail" in api.json()
+
+
+class _Readable(HTMLParser):
+    """The text a person reads on a page: no scripts, styles or attribute values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "code", "pre"):
+            self._hidden += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "code", "pre"):
+            self._hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def readable(page: str) -> str:
+    reader = _Readable()
+    reader.feed(page)
+    return " ".join(reader.parts)
+
+
+def _names(answer: object) -> str:
+    """The strings of an API answer but its enums: a stage is the page's word to say."""
+    if isinstance(answer, dict):
+        return " ".join(_names(value) for key, value in answer.items() if key != "stage")
+    if isinstance(answer, list):
+        return " ".join(map(_names, answer))
+    return answer if isinstance(answer, str) else ""
+
+
+PAGES = (
+    "/dashboards?env_id=ss-dev",
+    "/dashboards/3?env_id=ss-dev",
+    "/datasets?env_id=ss-dev",
+    "/datasets/1?env_id=ss-dev",
+    "/settings",
+    "/tasks",
+    "/approvals",
+    "/drift",
+    "/agent?objectType=dashboard&objectId=3&envId=ss-dev&route=/x",
+    "/agent",
+)
+
+
+@pytest.mark.parametrize("role", [Role.analyst, Role.engineer, Role.admin])
+async def test_every_page_reads_as_russian_with_numbers_that_agree(
+    client: httpx.AsyncClient,
+    fake_superset: FakeSuperset,
+    token_for: Callable[[Role], str],
+    auth: AuthHeaders,
+    role: Role,
+) -> None:
+    fake_superset.dashboards = [{"id": 3, "dashboard_title": "Energy Overview", "published": True}]
+    # What the fleet itself holds (names, columns, environments) is data, not the page's words.
+    data = [role.value] + [  # the login, as token_for names the person
+        _names((await client.get(path, headers=auth(role))).json())
+        for path in (
+            "/api/environments",
+            "/api/dashboards?env_id=ss-dev",
+            "/api/dashboards/3?env_id=ss-dev",
+            "/api/datasets?env_id=ss-dev",
+            "/api/datasets/1?env_id=ss-dev",
+        )
+    ]
+    client.cookies.set("sstools_session", token_for(role))
+    unread = {}
+    for path in PAGES:
+        response = await client.get(path)
+        assert response.status_code == 200, path
+        text = readable(response.text)
+        if found := english_words(text, data) + disagreements(text):
+            unread[path] = found
+    assert unread == {}

@@ -240,7 +240,10 @@ async def test_the_dashboard_page_has_its_history_by_uuid_and_superset_links(
     assert validation not in history
     assert 'class="action-rollback"' in history
     words = " ".join(text_of(history).split())
-    assert f"выкатка {mine[:8]} 30 ноября 2026, 09:15 engineer Dev dev Prod prod выполнена" in words
+    assert (
+        f"выкатка {mine[:8]} 30 ноября 2026, 09:15 engineer Dev Разработка Prod Продуктив выполнена"
+        in words
+    )
     assert RAW_ID.findall(text_of(page.text)) == []
     assert 'href="http://superset.test/superset/dashboard/3/"' in page.text
 
@@ -288,7 +291,7 @@ async def test_the_home_page_says_which_environment_answers_and_the_failed_tasks
     assert re.search(r'data-env-id="ss-dev" data-reachable="true"', page.text)
     assert re.search(r'data-env-id="prod" data-reachable="false"', page.text)
     words = " ".join(text_of(page.text).split())
-    assert "Prod prod · ✗ недоступно" in words
+    assert "Prod Продуктив · ✗ недоступно" in words
     assert (
         words.index("Завершились ошибкой")
         < words.index(failed[:8])

@@ -10,7 +10,7 @@ CONTEXT_ROUTE_NOT_A_PATH = "должен быть путём, начинающи
 CONTEXT_INVISIBLE_CHARACTERS = "не должен содержать управляющих или невидимых символов"
 CONTEXT_CONTROL_CHARACTERS = "не должно содержать управляющих символов и переводов строки"
 CONTEXT_LONE_SURROGATE = "содержит одиночный суррогат (недопустимый Unicode)"
-CONTEXT_TOO_LARGE = "{size} байт — больше предела {limit}"
+CONTEXT_TOO_LARGE = "размер {size} Б больше предела {limit} Б"
 CONTEXT_NOT_AN_OBJECT = "должен быть объектом"
 CONTEXT_UNAVAILABLE = "контекст недоступен"
 SESSION_EXPIRED = "сессия истекла, обновите страницу"
@@ -118,7 +118,7 @@ CALLS_PER_REPLY = (
     "если он ещё нужен, вызовите его отдельно"
 )
 TASK_STARTS_PER_TURN = (
-    "«{tool}»: не запущено — за один запрос запускается не больше {limit} задач; "
+    "«{tool}»: не запущено — предел задач на один запрос: {limit}; "
     "сообщите о запущенных и предложите продолжить следующим запросом"
 )
 NOT_THE_PAGE_OBJECT = (
@@ -193,7 +193,7 @@ NOT_ROUTED = "не предложен для этого запроса: испо
 PROMPT_READ = "Чтение данных"
 PROMPT_WRITE_STAGE = "Изменения в {stage}-окружении «{env}»"
 PROMPT_WRITE_GIT = "Изменения в git-репозитории"
-PROMPT_PRODUCTION = "⚠️ PRODUCTION: изменения в рабочем окружении «{env}»"
+PROMPT_PRODUCTION = "⚠️ ПРОДУКТИВ: изменения в рабочем окружении «{env}»"
 PROMPT_BACKUP = "⚠️ Резервное копирование окружения «{env}» нагружает его"
 IMPACT_UNKNOWN = "оценка влияния недоступна"
 NOTHING_CHANGES = "изменений нет: ни один дашборд не изменится"

@@ -62,7 +62,7 @@ LABELS = {
     "target_env_id": "Куда",
     "source_env_id": "Откуда",
     "source": "Источник",
-    "stage": "Этап",
+    "stage": "Стадия",
     "created_at": "Создано",
     "created_by": "Создал",
     "started_by": "Запустил",
@@ -267,10 +267,12 @@ RESTORE_SUMMARY = "Подробно: {summary}"
 # -- environments --------------------------------------------------------------------------------
 ENVIRONMENTS_ALL_UP = "Окружений: {count}; все отвечают."
 ENVIRONMENTS_SOME_DOWN = "Окружений: {count}; не отвечают: {names}."
-ENVIRONMENTS_HEAD = "| Окружение | Этап | Отвечает | Superset |"
+ENVIRONMENTS_HEAD = "| Окружение | Стадия | Отвечает | Superset |"
+STAGES = {"dev": "разработка", "staging": "тестирование", "prod": "продуктив"}
 
 # -- sql and databases ---------------------------------------------------------------------------
-SQL_ROWS = "Запрос вернул {rows}{limited}."
+SQL_ROWS = "Запрос вернул {count} {rows}{limited}."
+ROWS_RETURNED = ("строку", "строки", "строк")  # accusative: «вернул 1 строку»
 SQL_LIMITED = " (показаны не все: сработал предел)"
 SQL_NO_ROWS = "Запрос выполнен; строк нет."
 SQL_FORMATTED = "SQL отформатирован:"

@@ -128,8 +128,7 @@ def _uuid_of(path: str) -> str:
 
 
 def _git() -> GitStore:
-    settings = context().settings
-    return GitStore(settings.git_dir, settings.git_remote)
+    return GitStore.from_settings(context().settings)
 
 
 def _check_databases(env_id: str, database_ids: list[int]) -> None:

@@ -91,7 +91,8 @@ def _deployed(source: DocumentSource) -> str:
         else:
             present = texts.PRESENT_NO
         changed = human_datetime(one.changed_on) if one.present else "—"
-        rows.append(f"| {_cell(one.name)} ({one.env_id}) | {one.stage} | {present} | {changed} |")
+        stage = texts.STAGES.get(one.stage, one.stage)
+        rows.append(f"| {_cell(one.name)} ({one.env_id}) | {stage} | {present} | {changed} |")
     return "\n".join([texts.DEPLOYED_HEADER, *rows])
 
 

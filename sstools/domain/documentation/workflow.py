@@ -32,8 +32,7 @@ def document_path(uuid: str) -> str:
 
 
 def _git() -> GitStore:
-    settings = context().settings
-    return GitStore(settings.git_dir, settings.git_remote)
+    return GitStore.from_settings(context().settings)
 
 
 async def _deployment(client: SupersetClient, uuid: str) -> Deployment:

@@ -26,8 +26,8 @@ _EXPORTS: dict[str, BoundedCache[ExportKey, dict[str, bytes]]] = {}
 def drift_watch() -> dict[str, Any]:
     """Check every environment; the report, as JSON, is the tick's task result."""
     settings, environments = context().settings, context().environments
-    git = GitStore(settings.git_dir, settings.git_remote, settings.export_concurrency)
-    git.exports = _EXPORTS.setdefault(str(settings.git_dir), BoundedCache(EXPORT_CACHE_SIZE))
+    exports = _EXPORTS.setdefault(str(settings.git_dir), BoundedCache(EXPORT_CACHE_SIZE))
+    git = GitStore.from_settings(settings, exports)
 
     async def work(pool: SupersetPool) -> dict[str, Any]:
         report = await check_drift(pool, list(environments.values()), git)

@@ -151,7 +151,7 @@
 
       const head = element("div", "card-head");
       const badge = element("span", "badge", decision.kind === "read" ? ui.read_only
-        : decision.stage === "prod" ? ui.production : (decision.stage || "git"));
+        : decision.stage === "prod" ? ui.production : (ui[`stage_${decision.stage}`] || "Git"));
       head.append(badge, element("strong", "", event.title));
       item.append(head, element("p", "card-prompt", decision.prompt));
       if (decision.impact) item.append(element("p", "card-impact", `${ui.impact}: ${decision.impact}`));

@@ -10,7 +10,7 @@ AGENT = {
     "deny": "Отклонить",
     "dismiss": "Закрыть",
     "access_denied": "Недостаточно прав",
-    "production": "⚠️ PRODUCTION",
+    "production": "⚠️ ПРОДУКТИВ",
     "read_only": "чтение данных",
     "tool_running": "выполняется",
     "tool_done": "готово",

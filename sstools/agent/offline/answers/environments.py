@@ -26,8 +26,9 @@ def environments(payload: Any, hint: Hint = NO_HINT) -> str | None:
     out = [verdict, "", texts.ENVIRONMENTS_HEAD, "|---|---|---|---|"]
     for item in listed:
         label = f"{md(item.get('name') or item['id'])} (`{md(item['id'])}`)"
+        stage = texts.STAGES.get(str(item.get("stage")), "—")
         out.append(
-            f"| {label} | {md(item.get('stage') or '—')} | {yes_no(item.get('reachable'))} "
+            f"| {label} | {stage} | {yes_no(item.get('reachable'))} "
             f"| {link(texts.OPEN_SUPERSET, item.get('url')) or '—'} |"
         )
     return "\n".join(out)

@@ -9,7 +9,6 @@ from sstools.agent.offline.answers.generic import scalar
 from sstools.agent.offline.answers.words import (
     NO_HINT,
     Hint,
-    count,
     items_of,
     links,
     md,
@@ -17,6 +16,7 @@ from sstools.agent.offline.answers.words import (
     names,
 )
 from sstools.agent.texts import answers as texts
+from sstools.russian import plural_form
 
 _ROWS_SHOWN = 20
 _COLUMNS_SHOWN = 8
@@ -35,7 +35,11 @@ def execute(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if not total:
         return texts.SQL_NO_ROWS
     limited = texts.SQL_LIMITED if payload.get("limited") else ""
-    out = [texts.SQL_ROWS.format(rows=count(total, "row"), limited=limited)]
+    out = [
+        texts.SQL_ROWS.format(
+            count=total, rows=plural_form(total, *texts.ROWS_RETURNED), limited=limited
+        )
+    ]
     columns = [str(c) for c in payload.get("columns") or []] or (
         list(rows[0]) if rows and isinstance(rows[0], dict) else []
     )
