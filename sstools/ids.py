@@ -8,6 +8,7 @@ overwrote, so a rollback can trust them, and no user commit or new branch may la
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from dulwich.refs import Ref, check_ref_format
@@ -24,6 +25,11 @@ BACKUP_ID_PATTERN = rf"^{ENV_ID_PATTERN[1:-1]}\.{BACKUP_STAMP_PATTERN}$"
 MAX_BRANCH = 100
 # Branches only a deploy's snapshot step writes (see sstools/domain/deploy/snapshots.py).
 SNAPSHOT_PREFIX = "snapshots/"
+
+
+def is_commit_id(ref: str) -> bool:
+    """A git ref that is a commit's id (a whole or shortened SHA-1), not a branch's name."""
+    return re.fullmatch(r"[0-9a-f]{7,40}", ref) is not None
 
 
 def git_branch_name(value: str) -> str:

@@ -51,10 +51,14 @@ def unknown_environment(env_id: str) -> str:
     return texts.UNKNOWN_ENVIRONMENT.format(env=env_id)
 
 
-def permission_denied(tool: str, roles: list[str], actual: str | None = None) -> str:
-    """«Недостаточно прав: «Выкатка дашборда» доступна роли «инженер»; у вас — «аналитик»»."""
+def permission_denied(
+    tool: str, roles: list[str], actual: str | None = None, *, write_only: bool = False
+) -> str:
+    """«Недостаточно прав: «Выкатка дашборда» доступна роли «инженер»; у вас — «аналитик»»;
+    ``write_only``: the person may use the tool, only not to write."""
     named = ", ".join(f"«{answer_texts.ROLE_NAMES.get(role, role)}»" for role in roles)
-    text = texts.PERMISSION_DENIED.format(tool=tool, roles=named or "?")
+    template = texts.PERMISSION_DENIED_WRITE if write_only else texts.PERMISSION_DENIED
+    text = template.format(tool=tool, roles=named or "?")
     if actual is not None:
         text += texts.PERMISSION_YOURS.format(role=answer_texts.ROLE_NAMES.get(actual, actual))
     return text
@@ -134,7 +138,10 @@ def plan_not_applicable(
 
 
 def plan_changes_nothing(tool: str, summary: str) -> str:
-    return texts.PLAN_CHANGES_NOTHING.format(tool=tool, summary=summary)
+    """Said once: a plan's own summary often begins «Изменений нет: …»."""
+    said = texts.NO_CHANGES in summary.casefold()
+    template = texts.PLAN_CHANGES_NOTHING_SAID if said else texts.PLAN_CHANGES_NOTHING
+    return template.format(tool=tool, summary=summary.rstrip("."))
 
 
 def model_reply_unusable() -> str:

@@ -133,7 +133,9 @@ def check_call(
 
 
 def _denied(tool: ToolSpec, required: Role, actual: Role) -> Refused:
-    words = explain.permission_denied(tool.title, [required.value], actual.value)
+    words = explain.permission_denied(
+        tool.title, [required.value], actual.value, write_only=actual.allows(tool.min_role)
+    )
     return Refused(words, required_role=required)
 
 

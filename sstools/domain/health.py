@@ -30,6 +30,7 @@ class ChartHealth(BaseModel):
     id: int
     name: str
     dataset_id: int | None
+    dataset_name: str | None = None  # None: the dataset does not resolve on this dashboard
     dataset_resolves: bool
 
 
@@ -96,13 +97,14 @@ def dashboard_health(
     branch: str,
     validation: ValidationSummary | None = None,
 ) -> DashboardHealth:
-    dataset_ids = {dataset.id for dataset in dashboard.datasets}
+    dataset_names = {dataset.id: dataset.name for dataset in dashboard.datasets}
     charts = [
         ChartHealth(
             id=chart.id,
             name=chart.name,
             dataset_id=chart.dataset_id,
-            dataset_resolves=chart.dataset_id is not None and chart.dataset_id in dataset_ids,
+            dataset_name=dataset_names.get(chart.dataset_id) if chart.dataset_id else None,
+            dataset_resolves=chart.dataset_id is not None and chart.dataset_id in dataset_names,
         )
         for chart in dashboard.charts
     ]

@@ -31,6 +31,7 @@ from sstools.sql._dialects import (
 )
 from sstools.sql._model import SqlClassification, SqlKind, SqlSyntaxError, SqlTooDeep
 from sstools.sql._reading import Reading, parse, read, write_before_error
+from sstools.texts import sql as texts
 
 __all__ = [
     "MAX_NESTING",
@@ -78,7 +79,7 @@ def classify_for_backend(sql: str, backend: str | None) -> SqlClassification:
     if language and sql.strip():
         return SqlClassification(
             kind=SqlKind.write,
-            reason=f"{language} is not SQL: sstools cannot read it to tell a read from a write",
+            reason=texts.NOT_SQL.format(language=language),
             statements=0,
         )
     dialect = dialect_for(name)
@@ -93,10 +94,7 @@ def classify_for_backend(sql: str, backend: str | None) -> SqlClassification:
             raise
         return SqlClassification(
             kind=SqlKind.write,
-            reason=(
-                f"sqlglot has no dialect for {name}, and none of the {len(EVERY_DIALECT)} "
-                "dialects sstools knows reads this SQL: sstools cannot tell a read from a write"
-            ),
+            reason=texts.NO_DIALECT.format(name=name, count=len(EVERY_DIALECT)),
             statements=0,
         )
 
@@ -104,7 +102,7 @@ def classify_for_backend(sql: str, backend: str | None) -> SqlClassification:
 @lru_cache(maxsize=64)  # the agent judges the same call twice: guardrails, then executor
 def _classify(sql: str, dialect: str | None) -> SqlClassification:
     if not sql.strip():
-        raise SqlSyntaxError("SQL is empty")
+        raise SqlSyntaxError(texts.EMPTY)
     readings: list[Reading] = []
     first_error: SqlSyntaxError | None = None
     for reader in readers_for(dialect):
@@ -120,7 +118,7 @@ def _classify(sql: str, dialect: str | None) -> SqlClassification:
             if partial:  # a database of that dialect runs these before it stops at the error
                 return SqlClassification(
                     kind=SqlKind.write,
-                    reason=f"{partial}, before the SQL stops parsing (as {label(reader)} reads it)",
+                    reason=texts.WRITES_BEFORE_ERROR.format(partial=partial, reading=_as(reader)),
                     statements=readings[0].statements if readings else 0,
                 )
             continue
@@ -133,7 +131,7 @@ def _classify(sql: str, dialect: str | None) -> SqlClassification:
         assert first_error is not None
         raise first_error
     return SqlClassification(
-        kind=SqlKind.read, reason="only queries", statements=readings[0].statements
+        kind=SqlKind.read, reason=texts.ONLY_QUERIES, statements=readings[0].statements
     )
 
 
@@ -144,15 +142,19 @@ def _write_reason(readings: list[Reading]) -> str | None:
         return first.write_reason
     if latest.statements != first.statements:
         counts = ", ".join(f"{label(r.dialect)}: {r.statements}" for r in readings)
-        return f"dialects split the SQL into different numbers of statements ({counts})"
+        return texts.SPLIT_DIFFERENTLY.format(counts=counts)
     if latest.write_reason:
-        return f"{latest.write_reason} (as {label(latest.dialect)} reads it)"
+        return texts.READ_AS.format(reason=latest.write_reason, reading=_as(latest.dialect))
     return None
+
+
+def _as(dialect: str) -> str:
+    return texts.AS_READ_BY.format(dialect=label(dialect))
 
 
 def format_sql(sql: str, dialect: str | None = None) -> str:
     if not sql.strip():
-        raise SqlSyntaxError("SQL is empty")
+        raise SqlSyntaxError(texts.EMPTY)
     return read_deeply(lambda: _format(sql, dialect))
 
 

@@ -18,6 +18,7 @@ from typing import TypeVar
 from sqlglot.tokenizer_core import Token, TokenType
 
 from sstools.sql._model import SqlTooDeep
+from sstools.texts import sql as texts
 
 T = TypeVar("T")
 
@@ -28,9 +29,7 @@ _STACK_BYTES = 64 * 1024 * 1024  # 4x what 1,000 levels were measured to need on
 _OPENERS = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE})
 _CLOSERS = frozenset({TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE})
 
-TOO_DEEP = (
-    f"SQL is nested too deeply to read: sstools reads up to {MAX_NESTING:,} levels of nesting"
-)
+TOO_DEEP = texts.TOO_DEEP.format(levels=f"{MAX_NESTING:,}".replace(",", " "))
 
 
 class _RecursionLimit:
@@ -69,7 +68,9 @@ def check_nesting(tokens: list[Token]) -> None:
         elif token.token_type in _CLOSERS:
             depth -= 1
     if deepest > MAX_NESTING:
-        raise SqlTooDeep(f"{TOO_DEEP}; this SQL has {deepest:,}")
+        raise SqlTooDeep(
+            texts.TOO_DEEP_HERE.format(too_deep=TOO_DEEP, deepest=f"{deepest:,}".replace(",", " "))
+        )
 
 
 def read_deeply(work: Callable[[], T]) -> T:

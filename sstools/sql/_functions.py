@@ -28,6 +28,7 @@ from sstools.sql._builtins import (
     PURE_BUILTINS,
 )
 from sstools.sql._dialects import EVERY_DIALECT
+from sstools.texts import sql as texts
 
 # Typed built-ins that act outside the query's result.
 EFFECT_CLASSES: tuple[type[exp.Func], ...] = (
@@ -123,15 +124,15 @@ def function_write_reason(call: exp.Func, written: frozenset[str] = frozenset())
     """
     name = (call.name if isinstance(call, NAMED_ONLY) else call.sql_name()).lower()
     if isinstance(call.parent, exp.Dot) and call.arg_key == "expression":
-        return f"function {call.parent.this.sql()}.{name}() is schema-qualified: maybe user-defined"
+        return texts.FUNCTION_QUALIFIED.format(schema=call.parent.this.sql(), name=name)
     if name in EFFECT_NAMES:
-        return f"function {name}() acts outside the query"
+        return texts.FUNCTION_ACTS.format(name=name)
     if isinstance(call, EFFECT_CLASSES):
         aliases = _PURE_ALIASES.get(type(call), frozenset())
         if name in written or not aliases & written:
-            return f"function {name}() acts outside the query"
+            return texts.FUNCTION_ACTS.format(name=name)
     if name in EFFECT_WITH_ARGUMENTS and any(call.iter_expressions()):
-        return f"function {name}() with an argument sets session state"
+        return texts.FUNCTION_SETS_SESSION.format(name=name)
     if isinstance(call, NAMED_ONLY) and not is_read_only_name(name):
-        return f"function {name}() is not known to be read-only"
+        return texts.FUNCTION_UNKNOWN.format(name=name)
     return None

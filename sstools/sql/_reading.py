@@ -37,6 +37,7 @@ from sstools.sql._statements import (
     is_table_shorthand,
     show_write_reason,
 )
+from sstools.texts import sql as texts
 
 # sqlglot warns each time it falls back to an opaque Command, once per dialect read; a Command is
 # a write here, so the warning says nothing the verdict does not.
@@ -108,11 +109,13 @@ def parse(sql: str, dialect: str) -> tuple[list[Token], list[exp.Expr]]:
     except (IndexError, KeyError, AttributeError, TypeError) as exc:
         # sqlglot's own bugs on odd input (its duckdb SHOW parser indexes past the end): that
         # dialect cannot read the SQL, which is a syntax error, not a crash of the caller.
-        raise SqlSyntaxError(f"SQL cannot be read as {dialect or 'generic'} SQL") from exc
+        raise SqlSyntaxError(
+            texts.NOT_READABLE_AS.format(dialect=dialect or texts.GENERIC_DIALECT)
+        ) from exc
     # A bare ";" (or one carrying only a comment) is no statement.
     statements = [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
     if not statements:
-        raise SqlSyntaxError("SQL has no statement")
+        raise SqlSyntaxError(texts.NO_STATEMENT)
     return tokens, statements
 
 
@@ -162,7 +165,7 @@ def _executable_comment_reason(tokens: list[Token]) -> str | None:
     for token in tokens:
         for comment in token.comments:
             if _EXECUTABLE_COMMENT.match(comment):
-                return "MySQL runs the body of an executable comment /*! … */"
+                return texts.EXECUTABLE_COMMENT
     return None
 
 
@@ -182,30 +185,27 @@ def _write_reason(statement: exp.Expr, dialect: str, written: frozenset[str]) ->
         return None
     if not isinstance(statement, _READ_ROOTS):
         keyword = statement.key.upper()
-        return SESSION_REASONS.get(keyword, f"{keyword} statement")
+        return SESSION_REASONS.get(keyword, texts.STATEMENT.format(keyword=keyword))
     for node in statement.walk():
         alias = bare_statement_keyword(node)
         if alias:
-            return (
-                f"{alias} after a query starts a statement of its own in SQL Server, "
-                "which needs no ';' between statements"
-            )
+            return texts.BARE_KEYWORD.format(keyword=alias)
         if isinstance(node, _WRITE_NODES):
-            return f"{node.key.upper()} inside the query"
+            return texts.INSIDE_QUERY.format(keyword=node.key.upper())
         if isinstance(node, exp.Select) and node.args.get("into") is not None:
-            return "SELECT … INTO creates a table (or sets variables for later statements)"
+            return texts.SELECT_INTO
         if isinstance(node, exp.Lock):
-            return "FOR UPDATE/SHARE takes row locks"
+            return texts.ROW_LOCKS
         if isinstance(node, exp.WithTableHint):
             hints = {hint.name.upper() for hint in node.expressions}
             if hints & _LOCKING_HINTS:
-                return f"table hint {', '.join(sorted(hints & _LOCKING_HINTS))} takes locks"
+                return texts.TABLE_HINT.format(hints=", ".join(sorted(hints & _LOCKING_HINTS)))
         if (
             isinstance(node, exp.Column)
             and node.table
             and node.name.lower() in _SEQUENCE_PSEUDO_COLUMNS
         ):
-            return f"{node.sql()} advances a sequence"
+            return texts.SEQUENCE.format(column=node.sql())
         if isinstance(node, exp.Func):
             reason = function_write_reason(node, written)
             if reason:
@@ -220,17 +220,17 @@ def _command_write_reason(command: exp.Command, dialect: str) -> str | None:
     if keyword == "EXPLAIN":
         explained = explained_statement(command_body(command), dialect)
         if explained is None:
-            return "EXPLAIN of something other than a query (EXPLAIN ANALYZE runs it)"
+            return texts.EXPLAIN_NOT_A_QUERY
         try:
             reading = read(explained, dialect)
         except SqlSyntaxError:
-            return "EXPLAIN of a query sstools cannot read (EXPLAIN ANALYZE runs it)"
+            return texts.EXPLAIN_UNREADABLE
         if reading.write_reason:
-            return f"EXPLAIN of a statement that writes ({reading.write_reason})"
+            return texts.EXPLAIN_WRITES.format(reason=reading.write_reason)
         return None
     if keyword in SESSION_REASONS:
         return SESSION_REASONS[keyword]
-    return f"{keyword} is not a statement sstools recognises as read-only"
+    return texts.NOT_KNOWN_READ_ONLY.format(keyword=keyword)
 
 
 def _parse_error_message(exc: ParseError) -> str:
@@ -238,12 +238,13 @@ def _parse_error_message(exc: ParseError) -> str:
         return str(exc).splitlines()[0]
     error = exc.errors[0]
     description = _TOKEN_REPR.sub(
-        lambda m: "the end of the SQL" if m[1] == "SENTINEL" else repr(m[2]),
-        str(error.get("description") or "SQL does not parse"),
+        lambda m: texts.END_OF_SQL if m[1] == "SENTINEL" else repr(m[2]),
+        str(error.get("description") or texts.DOES_NOT_PARSE),
     )
-    where = f"Line {error.get('line')}, Col: {error.get('col')}"
-    highlight = error.get("highlight")
-    return f"{description}. {where}, at {highlight!r}" if highlight else f"{description}. {where}"
+    line, col, highlight = error.get("line"), error.get("col"), error.get("highlight")
+    if highlight:
+        return texts.AT_WORD.format(description=description, line=line, col=col, token=highlight)
+    return texts.AT.format(description=description, line=line, col=col)
 
 
 def _token_error_message(exc: TokenError, sql: str) -> str:
@@ -252,6 +253,6 @@ def _token_error_message(exc: TokenError, sql: str) -> str:
         offset = int(unclosed[2])
         line = sql.count("\n", 0, offset) + 1
         col = offset - (sql.rfind("\n", 0, offset) + 1) + 1
-        return f"{unclosed[1]} opened at Line {line}, Col: {col} is never closed"
+        return texts.NEVER_CLOSED.format(what=unclosed[1], line=line, col=col)
     snippet = sql[exc.start : exc.end] if exc.start is not None else sql[-60:]
-    return f"SQL cannot be split into tokens near {snippet[-40:]!r}: a comment or quote left open?"
+    return texts.NO_TOKENS.format(snippet=snippet[-40:])

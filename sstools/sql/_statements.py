@@ -18,6 +18,8 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
+from sstools.texts import sql as texts
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -38,12 +40,7 @@ STATEMENT_KEYWORDS = _words(
 
 # Why statements that change only the session are still writes: they change how every later
 # statement on the connection runs (its role, schema, database, settings).
-SESSION_REASONS = {
-    "SET": "SET changes the session for the statements that follow (a setting, role or schema)",
-    "USE": "USE switches the database for the statements that follow",
-    "RESET": "RESET changes the session for the statements that follow",
-    "DISCARD": "DISCARD changes the session for the statements that follow",
-}
+SESSION_REASONS = texts.SESSION
 
 # What may stand between EXPLAIN and the statement it explains, in the dialects that have it.
 _EXPLAIN_OPTIONS = _words(
@@ -93,7 +90,7 @@ def chained_statement_reason(tokens: list[Token]) -> str | None:
             and following.token_type not in (TokenType.STRING, TokenType.IDENTIFIER)
             and following.text.upper() in _FLOW_STATEMENTS
         ):
-            return f"->> {following.text.upper()}: Snowflake runs the statement after ->>"
+            return texts.CHAINED.format(keyword=following.text.upper())
     return None
 
 
@@ -117,7 +114,7 @@ def command_body(command: exp.Command) -> str:
 
 def show_write_reason(body: str) -> str | None:
     if _CHAINED_STATEMENT in body:
-        return "SHOW … ->> runs the statement after it"
+        return texts.SHOW_CHAINED
     return None
 
 

@@ -5,3 +5,6 @@ It sits with the core so that every layer producing API words (``tasks``, ``git_
 words live in ``sstools.agent.texts``, the web pages' in ``sstools.web.strings``;
 ``tests/test_catalogues.py`` fails on Russian text anywhere else.
 """
+
+# A stage as people read it («Стадия: продуктив»), for every module of this catalogue.
+STAGES = {"dev": "разработка", "staging": "тестирование", "prod": "продуктив"}

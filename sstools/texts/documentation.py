@@ -25,7 +25,6 @@ NO_FILTERS = "Нативных фильтров нет."
 FILTER_LINE = "- **{name}** ({type}){columns}"
 NO_OWNERS = "Владельцы не указаны."
 DEPLOYED_HEADER = "| Окружение | Стадия | Есть | Изменён |\n|---|---|---|---|"
-STAGES = {"dev": "разработка", "staging": "тестирование", "prod": "продуктив"}
 PRESENT_YES = "да, #{id}"
 PRESENT_NO = "нет"
 PRESENT_UNKNOWN = "не ответило"

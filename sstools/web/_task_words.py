@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.environments import Environment, EnvironmentRegistry
+from sstools.ids import is_commit_id
 from sstools.storage.models import TaskRecord
 from sstools.storage.task_history import UNDOABLE_KINDS, WRITE_KINDS, undone_writes
 from sstools.web._kit import short_ids
@@ -127,7 +128,10 @@ def source_place(source: str | None, environments: EnvironmentRegistry) -> Place
         deploy = source.removeprefix(_SNAPSHOT_SOURCE).split("@", 1)[0]
         return Place(UI["source_snapshot"].format(task=deploy[:8]))
     if source.startswith("git:"):
-        return Place(UI["source_git"].format(ref=short_ids(source.removeprefix("git:"))))
+        ref = source.removeprefix("git:")
+        if is_commit_id(ref):
+            return Place(UI["source_commit"].format(commit=ref[:8]))
+        return Place(UI["source_git"].format(ref=short_ids(ref)))
     return place_of(source, environments)
 
 

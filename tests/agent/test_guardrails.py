@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sstools.agent import explain
 from sstools.agent.guardrails import (
     RiskLevel,
     Tone,
@@ -14,6 +15,7 @@ from sstools.agent.guardrails import (
 )
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.environments import EnvironmentRegistry, Stage
+from sstools.texts import deploy as deploy_texts
 from tests.agent.conftest import ENVS
 
 
@@ -129,3 +131,15 @@ def test_a_rollback_card_names_the_task_by_the_digits_people_quote() -> None:
     args = tool.args_model.model_validate({"task_id": "3f9c2b7e" + "0" * 24, "env_id": "prod"})
     shown = card_arguments(tool, args, CallScope(env_id="prod"), None, EnvironmentRegistry([]))
     assert ("Задача", "3f9c2b7e") in [(one.label, one.value) for one in shown]
+
+
+def test_a_plan_that_changes_nothing_says_so_once() -> None:
+    summary = deploy_texts.plan_summary([], 2, "prod", [])
+    assert explain.plan_changes_nothing("Выкатка дашборда", summary) == (
+        "«Выкатка дашборда»: подтверждать нечего. Изменений нет: 2 дашборда совпадают с prod."
+    )
+    quiet = explain.plan_changes_nothing("Откат", "Откат задачи 3f9c2b7e (запустил ann)")
+    assert (
+        quiet
+        == "«Откат»: подтверждать нечего — изменений нет. Откат задачи 3f9c2b7e (запустил ann)."
+    )

@@ -68,7 +68,8 @@ REFUSALS = [
         DATASET_DEV,
         "superset_execute_sql",
         {"sql": "delete from t", "database_id": 1},
-        "доступно роли «инженер»",
+        # The analyst may run a SELECT: it is the data change that needs the role.
+        "изменять данные через «Выполнение SQL» может роль «инженер»; читать через него вы можете",
         "engineer",
     ),
     (

@@ -296,6 +296,12 @@ def cases() -> list[Case]:
     out = [Case(a.case, a.tool, _people(a.payload), a.args, a.scope.env_id) for a in recorded()]
     plan = next(a for a in recorded() if a.case == "migration_plan")
     out.append(Case("deploy plan", "deploy_dashboard", plan.payload, {"target_env_id": "staging"}))
+    from_commit = plan.payload | {"source": {"env_id": None, "git_ref": COMMIT}}
+    out.append(
+        Case(
+            "deploy plan from a commit", "deploy_dashboard", from_commit, {"target_env_id": "prod"}
+        )
+    )
     rollback_args = {"task_id": DEPLOY_TASK, "env_id": "prod"}
     out.append(Case("rollback plan", "rollback_deploy", _rollback_plan(), rollback_args))
     timeline = {  # the API's shape (domain.timeline.models), as the dashboard's page reads it
@@ -420,3 +426,9 @@ def test_the_check_sees_each_kind_of_raw_id() -> None:
     # A check that finds nothing in these is blind.
     text = f"роль engineer, вызов superset_execute_sql, задача {DEPLOY_TASK}, график {CHART_UUID}"
     assert set(raw_ids(text)) == set(RAW)
+
+
+def test_a_plan_from_a_commit_calls_it_a_commit_not_a_branch() -> None:
+    plan = _case("deploy plan from a commit")
+    assert f"что взято из коммита git {COMMIT[:8]}." in plan.splitlines()[0], plan
+    assert COMMIT not in plan

@@ -144,7 +144,9 @@ async def test_tell_me_about_this_dashboard_says_what_it_shows_not_its_status(
     status = answer(await say(make_agent, url, "как дела у дашборда?", D, N))
     assert about != status
     # What it shows and where it lives: charts, their datasets, owners, environment, links.
-    for shown in ("Потребление по часам", "датасет #3", "датасет #4", "Алиса Петрова", "ss-dev"):
+    shown_all = ("Потребление по часам", "«energy_consumption»", "датасет #4", "Алиса Петрова")
+    assert "датасет #3" not in about, about  # named, not numbered
+    for shown in (*shown_all, "ss-dev"):
         assert shown in about, about
     assert "что показывает" in about, about
     assert "/dashboards/10?env_id=ss-dev" in about, about

@@ -34,7 +34,14 @@ HEALTH = {
     "changed_on": "2026-11-30T05:10:38Z",
     "owners": [{"id": 1, "name": "Алиса Петрова"}],
     "charts": [
-        {"id": 1, "name": "Потребление по часам", "dataset_id": 3, "dataset_resolves": True},
+        {
+            "id": 1,
+            "name": "Потребление по часам",
+            "dataset_id": 3,
+            "dataset_name": "energy_consumption",
+            "dataset_resolves": True,
+        },
+        # An older server's answer names no dataset: its id is all there is to say.
         {"id": 2, "name": "Пиковая нагрузка", "dataset_id": 4, "dataset_resolves": True},
     ],
     "broken_charts": 0,

@@ -82,7 +82,7 @@ async def test_unparseable_sql_is_422_with_the_parser_message(
     assert response.status_code == 422
     error = response.json()["detail"][0]
     assert error["loc"] == ["body", "sql"]
-    assert "Line 1" in error["msg"]
+    assert "Строка 1" in error["msg"]
 
 
 async def test_format_needs_env_with_database(client: httpx.AsyncClient, auth: AuthHeaders) -> None:

@@ -144,7 +144,7 @@ async def test_sql_the_database_dialect_cannot_tokenize_is_422_not_500(
     assert response.status_code == 422
     error = response.json()["detail"][0]
     assert error["loc"] == ["body", "sql"]
-    assert "Line 1, Col: 9" in error["msg"]  # the quote SQLite reads as never closed
+    assert "в строке 1, столбец 9" in error["msg"]  # the quote SQLite reads as never closed
 
 
 async def test_an_analyst_write_hidden_from_other_dialects_is_refused(
@@ -170,5 +170,5 @@ async def test_an_analyst_is_told_why_a_statement_keyword_alias_is_refused(
         headers=auth(Role.analyst),
     )
     assert response.status_code == 403
-    assert "needs no ';' between statements" in response.text
+    assert "где между операторами не нужна «;»" in response.text
     assert fake_superset.executed_sql == []

@@ -208,6 +208,7 @@ async def test_a_deploy_that_would_change_nothing_gets_no_card(
     assert "confirm_required" not in [event["type"] for event in events]
     said = [event["text"] for event in events if event["type"] == "message"]
     assert said, events
-    assert said[-1].startswith("«Выкатка дашборда»: изменений нет — "), said
+    assert said[-1].startswith("«Выкатка дашборда»: подтверждать нечего. "), said
+    assert said[-1].casefold().count("изменений нет") == 1, said
     assert plan["summary"] in said[-1]
     assert (await client.get("/api/tasks?env_id=prod", headers=headers)).json() == before

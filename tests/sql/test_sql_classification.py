@@ -58,7 +58,7 @@ def test_corpus_is_large_enough() -> None:
     assert len(READS) + len(WRITES) >= 30
     reasons = {classify(sql, "sqlite").reason for sql in WRITES}
     assert len(reasons) >= 15, sorted(reasons)
-    assert {classify(sql, "sqlite").reason for sql in READS} == {"only queries"}
+    assert {classify(sql, "sqlite").reason for sql in READS} == {"только запросы"}
 
 
 def test_dialect_specific_write_is_caught() -> None:
@@ -70,12 +70,13 @@ def test_dialect_specific_write_is_caught() -> None:
 @pytest.mark.parametrize(
     ("sql", "expected"),
     [
-        ("selec 1 from", "Invalid expression / Unexpected token. Line 1, Col: 7, at '1'"),
-        ("select (1", "Expecting ). Line 1, Col: 9, at '1'"),
-        ("delete from", "Expected table name but got the end of the SQL. Line 1, Col: 11"),
-        ("select 'abc", "' opened at Line 1, Col: 8 is never closed"),
-        ("select 1\n/* never closed", "near 'select 1\\n/* never close': a comment or quote"),
-        ("   ", "SQL is empty"),
+        # sqlglot's own description first (English), then where it stopped, in Russian.
+        ("selec 1 from", "Invalid expression / Unexpected token. Строка 1, столбец 7, у '1'"),
+        ("select (1", "Expecting ). Строка 1, столбец 9, у '1'"),
+        ("delete from", "Expected table name but got конец SQL. Строка 1, столбец 11"),
+        ("select 'abc", "«'» в строке 1, столбец 8 открыто и нигде не закрыто"),
+        ("select 1\n/* never closed", "около 'select 1\\n/* never close': не остались ли"),
+        ("   ", "SQL пустой"),
     ],
 )
 def test_unparseable_sql_raises_with_the_parser_message(

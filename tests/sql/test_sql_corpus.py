@@ -78,7 +78,7 @@ def test_a_statement_keyword_as_bare_alias_is_a_write_that_says_why(sql: str) ->
     """SQL Server runs the second statement; every sqlglot dialect reads one aliased column."""
     for verdict in (classify_for_backend(sql, "mssql"), classify(sql, None)):
         assert verdict.kind is SqlKind.write
-        assert "needs no ';'" in verdict.reason
+        assert "где между операторами не нужна «;»" in verdict.reason
 
 
 def test_a_quoted_or_ordinary_alias_stays_a_read() -> None:
@@ -100,26 +100,29 @@ def test_explain_is_a_read_only_of_a_read() -> None:
         "EXPLAIN ANALYZE WITH d AS (DELETE FROM t RETURNING 1) SELECT 1", "postgres"
     )
     assert analyzed.kind is SqlKind.write
-    assert "EXPLAIN of a statement that writes" in analyzed.reason
-    assert "EXPLAIN ANALYZE runs it" in classify("EXPLAIN ANALYZE DELETE FROM t", "postgres").reason
+    assert "EXPLAIN оператора, который пишет" in analyzed.reason
+    assert (
+        "EXPLAIN ANALYZE его выполняет"
+        in classify("EXPLAIN ANALYZE DELETE FROM t", "postgres").reason
+    )
     unreadable = classify("EXPLAIN SELECT FROM FROM", "postgres")
     assert unreadable.kind is SqlKind.write
-    assert "EXPLAIN of a query sstools cannot read" in unreadable.reason
+    assert "EXPLAIN запроса, который sstools не может прочесть" in unreadable.reason
     assert explained_statement("'never closed", "postgres") is None
 
 
 def test_kql_is_refused_as_not_sql_not_with_a_parser_message() -> None:
     verdict = classify_for_backend("StormEvents | take 10", "kustokql")
     assert verdict.kind is SqlKind.write
-    assert "Kusto KQL is not SQL" in verdict.reason
+    assert "Kusto KQL — не SQL" in verdict.reason
 
 
 def test_sql_for_an_engine_without_a_dialect_is_refused_saying_so() -> None:
     verdict = classify_for_backend("SELECT FIRST 10 SKIP 5 * FROM regions", "firebird")
     assert verdict.kind is SqlKind.write
-    assert "sqlglot has no dialect for firebird" in verdict.reason
+    assert "для firebird в sqlglot нет диалекта" in verdict.reason
     assert classify_for_backend("SELECT * FROM regions", "firebird").kind is SqlKind.read
-    with pytest.raises(SqlSyntaxError, match="empty"):
+    with pytest.raises(SqlSyntaxError, match="пустой"):
         classify_for_backend("  ", "firebird")
 
 
@@ -141,7 +144,7 @@ def test_sql_nested_250_levels_reads() -> None:
 )
 def test_sql_nested_10000_levels_is_refused_with_the_limit_never_a_crash(sql: str) -> None:
     for backend in ("postgresql", "firebird"):
-        with pytest.raises(SqlTooDeep, match="up to 1,000 levels"):
+        with pytest.raises(SqlTooDeep, match="до 1 000 уровней"):
             classify_for_backend(sql, backend)
     with pytest.raises(SqlTooDeep):
         classify(sql, None)

@@ -54,7 +54,7 @@ def test_the_api_takes_the_stricter_reading_where_dialects_disagree(sql: str, di
 
 def test_dialects_splitting_the_sql_differently_is_named_in_the_reason() -> None:
     result = classify("select $$ ; delete from regions; $$", "postgres")
-    assert "different numbers of statements" in result.reason
+    assert "разное число операторов" in result.reason
     assert "postgres: 1" in result.reason
     assert ": 3" in result.reason
 

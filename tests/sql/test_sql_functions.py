@@ -24,7 +24,7 @@ def test_each_documented_read_only_builtin_keeps_a_query_a_read(dialect: str, na
 @pytest.mark.parametrize("name", sorted(EFFECT_NAMES))
 def test_each_named_effect_makes_a_write(name: str) -> None:
     call = exp.Anonymous(this=name, expressions=[exp.column("x")])
-    assert function_write_reason(call) == f"function {name}() acts outside the query"
+    assert function_write_reason(call) == f"функция {name}() действует за пределами запроса"
 
 
 @pytest.mark.parametrize(

@@ -83,6 +83,19 @@ async def test_unreachable_environment_is_said_on_the_page(
     assert "Superset-окружение недоступно" in response.text
 
 
+async def test_the_health_names_each_charts_dataset_and_none_for_a_lost_one(
+    client: httpx.AsyncClient, fake_superset: FakeSuperset, auth: AuthHeaders
+) -> None:
+    fake_superset.dashboards = [{"id": 3, "dashboard_title": "Отчёт", "published": True}]
+    dataset = await client.get("/api/datasets/1?env_id=ss-dev", headers=auth(Role.analyst))
+    health = await client.get("/api/dashboards/3/health?env_id=ss-dev", headers=auth(Role.analyst))
+    [chart] = health.json()["charts"]
+    assert (chart["dataset_id"], chart["dataset_name"]) == (1, dataset.json()["name"])
+    fake_superset.chart_datasource = "None__table"
+    lost = await client.get("/api/dashboards/3/health?env_id=ss-dev", headers=auth(Role.analyst))
+    assert lost.json()["charts"][0]["dataset_name"] is None
+
+
 async def test_the_dashboard_page_shows_the_health_the_api_reports(
     client: httpx.AsyncClient, fake_superset: FakeSuperset, auth: AuthHeaders, token_for: object
 ) -> None:

@@ -18,10 +18,12 @@ import pytest
 
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.environments import EnvironmentRegistry
 from sstools.storage.db import create_engine, session_factory
 from sstools.storage.models import TaskRecord
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
-from tests.conftest import app_client
+from sstools.web._task_words import Place, source_place
+from tests.conftest import AuthHeaders, app_client
 
 RAW_ID = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
@@ -147,7 +149,10 @@ async def test_a_task_page_reads_in_words_with_links_and_a_rollback(
 
 
 async def test_only_a_finished_deploy_with_a_snapshot_offers_a_rollback(
-    client: httpx.AsyncClient, settings: Settings, signed_in: Callable[[Role], None]
+    client: httpx.AsyncClient,
+    settings: Settings,
+    signed_in: Callable[[Role], None],
+    auth: AuthHeaders,
 ) -> None:
     no_snapshot = await seed(settings, **deploy(result={"imported": ["Отчёт"]}))
     running = await seed(settings, **deploy(status="running", finished_at=None))
@@ -167,6 +172,17 @@ async def test_only_a_finished_deploy_with_a_snapshot_offers_a_rollback(
     assert "Восстановлены «Отчёт»" in words
     assert "Удалены «Новый график»" in words
     assert RAW_ID.findall(words) == []
+    asked = await client.post(
+        f"/api/deploy/{no_snapshot}/rollback/plan",
+        json={"env_id": "ss-dev"},
+        headers=auth(Role.admin),
+    )
+    assert asked.status_code == 409
+    assert asked.json()["detail"] == (
+        f"у задачи {no_snapshot[:8]} нет снимка, откатить её нельзя: по настройкам sstools "
+        "окружения стадии «разработка» не снимаются перед выкаткой, "
+        "или задача остановилась до снимка"
+    )
 
 
 async def test_a_deploy_a_rollback_undid_offers_no_rollback_anywhere(
@@ -307,3 +323,10 @@ async def test_settings_name_the_model_and_each_environment_with_its_address(
     assert "Языковая модель без языковой модели" in words
     assert "http://superset.test · ✓ доступно" in words
     assert "http://127.0.0.1:9 · ✗ недоступно" in words
+
+
+def test_a_task_from_a_commit_names_a_commit_and_one_from_a_branch_a_branch() -> None:
+    nowhere = EnvironmentRegistry([])
+    commit = "9a8b7c6d5e4f30211e2d3c4b5a69788796a5b4c3"
+    assert source_place(f"git:{commit}", nowhere) == Place("git, коммит 9a8b7c6d")
+    assert source_place("git:release-2026", nowhere) == Place("git, ветка release-2026")

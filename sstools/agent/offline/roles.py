@@ -48,7 +48,10 @@ class RoleNote:
         else:
             return None
         actual = self.role.value if self.role else None
-        return explain.permission_denied(tool.title, [required.value], actual)
+        write_only = self.role is not None and self.role.allows(tool.min_role)
+        return explain.permission_denied(
+            tool.title, [required.value], actual, write_only=write_only
+        )
 
 
 def role_note(messages: Sequence[BaseMessage]) -> RoleNote:

@@ -54,6 +54,11 @@ TIMEOUT_WRITE = (
 )
 PERMISSION_DENIED = "Недостаточно прав: «{tool}» доступно роли {roles}"
 PERMISSION_YOURS = "; у вас — «{role}»"
+# The tool is the person's, but not this call: it writes («UPDATE …» through «Выполнение SQL»).
+PERMISSION_DENIED_WRITE = (
+    "Недостаточно прав: изменять данные через «{tool}» может роль {roles}; "
+    "читать через него вы можете"
+)
 UNKNOWN_TOOL = "инструмента «{tool}» нет; доступны: {available}"
 NOT_OFFERED = "«{tool}»: здесь недоступно — {reason}"
 UNKNOWN_ENVIRONMENT = "неизвестное окружение «{env}»"
@@ -215,7 +220,9 @@ PLAN_UNMAPPED = (
     ". В цели нет базы {sources}; её базы: {targets}. Скажите, с какой сопоставить, "
     "и план будет пересчитан"
 )
-PLAN_CHANGES_NOTHING = "«{tool}»: изменений нет — {summary}. Подтверждать нечего"
+PLAN_CHANGES_NOTHING = "«{tool}»: подтверждать нечего — изменений нет. {summary}."
+PLAN_CHANGES_NOTHING_SAID = "«{tool}»: подтверждать нечего. {summary}."  # the summary says so
+NO_CHANGES = "изменений нет"
 
 
 _DASHBOARDS_WILL_BE = {

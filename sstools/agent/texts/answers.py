@@ -211,7 +211,7 @@ ROLLBACK_DELETED = "Удалены созданные выкаткой: {names}"
 
 # -- plans ---------------------------------------------------------------------------------------
 PLAN_VERDICT = "{changes} в «{target}» из {source}."
-PLAN_NOTHING = "Ничего не изменится в «{target}»: всё уже совпадает (источник — {source})."
+PLAN_NOTHING = "Ничего не изменится в «{target}»: всё уже совпадает с тем, что взято из {source}."
 PLAN_ACTIONS = {
     "create": "будет создан",
     "update": "будет изменён",
@@ -229,6 +229,7 @@ PLAN_CHARTS_REMOVED = "Будут убраны с дашборда в цели �
 PLAN_OBJECTS = "Всего в плане: {count}"
 PLAN_NOT_APPLICABLE = "Применить этот план нельзя."
 PLAN_GIT_SOURCE = "ветки git «{ref}»"
+PLAN_COMMIT_SOURCE = "коммита git {commit}"
 PLAN_BACKUP_SOURCE = "копии `{id}`"
 PLAN_SNAPSHOT_SOURCE = "снимка перед выкаткой {task}"
 

@@ -36,6 +36,7 @@ from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
 from sstools.storage import audit
 from sstools.tasks import Task, TaskKind
+from sstools.texts import STAGES
 from sstools.texts import deploy as texts
 from sstools.texts import tasks as task_texts
 
@@ -79,7 +80,7 @@ async def _undoable(services: Services, task_id: str, env_id: str) -> tuple[Task
     try:
         snapshot = SnapshotRecord.model_validate((done.result or {}).get("snapshot"))
     except ValidationError as exc:
-        stage = services.environments[done.env_id].stage.value
+        stage = STAGES[services.environments[done.env_id].stage.value]
         raise _conflict(texts.ROLLBACK_NO_SNAPSHOT.format(task=task_id, stage=stage)) from exc
     return done, snapshot
 

@@ -7,6 +7,7 @@ from typing import Any
 from sstools.domain.documentation.models import DocumentSource
 from sstools.domain.validation.facts import ChartFacts, DashboardFacts
 from sstools.russian import human_datetime
+from sstools.texts import STAGES
 from sstools.texts import documentation as texts
 
 
@@ -91,7 +92,7 @@ def _deployed(source: DocumentSource) -> str:
         else:
             present = texts.PRESENT_NO
         changed = human_datetime(one.changed_on) if one.present else "—"
-        stage = texts.STAGES.get(one.stage, one.stage)
+        stage = STAGES.get(one.stage, one.stage)
         rows.append(f"| {_cell(one.name)} ({one.env_id}) | {stage} | {present} | {changed} |")
     return "\n".join([texts.DEPLOYED_HEADER, *rows])
 

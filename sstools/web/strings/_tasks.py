@@ -83,6 +83,7 @@ TASKS = {
     "task_number": "Задача {task}",
     "source_snapshot": "снимок перед выкаткой {task}",
     "source_git": "git, ветка {ref}",
+    "source_commit": "git, коммит {commit}",
     "result_imported": "Импортированы",
     "result_not_imported": "Не импортированы",
     "result_unchanged": "Без изменений",

@@ -456,9 +456,9 @@ LEGITIMATE_READS: list[tuple[str, str]] = [
 
 # Session statements: writes on purpose, and the reason says why.
 SESSION_STATEMENTS: list[tuple[str, str, str]] = [
-    ("postgresql", "SET search_path = public", "statements that follow"),
-    ("postgresql", "SET ROLE analyst", "statements that follow"),
-    ("mysql", "USE analytics", "statements that follow"),
-    ("mssql", "USE master", "statements that follow"),
-    ("postgresql", "RESET ALL", "statements that follow"),
+    ("postgresql", "SET search_path = public", "для следующих операторов"),
+    ("postgresql", "SET ROLE analyst", "для следующих операторов"),
+    ("mysql", "USE analytics", "для следующих операторов"),
+    ("mssql", "USE master", "для следующих операторов"),
+    ("postgresql", "RESET ALL", "для следующих операторов"),
 ]

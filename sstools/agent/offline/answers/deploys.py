@@ -20,6 +20,7 @@ from sstools.agent.offline.answers.words import (
 )
 from sstools.agent.texts import IMPACT_UNKNOWN
 from sstools.agent.texts import answers as texts
+from sstools.ids import is_commit_id
 
 _SHOWN = 20
 
@@ -36,6 +37,8 @@ def _source(payload: dict[str, Any]) -> str:
     if isinstance(source, dict) and source.get("git_ref"):
         if (deploy := snapshot_of(source["git_ref"])) is not None:  # a rollback's
             return texts.PLAN_SNAPSHOT_SOURCE.format(task=deploy)
+        if is_commit_id(str(source["git_ref"])):
+            return texts.PLAN_COMMIT_SOURCE.format(commit=str(source["git_ref"])[:8])
         return texts.PLAN_GIT_SOURCE.format(ref=branch_name(source["git_ref"]))
     env = mapping(source).get("env_id") or payload.get("source_env_id") or "—"
     return f"«{md(env)}»"

@@ -27,14 +27,18 @@ def overview(payload: Any, hint: Hint = NO_HINT) -> str | None:
         lines.append(f"- {texts.OVERVIEW_CHARTS.format(count=len(charts), names=shown)}")
     else:
         lines.append(f"- {texts.OVERVIEW_NO_CHARTS}")
-    datasets = sorted(
-        {chart["dataset_id"] for chart in charts if isinstance(chart.get("dataset_id"), int)}
-    )
+    datasets = {  # by id; a name where the health answer gives one
+        chart["dataset_id"]: chart.get("dataset_name")
+        for chart in charts
+        if isinstance(chart.get("dataset_id"), int)
+    }
     if datasets:
-        ids = ", ".join(texts.OVERVIEW_DATASET.format(id=one) for one in datasets)
-        lines.append(
-            f"- {texts.OVERVIEW_DATASETS.format(count=count(len(datasets), 'dataset'), ids=ids)}"
+        said = ", ".join(
+            quoted(name) if name else texts.OVERVIEW_DATASET.format(id=one)
+            for one, name in sorted(datasets.items())
         )
+        counted = count(len(datasets), "dataset")
+        lines.append(f"- {texts.OVERVIEW_DATASETS.format(count=counted, ids=said)}")
     owners = [o.get("name") for o in payload.get("owners") or [] if isinstance(o, dict)]
     lines.append(f"- {texts.OVERVIEW_OWNERS.format(names=names(owners, quote=False))}")
     published = texts.OVERVIEW_PUBLISHED if payload.get("published") else texts.OVERVIEW_DRAFT
