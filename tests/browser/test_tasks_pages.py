@@ -113,8 +113,8 @@ async def test_a_real_deploy_is_followed_on_tasks_read_on_its_page_and_in_the_hi
         await page.reload()
         row = page.locator("tbody tr", has=page.locator(f'a[href="/tasks/{task_id}"]'))
         await expect(row).to_contain_text(f"выкатка «{TITLE}» {short}")
-        await expect(row).to_contain_text("Superset staging staging")
-        await expect(row).to_contain_text("Superset dev dev")
+        await expect(row).to_contain_text("Superset staging Тестирование")
+        await expect(row).to_contain_text("Superset dev Разработка")
         await expect(row).to_contain_text("engineer")
         await expect(row.locator(".task-status")).to_have_text("выполнена", timeout=120_000)
         await _nothing_raw(page)
@@ -148,8 +148,8 @@ async def test_a_real_deploy_is_followed_on_tasks_read_on_its_page_and_in_the_hi
         await page.goto(f"{s.url}/dashboards/10?env_id=ss-dev")
         history = page.locator("#history tr", has=page.locator(f'a[href="/tasks/{task_id}"]'))
         await expect(history).to_contain_text(f"выкатка {short}")
-        await expect(history).to_contain_text("Superset dev dev")
-        await expect(history).to_contain_text("Superset staging staging")
+        await expect(history).to_contain_text("Superset dev Разработка")
+        await expect(history).to_contain_text("Superset staging Тестирование")
         await expect(history).to_contain_text("выполнена")
         await expect(page.locator(".page-head a.open-superset")).to_have_attribute(
             "href", f"{superset('ss-dev').env.url}/superset/dashboard/10/"
@@ -187,7 +187,7 @@ async def test_the_home_page_says_the_stopped_environment_and_the_dataset_links_
                 "✓ доступно"
             )
         await expect(page.locator('.fleet li[data-env-id="qa"]')).to_contain_text(
-            "Superset QA staging · ✗ недоступно"
+            "Superset QA Тестирование · ✗ недоступно"
         )
         await _nothing_raw(page)
         await page.set_viewport_size(PHONE)
@@ -204,6 +204,11 @@ async def test_the_home_page_says_the_stopped_environment_and_the_dataset_links_
             "href",
             f"{superset('staging').env.url}/explore/?datasource_type=table&datasource_id=1",
         )
+        # In words: the review state and what uses the dataset (issue 33 §8).
+        facts = page.locator(".panel dl").first
+        await expect(facts).to_contain_text(re.compile(r"Ревью\s*не проверялся"))
+        await expect(facts).to_contain_text(re.compile(r"графиков: \d+, дашбордов: \d+"))
+        await _both_widths(page, "dataset")
     assert s.console_errors == []
 
 
