@@ -116,6 +116,11 @@ NOT_APPLICABLE = (
     "у цели нет подключения для базы «{database}»; укажите database_mapping или создайте "
     "подключение в цели"
 )
+# A rollback has no mapping to give: the snapshot's databases are the target's own.
+ROLLBACK_UNMAPPED = (
+    "в {env} нет подключения для базы «{database}» из снимка: откат не создаёт подключений — "
+    "создайте его в {env} и повторите"
+)
 ROLLBACK_KIND = "откатить можно только выкатку или миграцию, а задача {task:.8} — {kind}"
 ROLLBACK_ENV = "задача {task:.8} выкатывала в «{env}», а не в «{asked}»"
 ROLLBACK_UNFINISHED = "задача {task:.8} ещё выполняется; откатить можно после её окончания"

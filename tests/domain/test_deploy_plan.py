@@ -31,8 +31,10 @@ from sstools.domain.deploy import (
 )
 from sstools.domain.deploy._bundle import collect, map_onto_target
 from sstools.domain.deploy._sources import _resolve_databases
+from sstools.domain.deploy.models import DatabaseMapping, Plan
 from sstools.environments import Stage
 from sstools.git_store import dump
+from sstools.texts import deploy as deploy_texts
 
 DASH = "d0000000-0000-0000-0000-000000000000"
 CHART_A = "c000000a-0000-0000-0000-000000000000"
@@ -387,3 +389,43 @@ def test_only_a_database_whose_dataset_exists_there_is_pinned() -> None:
     plan = planned(unnamed)
     assert plan.applicable
     assert not any(db.pinned for db in plan.databases)
+
+
+@pytest.mark.parametrize(
+    ("template", "asks_for_mapping"),
+    [(deploy_texts.NOT_APPLICABLE, True), (deploy_texts.ROLLBACK_UNMAPPED, False)],
+)
+def test_a_plan_that_cannot_apply_says_why_in_what_its_endpoint_accepts(
+    template: str, asks_for_mapping: bool
+) -> None:
+    unmapped = DatabaseMapping(
+        source_uuid="u",
+        source_name="Склад DWH",
+        target_uuid=None,
+        target_name=None,
+        target_id=None,
+        matched_by=None,
+    )
+    plan = Plan(
+        source=DeploySource(env_id="ss-dev"),
+        target_env_id="prod",
+        target_stage=Stage.prod,
+        dashboards=[],
+        objects=[],
+        databases=[unmapped],
+        unresolved_charts=[],
+        dashboards_changed=0,
+        applicable=False,
+        summary="Изменений нет",
+        digest="d",
+    )
+    why = plan.cannot_apply(template)
+    assert why is not None
+    assert "«Склад DWH»" in why
+    # A rollback's body has no database_mapping: it must not be asked for.
+    assert ("database_mapping" in why) is asks_for_mapping
+    mapped = unmapped.model_copy(update={"target_uuid": "t"})
+    assert plan.model_copy(update={"databases": [mapped]}).cannot_apply(template) == (
+        "Изменений нет"
+    )
+    assert plan.model_copy(update={"applicable": True}).cannot_apply(template) is None

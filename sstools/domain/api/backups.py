@@ -202,17 +202,11 @@ async def apply_restore(
             args=(backup_id, plan.target_env_id),
         )
 
-    missing = plan.unmapped_database()
-    why = (
-        texts.UNMAPPED_DATABASE.format(env=plan.target_env_id, database=missing)
-        if missing
-        else plan.summary
-    )
     write = PlannedWrite(
         kind=TaskKind.restore,
         env_id=plan.target_env_id,
         digest=plan.digest,
-        cannot_apply=None if plan.applicable else why,
+        cannot_apply=plan.cannot_apply(texts.UNMAPPED_DATABASE),
         body_field="target_env_id",
         objects=names,
         object_keys=keys,

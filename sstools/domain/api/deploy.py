@@ -99,13 +99,11 @@ async def apply_deploy(
             args=(order.model_dump(),),
         )
 
-    missing = plan.unmapped_database()
-    why = texts.NOT_APPLICABLE.format(database=missing) if missing else plan.summary
     write = PlannedWrite(
         kind=kind,
         env_id=plan.target_env_id,
         digest=plan.digest,
-        cannot_apply=None if plan.applicable else why,
+        cannot_apply=plan.cannot_apply(texts.NOT_APPLICABLE),
         body_field="database_mapping",
         objects=titles,
         object_keys=_objects([one.uuid for one in order.dashboards]),

@@ -165,16 +165,11 @@ async def apply_rollback(
             args=(order.model_dump(),),
         )
 
-    missing = plan.unmapped_database()
     write = PlannedWrite(
         kind=TaskKind.rollback,
         env_id=done.env_id,
         digest=plan.digest,
-        cannot_apply=None
-        if plan.applicable
-        else texts.NOT_APPLICABLE.format(database=missing)
-        if missing
-        else plan.summary,
+        cannot_apply=plan.cannot_apply(texts.ROLLBACK_UNMAPPED),
         body_field="env_id",
         objects=done.objects,
         object_keys=object_keys,

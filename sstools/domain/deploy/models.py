@@ -156,3 +156,14 @@ class Plan(BaseModel):
         """The first source database with no connection in the target (why the plan cannot
         apply); None when it cannot apply for another reason, which its summary names."""
         return next((db.source_name for db in self.databases if db.target_uuid is None), None)
+
+    def cannot_apply(self, unmapped: str) -> str | None:
+        """Why the plan cannot apply (None: it can): ``unmapped``, with ``{env}`` and
+        ``{database}``, for a source database the target has no connection for; else the
+        summary, which names the other reason."""
+        if self.applicable:
+            return None
+        missing = self.unmapped_database()
+        if missing is None:
+            return self.summary
+        return unmapped.format(env=self.target_env_id, database=missing)
