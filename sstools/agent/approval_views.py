@@ -44,6 +44,7 @@ class ApprovalView(BaseModel):
     reason: str | None
     can_approve: bool  # the caller may decide it now
     link: str
+    task_id: str | None = None  # the task its approval started, once started
 
 
 def approver_role_of(confirmation: Confirmation) -> Role:
@@ -86,6 +87,7 @@ def view(confirmation: Confirmation, user: Caller, services: Services) -> Approv
         reason=confirmation.reason,
         can_approve=eligible(confirmation, user),
         link=approvals.approval_link(confirmation.id),
+        task_id=confirmation.task_id,
     )
 
 
@@ -116,4 +118,5 @@ def held_view(row: WriteRequest, user: Caller, services: Services) -> ApprovalVi
         reason=row.reason,
         can_approve=held_writes.may_decide(row, user),
         link=approvals.approval_link(row.id),
+        task_id=row.task_id,
     )

@@ -7,6 +7,8 @@ UNKNOWN_DASHBOARD = "дашборда #{id} нет в окружении {env}"
 UNKNOWN_ENV = "env_id: окружения {env} нет (известны: {known})"
 
 GIT_LABEL = "коммит в main: {message}"
+# Who wrote a snapshot point's write: its starter and, where a second person approved it, both.
+SNAPSHOT_WHO_APPROVED = "{who}, одобрил(а) {approver}"
 SNAPSHOT_LABEL = "снимок перед выкаткой {task} в {env}"
 BACKUP_LABEL = "резервная копия {env}"
 LIVE_LABEL = "сейчас в {env}"

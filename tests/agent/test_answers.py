@@ -153,12 +153,21 @@ def test_a_finished_validation_task_lists_errors_before_notes() -> None:
     _clean(answer)
 
 
-def test_a_started_task_says_how_to_follow_it() -> None:
+def test_a_started_task_says_it_started_and_nothing_its_end_will_contradict() -> None:
     running = {**TASK, "status": "running", "result": None, "finished_at": None}
     answer = render("run_llm_validation", running)
-    assert answer.startswith("Проверка дашборда «Отчёт по энергопотреблению»: выполняется.")
-    assert "спросите «статус задачи da6e846a»" in answer  # as people quote a task
+    assert answer.startswith("Проверка дашборда «Отчёт по энергопотреблению»: задача запущена.")
+    assert "выполняется" not in answer
+    assert "спросите" not in answer
     assert "Шаг 3 из 3: сохранение результатов" in answer
+    _clean(answer)
+
+
+def test_asked_about_a_running_task_the_answer_says_how_to_ask_again() -> None:
+    running = {**TASK, "status": "running", "result": None, "finished_at": None}
+    answer = render("get_task_status", running)
+    assert answer.startswith("Проверка дашборда «Отчёт по энергопотреблению»: выполняется.")
+    assert "спросите «статус задачи da6e846a» позже" in answer  # as people quote a task
     _clean(answer)
 
 

@@ -122,7 +122,7 @@ async def test_a_capped_start_reads_as_the_servers_reason_not_as_a_failure(
     result = await _run(executor, "run_llm_validation", {})
     assert (result.outcome, result.status, result.attempts) == (Outcome.error, 429, 1)
     assert result.message == (
-        "«LLM-проверка дашборда»: не запущено, сработал предел — у вас уже выполняется "
+        "«Проверка дашборда»: не запущено, сработал предел — у вас уже выполняется "
         "столько задач, сколько можно одному пользователю (предел: 5); дождитесь, пока одна из них "
         "закончится, и повторите"
     )

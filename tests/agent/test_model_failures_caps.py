@@ -81,7 +81,7 @@ async def test_a_turn_starts_at_most_two_tasks(make_agent: Any) -> None:
     assert "предел задач на один запрос: 2" in refusal["message"]
     told = [m for m in agent.model.prompts[1] if isinstance(m, ToolMessage)][-1]
     assert "предел задач на один запрос: 2" in str(told.content)  # the model reads the reason too
-    assert "Выполнено: LLM-проверка дашборда — задача запущена" in events[-2]["text"]
+    assert "Выполнено: Проверка дашборда — задача запущена" in events[-2]["text"]
 
 
 async def test_the_caps_are_the_settings(make_agent: Any) -> None:

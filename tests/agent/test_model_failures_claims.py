@@ -31,9 +31,7 @@ async def test_a_deploy_claimed_after_a_validation_is_marked(make_agent: Any) ->
     said = events[-2]["text"]
     assert said.startswith(claim)
     assert texts.UNFOUNDED_CLAIM in said
-    assert said.endswith(
-        "Выполнено: LLM-проверка дашборда — задача запущена. " + texts.NOTHING_CHANGED
-    )
+    assert said.endswith("Выполнено: Проверка дашборда — задача запущена. " + texts.NOTHING_CHANGED)
 
 
 async def test_a_plain_answer_says_nothing_changed(make_agent: Any) -> None:

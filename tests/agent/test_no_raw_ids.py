@@ -394,7 +394,10 @@ def test_tasks_are_named_by_titles_and_short_ids() -> None:
     assert f"- Номер задачи: `{ROLLBACK_TASK[:8]}`" in running
     assert f"восстановление «{DASHBOARD_UUID[:8]}…» из снимка" in running
     assert f"- Откуда: снимок перед выкаткой {DEPLOY_TASK[:8]}" in running
-    assert f"спросите «статус задачи {ROLLBACK_TASK[:8]}»" in running
+    assert f"спросите «статус задачи {ROLLBACK_TASK[:8]}» позже" in running
+    started = _case("rollback_deploy: started")  # the chat follows it and says its end once
+    assert started.splitlines()[0].endswith(": задача запущена.")
+    assert "спросите" not in started
     done = _case("rollback_deploy: done")
     assert f"- Возвращены: «{TITLE}»" in done
     assert f"- Удалены созданные выкаткой: «{CREATED_TITLE}», «Прогноз по часам»" in done

@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from playwright.async_api import BrowserContext, Page, ViewportSize, expect
 
 from sstools.agent.context import BLOCK_END, BLOCK_START
+from sstools.agent.offline.answers import render_content
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.auth.users import add_user
@@ -55,15 +56,10 @@ async def _as_alice(s: Any) -> BrowserContext:
 
 
 def _deploys(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-    """Deploys where the person says; reports the task as the offline answers do, at its start."""
+    """Deploys where the person says; reports the task in the offline answers' own words."""
     last = messages[-1]
     if isinstance(last, ToolMessage):
-        try:
-            status = json.loads(str(last.content)).get("status", "")
-        except (ValueError, AttributeError):
-            status = ""
-        words = {"queued": "в очереди", "running": "выполняется"}.get(status, "выполняется")
-        return AIMessage(content=f"Выкатка «Отчёт по энергопотреблению»: {words}.")
+        return AIMessage(content=render_content("deploy_dashboard", str(last.content), {}, None))
     asked = next(str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage))
     target = "prod" if "prod" in asked else "staging"
     call = {
@@ -123,14 +119,15 @@ async def test_approve_then_task_done_the_last_message_says_done_and_a_reload_ke
         await expect(page.locator(".tool").first).to_have_text("⚙ Выкатка дашборда: готово")
         line = page.locator(".task-line")
         await expect(line).to_have_text("Задача «выкатка»: выполнена", timeout=90_000)
-        # The last visible message is the ending, not the state said at the start (the task was
-        # queued or already running then, by how busy the machine was).
+        # The last visible message is the ending, and the end is said once: what the run said at
+        # the start («запущена») is never contradicted by a stale «выполняется» or «спросите».
         last = page.locator("#transcript > li").last
         await expect(last).to_have_class(re.compile(r"\btask-ended\b"))
         await expect(last).to_have_text(re.compile(r"^Выкатка «.+»: выполнена\.$"))
-        await expect(page.locator(".msg.assistant").first).to_contain_text(
-            re.compile(r"«.+»: (в очереди|выполняется)\.")
-        )
+        started = page.locator(".msg.assistant").first
+        await expect(started).to_contain_text(re.compile(r"«.+»: задача запущена\."))
+        await expect(started).not_to_contain_text(re.compile("в очереди|выполняется|спросите"))
+        await expect(page.locator(".task-ended")).to_have_count(1)
         await _last_is_above_the_composer(page)
         await _screens(page, "agent-task-ended")
         await card.scroll_into_view_if_needed()

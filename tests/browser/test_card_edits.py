@@ -13,7 +13,7 @@ from playwright.async_api import ViewportSize, expect
 
 from sstools.auth.roles import Role
 from sstools.sandbox.seed import DRIFTED_DASHBOARD
-from tests.browser.conftest import ask, drift, screenshot
+from tests.browser.conftest import ask, drift, screenshot, twin
 from tests.integration.deploy_support import Restore, Superset
 
 AGENT = "/agent?objectType=dashboard&objectId=10&envId=ss-dev&route=/dashboards/10"
@@ -136,3 +136,47 @@ async def test_a_dev_deploy_card_offers_approving_similar_ones_unticked(
         await screenshot(page, "agent-card-similar-phone")
         await card.locator("button", has_text="Отклонить").click()  # dev stays as it is
         await expect(card.locator(".card-stamp")).to_contain_text("Отклонено")
+
+
+def _to_dev_each_turn(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+    if isinstance(messages[-1], ToolMessage):
+        return AIMessage(content="Готово.")
+    turn = sum(1 for message in messages if message.type == "human")
+    call = {"name": "deploy_dashboard", "args": {"target_env_id": "ss-dev"}, "id": f"c{turn}"}
+    return AIMessage(content="", tool_calls=[call])
+
+
+async def test_a_call_run_on_an_approval_of_similar_ones_is_marked_after_it_ran_and_after_a_reload(
+    site: Any, superset: Superset, restore: Restore
+) -> None:
+    """Issue 33 §7: the person ticks «похожие» on a dev card; the next deploy into dev runs with
+    no card, and its line says why — while it runs, after it ran, and after a reload."""
+    await restore("ss-dev")
+    await drift(superset, "ss-dev")  # dev differs from staging: the deploy has a plan
+    _, staging_id = await twin(superset, "staging")
+    path = (
+        f"/agent?objectType=dashboard&objectId={staging_id}&envId=staging"
+        f"&route=/dashboards/{staging_id}"
+    )
+    async with site(_to_dev_each_turn) as s:
+        page = await s.page(path, Role.engineer)
+        await ask(page, "разверни этот дашборд в dev")
+        card = page.locator(".card").first
+        await card.get_by_label("Одобрять похожие до конца сеанса").check()
+        await card.locator("button", has_text="Подтвердить").click()
+        await expect(page.locator(".tool").first).to_have_text("⚙ Выкатка дашборда: готово")
+        ended = page.locator(".task-line")
+        await expect(ended).to_have_text("Задача «выкатка»: выполнена", timeout=90_000)
+
+        await drift(superset, "ss-dev")  # a hotfix in dev again: the next deploy changes it too
+        await ask(page, "и ещё раз в dev, пожалуйста")
+        marked = "⚙ Выкатка дашборда: готово (без карточки: вы одобрили похожие в dev)"
+        await expect(page.locator(".tool").nth(1)).to_have_text(marked, timeout=60_000)
+        await expect(page.locator(".card")).to_have_count(1)  # no second card
+        await screenshot(page, "agent-similar-ran-desktop")
+        await page.set_viewport_size(PHONE)
+        await screenshot(page, "agent-similar-ran-phone")
+        await page.set_viewport_size(DESKTOP)
+        await page.reload()
+        await expect(page.locator(".tool").nth(1)).to_have_text(marked)
+    assert s.console_errors == []

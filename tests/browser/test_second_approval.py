@@ -115,7 +115,15 @@ async def test_a_second_engineer_approves_a_prod_deploy_through_its_page(
             badge = second.locator("#approvals-badge")
             await expect(badge).to_be_visible()
             await expect(badge.locator(".approvals-count")).to_have_text("1")
+            nav = second.locator("nav.nav a")  # the overview, drift and approvals are a click away
+            for label in ("Обзор", "Расхождения", "Одобрения"):
+                await expect(nav.filter(has_text=label)).to_have_count(1)
             await badge.click()  # click 2 (the second engineer): the list
+            listed = second.locator(".approvals-table tbody tr")
+            await expect(listed).to_have_count(1)
+            await expect(listed).to_contain_text("Отчёт по энергопотреблению")  # what, by name
+            await expect(listed).to_contain_text("engineer")  # and who asked
+            await _screens(second, "approvals-list")
             await second.locator(".approvals-table a.button", has_text="Открыть").click()  # 3
             await expect(second).to_have_url(s.url + link)
             page = second.locator("#approval")
@@ -147,6 +155,17 @@ async def test_a_second_engineer_approves_a_prod_deploy_through_its_page(
                 "Задача «выкатка»: выполнена", timeout=120_000
             )
             applied_s = time.monotonic() - decided_at
+            # The approver follows it to its end: the page gets the task's link by itself.
+            task_link = second.locator("#approval a[href^='/tasks/']")
+            await expect(task_link).to_be_visible(timeout=30_000)
+            await expect(second.locator("#approval-state")).to_have_text(
+                "Одобрено — изменение запущено задачей"
+            )
+            await task_link.click()
+            await expect(second.locator("dl").first).to_contain_text(
+                f"engineer, одобрил(а) {SECOND}"
+            )
+            await _screens(second, "approval-task")
             second_s = decided_at - opened_at
             applied = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
             assert applied != hotfix

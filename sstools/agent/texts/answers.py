@@ -155,7 +155,12 @@ TASK_STATUSES = {
     "cancelled": "отменена",
 }
 TASK_VERDICT = "{kind}{objects}: {status}."
-TASK_FOLLOW = "Задача запущена; спросите «статус задачи {id}», чтобы узнать, чем она закончилась."
+# A task just started: the chat follows it live and says its end once, so this says nothing the
+# end will contradict; asked about a running task, the answer says how to ask again.
+TASK_STARTED = "{kind}{objects}: задача запущена."
+TASK_FOLLOW = (
+    "Задача ещё идёт; спросите «статус задачи {id}» позже, чтобы узнать, чем она закончилась."
+)
 TASK_ID = "Номер задачи: `{id}`"
 TASK_WHERE = "Окружение: {env}"
 TASK_SOURCE = "Откуда: {source}"

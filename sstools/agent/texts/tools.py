@@ -10,8 +10,8 @@ from __future__ import annotations
 TITLES = {
     "search_dashboards": "Поиск дашбордов",
     "get_health_summary": "Сводка состояния дашборда",
-    "run_llm_validation": "LLM-проверка дашборда",
-    "run_llm_documentation": "LLM-документация дашборда",
+    "run_llm_validation": "Проверка дашборда",
+    "run_llm_documentation": "Документация дашборда",
     "superset_explore_database": "Обзор базы данных и датасета",
     "superset_format_sql": "Форматирование SQL",
     "superset_audit_permissions": "Аудит прав доступа",

@@ -93,7 +93,13 @@ async def snapshot_points(
             TimelinePoint(
                 kind="snapshot",
                 when=record.started_at or record.created_at,
-                who=record.started_by,
+                who=(
+                    texts.SNAPSHOT_WHO_APPROVED.format(
+                        who=record.started_by, approver=record.approved_by
+                    )
+                    if record.approved_by
+                    else record.started_by
+                ),
                 label=texts.SNAPSHOT_LABEL.format(
                     task=record.id[:8], env=env.name if env else record.env_id
                 ),

@@ -5,6 +5,7 @@
 (() => {
   "use strict";
   const POLL_MS = 3000;
+  const FOLLOW_TASK_MS = 10 * 60 * 1000; // a run that never starts its task is not polled forever
 
   async function badge() {
     const link = document.getElementById("approvals-badge");
@@ -50,18 +51,25 @@
       deny.addEventListener("click", () => decide("deny"));
     }
 
-    // Someone else decided, or it expired: the page follows it (both people see it live).
-    if (state !== "awaiting_second") return;
+    // Someone else decided, or it expired: the page follows it (both people see it live). An
+    // approved request is followed until its task starts, so the approver gets the task's link.
+    const waiting = state === "awaiting_second";
+    const taskComing = state === "approved" && !panel.dataset.task;
+    if (!waiting && !taskComing) return;
+    const until = Date.now() + FOLLOW_TASK_MS;
     const poll = async () => {
       try {
         const response = await api(`/api/approvals/${encodeURIComponent(id)}`);
         if (response.ok) {
           const answer = await response.json();
-          const expired = new Date(answer.expires_at) <= new Date();
-          if (answer.status !== state || expired) { location.reload(); return; }
+          const expired = waiting && new Date(answer.expires_at) <= new Date();
+          if (answer.status !== state || expired || (taskComing && answer.task_id)) {
+            location.reload();
+            return;
+          }
         }
       } catch { /* try again at the next poll */ }
-      setTimeout(poll, POLL_MS);
+      if (waiting || Date.now() < until) setTimeout(poll, POLL_MS);
     };
     setTimeout(poll, POLL_MS);
   }

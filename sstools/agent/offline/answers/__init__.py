@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from sstools.agent.offline.answers import (
@@ -98,6 +99,7 @@ def render(tool: str | None, payload: Any, hint: Hint = NO_HINT) -> str:
     """The tool's result as a person reads it: verdict first, then a short list or table."""
     if isinstance(payload, dict) and "error" in payload and len(payload) <= 2:
         return _scrub(generic.render({"error": payload["error"]}))
+    hint = replace(hint, tool=tool)
     for renderer in (*_COMMON, *RENDERERS.get(tool or "", ())):
         try:
             answer = renderer(payload, hint)

@@ -196,11 +196,10 @@ def task(payload: Any, hint: Hint = NO_HINT) -> str | None:
     """«Проверка дашборда «Отчёт»: выполнена.», then what it found or did, then who and when."""
     if not is_task(payload):
         return None
-    out = [
-        texts.TASK_VERDICT.format(
-            kind=_kind(payload), objects=_objects(payload), status=_status(payload)
-        )
-    ]
+    live = payload.get("status") in ("queued", "running")
+    just_started = live and hint.tool != "get_task_status"
+    verdict = texts.TASK_STARTED if just_started else texts.TASK_VERDICT
+    out = [verdict.format(kind=_kind(payload), objects=_objects(payload), status=_status(payload))]
     result = payload.get("result")
     if payload.get("error"):
         out.append(texts.TASK_ERROR.format(error=md(shorten_ids(str(payload["error"])))))
@@ -209,8 +208,9 @@ def task(payload: Any, hint: Hint = NO_HINT) -> str | None:
         out += render(result) if render else generic_lines(result)
     progress = payload.get("progress")
     details = [texts.TASK_ID.format(id=md(short_id(payload["id"])))]
-    if payload.get("status") in ("queued", "running"):
-        out.append(texts.TASK_FOLLOW.format(id=md(short_id(payload["id"]))))
+    if live:
+        if not just_started:
+            out.append(texts.TASK_FOLLOW.format(id=md(short_id(payload["id"]))))
         if isinstance(progress, dict) and progress.get("name"):
             details.append(
                 texts.TASK_STEP.format(

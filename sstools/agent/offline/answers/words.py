@@ -165,10 +165,12 @@ def size(number_of_bytes: object) -> str:
 
 @dataclass(frozen=True)
 class Hint:
-    """What the answer knows besides the result: the page's environment and the call's arguments."""
+    """What the answer knows besides the result: the tool that gave it, the page's environment and
+    the call's arguments."""
 
     env_id: str | None = None
     args: Mapping[str, Any] = field(default_factory=dict)
+    tool: str | None = None
 
 
 NO_HINT = Hint()
