@@ -52,6 +52,14 @@ async def test_an_empty_dashboard_chat_offers_questions_and_one_click_asks_one(s
         await page.reload()  # the conversation goes on: nothing offered over it
         await expect(page.locator(".msg.user")).to_have_count(1)
         await expect(page.locator("#suggestions")).to_be_hidden()
+
+        # With no model, nothing is called «LLM-»: the checks are named for what they do.
+        await page.fill("#message", "что ты умеешь?")
+        await page.click("#send")
+        skills = page.locator(".msg.assistant").last
+        await expect(skills).to_contain_text("Проверка дашборда", timeout=30_000)
+        await expect(skills).to_contain_text("Документация дашборда")
+        await expect(page.locator("#transcript")).not_to_contain_text("LLM")
     assert s.console_errors == []
 
 
