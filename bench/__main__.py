@@ -27,6 +27,7 @@ MODULES = (
     "bench.planner",
     "bench.deploys",
     "bench.dashboard_page",
+    "bench.drift",
 )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.counting import CountingTransport
 from bench.table import Row
 from sstools.app import create_app
 from sstools.auth.roles import Role
@@ -32,23 +33,6 @@ VIEWS = 20
 PAGE = "/dashboards/10?env_id=ss-dev"
 ISSUE_CALLS, ISSUE_SECONDS = 24, "1.1–2.7"
 GOAL_CALLS, GOAL_P95_S = 8, 0.4
-
-
-class _Counting(httpx.AsyncBaseTransport):
-    def __init__(self) -> None:
-        self._inner = httpx.AsyncHTTPTransport()
-        self.sent = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.sent += 1
-        return await self._inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def take(self) -> int:
-        sent, self.sent = self.sent, 0
-        return sent
 
 
 def _p95(values: list[float]) -> float:
@@ -74,7 +58,7 @@ async def _measure(root: Path) -> dict[str, tuple[int, float]]:
         await add_user(session, "bench-analyst", Role.analyst, "bench-analyst-password")
     await engine.dispose()
     token = issue_token(settings, Principal(username="bench-analyst", role=Role.analyst))
-    transport = _Counting()
+    transport = CountingTransport()
     app = create_app(settings, superset_transport=transport)
     results: dict[str, tuple[int, float]] = {}
     async with (

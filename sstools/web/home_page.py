@@ -16,7 +16,8 @@ from fastapi.responses import HTMLResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.domain.drift import EnvironmentDrift
-from sstools.domain.drift.watch import WATCH_KIND, latest
+from sstools.domain.drift.on_request import DriftOnRequestDep
+from sstools.domain.drift.watch import WATCH_KIND
 from sstools.environments import Environment
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
@@ -132,11 +133,15 @@ async def home(
     services: ServicesDep,
     session: SessionDep,
     user: PageUser,
+    checks: DriftOnRequestDep,
     env_id: str | None = None,
 ) -> HTMLResponse:
     env = environment(services, env_id)
-    report = await latest(services, session)  # never a check: the page stays fast
-    drift = {one.env_id: one for one in report.environments} if report else {}
+    # Never waits for a check: environments a write made stale are checked in the background
+    # and said to be, never shown with the counts from before the write.
+    report, rechecking = await checks.latest_and_rechecked(services, session)
+    known = report.environments if report else []
+    drift = {one.env_id: one for one in known if one.env_id not in rechecking}
     states = await fleet(services, drift)
     # The drift watch's routine ticks (every 15 minutes) would push everything else out; its
     # report is the fleet's drift counts, and a failed tick still shows among the failed.
@@ -155,6 +160,7 @@ async def home(
         env,
         fleet=states,
         drift_report=report,
+        rechecking=rechecking,
         failed=failing,
         failed_validations=await failed_validations(session, services),
         recent=[view for view in views if view.id not in shown],

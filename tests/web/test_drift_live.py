@@ -122,3 +122,38 @@ async def test_a_deploy_that_succeeded_refreshes_the_drift_of_what_it_wrote(
     ]
     assert report["checked_at"] == first["checked_at"]  # the rest of the report is kept
     assert not (await client.get("/api/drift/progress")).json()["running"]
+
+
+async def test_the_overview_after_a_deploy_says_its_drift_is_being_checked_never_the_old_counts(
+    held: tuple[httpx.AsyncClient, Held], settings: Settings, fake_superset: FakeSuperset
+) -> None:
+    client, transport = held
+    await client.get("/api/drift")  # the first report: no drift in ss-dev
+    before = words_of((await client.get("/")).text)
+    assert "Расхождения проверяются заново после выкатки" not in before
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        session.add(
+            TaskRecord(
+                id="deploy-2",
+                kind="deploy",
+                workflow="deploy",
+                objects=["Отчёт"],
+                env_id="ss-dev",
+                started_by="engineer",
+                status="succeeded",
+                finished_at=clock.now() + timedelta(seconds=1),
+            )
+        )
+        await session.commit()
+    await engine.dispose()
+
+    transport.go.clear()
+    page = await asyncio.wait_for(client.get("/"), timeout=2)  # never waits for the check
+    words = words_of(page.text)
+    assert words.count("Расхождения проверяются заново после выкатки") == 2  # ss-dev and prod
+    progress = (await client.get("/api/drift/progress")).json()
+    assert progress["running"] is True
+    assert progress["env_ids"] == ["ss-dev", "prod"]  # the overview started it
+    transport.go.set()
+    await _ended(client)

@@ -80,12 +80,23 @@ class DriftOnRequest:
         """The newest report at once, never waiting for a check: none yet, the first check is
         started (or is under way); environments written since their check are checked again
         in the background."""
+        known, _ = await self.latest_and_rechecked(services, session)
+        if known is None:
+            async with self._lock:
+                self._running_or_start(services)
+        return known
+
+    async def latest_and_rechecked(
+        self, services: Services, session: AsyncSession
+    ) -> tuple[DriftReport | None, list[str]]:
+        """The newest report at once, and the environments a write made stale since, checked
+        again in the background; never a first check (for pages that only glance at drift)."""
         known = await latest(services, session)
         stale = [] if known is None else await written_since(services, session, known)
-        if known is None or stale:
+        if stale:
             async with self._lock:
-                self._running_or_start(services, stale or None, known)
-        return known
+                self._running_or_start(services, stale, known)
+        return known, stale
 
     async def latest_or_first(self, services: Services, session: AsyncSession) -> DriftReport:
         """The newest report; none yet: the one check (started, or under way)."""

@@ -50,6 +50,7 @@ FLEET = {
     "fleet_drift": "Расхождения: {count}",
     "fleet_no_drift": "Расхождений нет",
     "fleet_drift_unknown": "Расхождения не проверялись",
+    "fleet_drift_rechecking": "Расхождения проверяются заново после выкатки",
     "superset_version": "Superset {version}",
     "version_unknown": "версия неизвестна",
     "failed_validations": "Проверки с ошибками",
