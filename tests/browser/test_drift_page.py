@@ -5,16 +5,19 @@ drift count linking to /drift; desktop and phone, no sideways scroll."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from typing import Any
 
 from playwright.async_api import expect
 
+from sstools.auth.roles import Role
 from sstools.sandbox.seed import DRIFTED_DASHBOARD
 from sstools.testing import answer
 from tests.browser.conftest import screenshot
 from tests.browser.test_tasks_pages import DESKTOP, PHONE, _api, _fits, _nothing_raw
+from tests.integration.deploy_support import Restore, Superset
 
 CHECK_S = 300.0  # a cold check of the whole sandbox: every dashboard's plans and exports
 
@@ -130,4 +133,56 @@ async def test_check_now_is_a_post_with_the_csrf_header_then_the_page_reloads(si
         assert [method for method, _ in asked] == ["POST"]
         assert asked[0][1]  # the CSRF header rode along
         assert await page.locator("a.drift-check-now").count() == 0
+    assert s.console_errors == []
+
+
+async def test_after_a_deploy_drift_the_overview_and_compare_agree_without_waiting_for_the_watch(
+    site: Any, superset: Superset, restore: Restore
+) -> None:
+    """Issue 33 §5: staging «отстаёт» on /drift until the next 15-minute check after a deploy,
+    while «Сравнить» said «Различий нет». Now the deploy's environments are checked again on the
+    next look: /drift drops the row by itself, the overview agrees, and so does «Сравнить»."""
+    await restore("staging")
+    query = {
+        "columns": ["id"],
+        "filters": [{"col": "dashboard_title", "opr": "eq", "value": DRIFTED_DASHBOARD}],
+    }
+    found = (await superset("ss-dev").get_json("/api/v1/dashboard/", query=query))["result"]
+    dev_id = int(found[0]["id"])
+    async with site(answer("ок")) as s:
+        page = await s.page("/", Role.engineer)
+        api = await _api(page, s.url)
+        async with api:
+            assert (await api.post("/api/drift/check", timeout=CHECK_S)).status_code == 200
+            await page.goto(f"{s.url}/drift?env_id=staging")
+            behind = page.locator(".drift-row", has_text=DRIFTED_DASHBOARD)
+            await expect(behind).to_have_count(1)
+            compare = await behind.locator("a.drift-compare").get_attribute("href")
+            assert compare is not None
+
+            body = {"dashboard_ids": [dev_id], "source": {"env_id": "ss-dev"}}
+            body["target_env_id"] = "staging"
+            plan = await api.post("/api/deploy/plan", json=body)
+            assert plan.status_code == 200, plan.text
+            started = await api.post("/api/deploy", json={**body, "digest": plan.json()["digest"]})
+            assert started.status_code == 202, started.text
+            task_id = started.json()["id"]
+            for _ in range(600):
+                task = (await api.get(f"/api/tasks/{task_id}")).json()
+                if task["status"] in ("succeeded", "failed", "cancelled"):
+                    break
+                await asyncio.sleep(0.2)
+            assert task["status"] == "succeeded", task
+
+        await page.goto(f"{s.url}/drift?env_id=staging")  # the last report at once, then fresh
+        await expect(behind).to_have_count(0, timeout=CHECK_S * 1000)
+        await screenshot(page, "drift-after-deploy-1280")
+        await page.goto(f"{s.url}/")
+        fleet = page.locator('.fleet li[data-env-id="staging"] a.fleet-drift-link')
+        await expect(fleet).to_have_text("Расхождений нет")
+        await page.set_viewport_size(PHONE)
+        await screenshot(page, "home-after-deploy-390")
+        await page.set_viewport_size(DESKTOP)
+        await page.goto(f"{s.url}{compare}")
+        await expect(page.locator("main")).to_contain_text("Различий нет")
     assert s.console_errors == []
