@@ -25,6 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
@@ -45,6 +46,11 @@ from tests.seal import LoopbackGuard, seal_environment
 seal_environment()
 _loopback_guard = LoopbackGuard()
 _loopback_guard.install()
+
+# Hypothesis checks behaviour, never speed: a busy machine or a moved clock made its 200 ms
+# per-example deadline fail tests that were right (speed goals live in `make bench`).
+hypothesis_settings.register_profile("sstools", deadline=None)
+hypothesis_settings.load_profile("sstools")
 
 
 # A fixture in a test's closure → the marker it implies (`-m 'not integration'` selects by it).

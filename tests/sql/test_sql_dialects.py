@@ -150,7 +150,7 @@ def _assert_agent_is_never_laxer(sql: str) -> None:
 
 
 # 300: about half of the 648 template × head × payload pairings (derandomized: the same half).
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, derandomize=True)
 @given(st.sampled_from(TEMPLATES), st.sampled_from(HEADS), st.sampled_from(PAYLOADS))
 def test_the_agent_never_reads_what_a_database_dialect_writes(
     template: str, head: str, payload: str
@@ -159,7 +159,7 @@ def test_the_agent_never_reads_what_a_database_dialect_writes(
 
 
 # 300: soups of up to ten fragments, each parsed by every dialect.
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, derandomize=True)
 @given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=10).map("".join))
 def test_the_agent_never_reads_what_a_database_dialect_writes_in_fragment_soup(tail: str) -> None:
     _assert_agent_is_never_laxer("select 1 " + tail)

@@ -65,7 +65,7 @@ def test_what_sqlite_writes_is_never_a_read(sql: str) -> None:
 
 
 # 300: as the dialect soup; each example also runs on a real SQLite, still well under a second.
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, derandomize=True)
 @given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=10).map("".join))
 def test_what_sqlite_writes_in_fragment_soup_is_never_a_read(tail: str) -> None:
     sql = "select 1 " + tail
