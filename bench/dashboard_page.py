@@ -17,17 +17,13 @@ from pathlib import Path
 
 import httpx
 
-from bench.counting import CountingTransport
+from bench.sandbox_app import CountingTransport, bench_user, sandbox_settings
 from bench.table import Row
 from sstools.app import create_app
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal, issue_token
-from sstools.auth.users import add_user
-from sstools.config import Settings
 from sstools.domain import placement
 from sstools.http.services import Services
 from sstools.sandbox import Sandbox, SandboxSettings
-from sstools.storage.db import create_engine, migrate, session_factory
 
 VIEWS = 20
 PAGE = "/dashboards/10?env_id=ss-dev"
@@ -41,23 +37,8 @@ def _p95(values: list[float]) -> float:
 
 
 async def _measure(root: Path) -> dict[str, tuple[int, float]]:
-    sandbox = Sandbox(SandboxSettings())
-    settings = Settings(
-        _env_file=None,
-        database_url=f"sqlite:///{root / 'sstools.db'}",
-        checkpoints_file=root / "checkpoints.db",
-        environments_file=sandbox.settings.environments_file.resolve(),
-        git_dir=root / "git",
-        backup_dir=root / "backups",
-        bundle_dir=root / "bundles",
-        llm_base_url=None,
-    )
-    migrate(settings.database_url)
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        await add_user(session, "bench-analyst", Role.analyst, "bench-analyst-password")
-    await engine.dispose()
-    token = issue_token(settings, Principal(username="bench-analyst", role=Role.analyst))
+    settings = sandbox_settings(root)
+    token = await bench_user(settings, Role.analyst)
     transport = CountingTransport()
     app = create_app(settings, superset_transport=transport)
     results: dict[str, tuple[int, float]] = {}

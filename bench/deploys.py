@@ -30,15 +30,12 @@ from typing import Any
 
 import httpx
 
+from bench.sandbox_app import bench_user, sandbox_settings
 from bench.table import Row
 from sstools.app import create_app
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal, issue_token
-from sstools.auth.users import add_user
-from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
 from sstools.sandbox import Sandbox, SandboxSettings
-from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.superset import SupersetPool
 from sstools.tasks import superset as task_superset
 from sstools.testing import LiveServer
@@ -98,15 +95,6 @@ class _Requests:
         return total
 
 
-async def _seed(settings: Settings) -> str:
-    migrate(settings.database_url)
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        await add_user(session, "bench-engineer", Role.engineer, "bench-engineer-password")
-    await engine.dispose()
-    return issue_token(settings, Principal(username="bench-engineer", role=Role.engineer))
-
-
 async def _css(pool: SupersetPool, env_id: str, dashboard_id: int) -> str:
     found = await pool.client(env_id).get_json(f"/api/v1/dashboard/{dashboard_id}")
     return str(found["result"].get("css") or "")
@@ -147,18 +135,8 @@ async def _measure(
     kept = task_superset._KEYS
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        settings = Settings(
-            _env_file=None,
-            database_url=f"sqlite:///{root / 'sstools.db'}",
-            checkpoints_file=root / "checkpoints.db",
-            environments_file=sandbox.settings.environments_file.resolve(),
-            git_dir=root / "git",
-            backup_dir=root / "backups",
-            bundle_dir=root / "bundles",
-            llm_base_url=None,
-            snapshot_stages=list(snapshot_stages),
-        )
-        headers = {"Authorization": f"Bearer {await _seed(settings)}"}
+        settings = sandbox_settings(root, snapshot_stages=list(snapshot_stages))
+        headers = {"Authorization": f"Bearer {await bench_user(settings, Role.engineer)}"}
         pool = SupersetPool(environments, timeout_s=60)
         rows = (
             await pool.client(SOURCE).get_json(

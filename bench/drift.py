@@ -17,15 +17,11 @@ from pathlib import Path
 
 import httpx
 
-from bench.counting import CountingTransport
+from bench.sandbox_app import CountingTransport, bench_user, sandbox_settings
 from bench.table import Row
 from sstools.app import create_app
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Principal, issue_token
-from sstools.auth.users import add_user
-from sstools.config import Settings
 from sstools.sandbox import Sandbox, SandboxSettings
-from sstools.storage.db import create_engine, migrate, session_factory
 
 ISSUE_CHECK_S, ISSUE_REQUESTS = 23.0, 130
 GOAL_PAINT_S, GOAL_CHECK_S = 1.0, 5.0
@@ -41,25 +37,12 @@ async def _check_ended(client: httpx.AsyncClient) -> None:
 
 
 async def _measure(root: Path) -> dict[str, float]:
-    sandbox = Sandbox(SandboxSettings())
-    settings = Settings(
-        _env_file=None,
-        database_url=f"sqlite:///{root / 'sstools.db'}",
-        checkpoints_file=root / "checkpoints.db",
-        environments_file=sandbox.settings.environments_file.resolve(),
-        git_dir=root / "git",
-        backup_dir=root / "backups",
-        bundle_dir=root / "bundles",
-        llm_base_url=None,
+    settings = sandbox_settings(
+        root,
         drift_watch_cron="",  # only the checks measured here ask Superset
         drift_fresh_s=0,  # «Проверить сейчас» checks again however recent the last report
     )
-    migrate(settings.database_url)
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        await add_user(session, "bench-engineer", Role.engineer, "bench-engineer-password")
-    await engine.dispose()
-    token = issue_token(settings, Principal(username="bench-engineer", role=Role.engineer))
+    token = await bench_user(settings, Role.engineer)
     transport = CountingTransport()
     app = create_app(settings, superset_transport=transport)
     async with (

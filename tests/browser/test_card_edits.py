@@ -118,11 +118,7 @@ async def test_a_dev_deploy_card_offers_approving_similar_ones_unticked(
         "filters": [{"col": "dashboard_title", "opr": "eq", "value": DRIFTED_DASHBOARD}],
     }
     found = (await superset("staging").get_json("/api/v1/dashboard/", query=query))["result"]
-    staging_id = int(found[0]["id"])
-    path = (
-        f"/agent?objectType=dashboard&objectId={staging_id}&envId=staging"
-        f"&route=/dashboards/{staging_id}"
-    )
+    path = _staging_chat(int(found[0]["id"]))
     async with site(_to_dev) as s:
         page = await s.page(path, Role.engineer)
         await ask(page, "разверни этот дашборд в dev")
@@ -136,6 +132,14 @@ async def test_a_dev_deploy_card_offers_approving_similar_ones_unticked(
         await screenshot(page, "agent-card-similar-phone")
         await card.locator("button", has_text="Отклонить").click()  # dev stays as it is
         await expect(card.locator(".card-stamp")).to_contain_text("Отклонено")
+
+
+def _staging_chat(dashboard_id: int) -> str:
+    """The agent beside staging's dashboard ``dashboard_id``."""
+    return (
+        f"/agent?objectType=dashboard&objectId={dashboard_id}&envId=staging"
+        f"&route=/dashboards/{dashboard_id}"
+    )
 
 
 def _to_dev_each_turn(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
@@ -153,11 +157,7 @@ async def test_a_call_run_on_an_approval_of_similar_ones_is_marked_after_it_ran_
     no card, and its line says why — while it runs, after it ran, and after a reload."""
     await restore("ss-dev")
     await drift(superset, "ss-dev")  # dev differs from staging: the deploy has a plan
-    _, staging_id = await twin(superset, "staging")
-    path = (
-        f"/agent?objectType=dashboard&objectId={staging_id}&envId=staging"
-        f"&route=/dashboards/{staging_id}"
-    )
+    path = _staging_chat((await twin(superset, "staging"))[1])
     async with site(_to_dev_each_turn) as s:
         page = await s.page(path, Role.engineer)
         await ask(page, "разверни этот дашборд в dev")

@@ -57,6 +57,26 @@ async def _ended(client: httpx.AsyncClient) -> None:
     raise AssertionError("the check never ended")
 
 
+async def _deployed_into_dev(settings: Settings, task_id: str) -> None:
+    """A deploy into ss-dev that succeeded just now, after the last report's check."""
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        session.add(
+            TaskRecord(
+                id=task_id,
+                kind="deploy",
+                workflow="deploy",
+                objects=["Отчёт"],
+                env_id="ss-dev",
+                started_by="engineer",
+                status="succeeded",
+                finished_at=clock.now() + timedelta(seconds=1),
+            )
+        )
+        await session.commit()
+    await engine.dispose()
+
+
 async def test_the_first_drift_page_shows_at_once_and_follows_the_check(
     held: tuple[httpx.AsyncClient, Held],
 ) -> None:
@@ -89,22 +109,7 @@ async def test_a_deploy_that_succeeded_refreshes_the_drift_of_what_it_wrote(
     assert [row["title"] for row in dev["dashboards"]] == ["Отчёт"]
 
     fake_superset.dashboards[0]["dashboard_title"] = "Отчёт после выкатки"
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        session.add(
-            TaskRecord(
-                id="deploy-1",
-                kind="deploy",
-                workflow="deploy",
-                objects=["Отчёт"],
-                env_id="ss-dev",
-                started_by="engineer",
-                status="succeeded",
-                finished_at=clock.now() + timedelta(seconds=1),
-            )
-        )
-        await session.commit()
-    await engine.dispose()
+    await _deployed_into_dev(settings, "deploy-1")
 
     transport.go.clear()
     page = await asyncio.wait_for(client.get("/drift"), timeout=2)  # the last report, at once
@@ -131,22 +136,7 @@ async def test_the_overview_after_a_deploy_says_its_drift_is_being_checked_never
     await client.get("/api/drift")  # the first report: no drift in ss-dev
     before = words_of((await client.get("/")).text)
     assert "Расхождения проверяются заново после выкатки" not in before
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        session.add(
-            TaskRecord(
-                id="deploy-2",
-                kind="deploy",
-                workflow="deploy",
-                objects=["Отчёт"],
-                env_id="ss-dev",
-                started_by="engineer",
-                status="succeeded",
-                finished_at=clock.now() + timedelta(seconds=1),
-            )
-        )
-        await session.commit()
-    await engine.dispose()
+    await _deployed_into_dev(settings, "deploy-2")
 
     transport.go.clear()
     page = await asyncio.wait_for(client.get("/"), timeout=2)  # never waits for the check
