@@ -13,10 +13,8 @@ from langchain_core.language_models import BaseChatModel
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from sstools import __version__
-from sstools.agent.api import router as agent_router
-from sstools.agent.approvals_api import router as approvals_router
-from sstools.agent.card_edits import EditRefused
-from sstools.agent.decisions_api import router as decisions_router
+from sstools.agent.card.edits import EditRefused
+from sstools.agent.routes import ROUTERS as AGENT_ROUTERS
 from sstools.agent.run.wiring import build_agent
 from sstools.config import Settings
 from sstools.domain.api import router as domain_router
@@ -185,9 +183,8 @@ def create_app(
     app.include_router(auth_router)
     app.include_router(domain_router)
     app.include_router(tasks_router)
-    app.include_router(agent_router)
-    app.include_router(decisions_router)  # a person's answer to a card: approve, deny, edit
-    app.include_router(approvals_router)  # /api/approvals: a second person for prod writes
+    for router in AGENT_ROUTERS:  # /api/agent, a person's answer to a card, /api/approvals
+        app.include_router(router)
     app.include_router(pages_router)
     app.include_router(approvals_page_router)  # /approvals, /approvals/<id>
     app.include_router(api_docs_router)

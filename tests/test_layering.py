@@ -140,3 +140,27 @@ def test_the_package_tests_and_benches_import_one_way(folder: str) -> None:
         for path in sorted((ROOT / folder).rglob("*.py"))
     }
     assert {path: names for path, names in offenders.items() if names} == {}
+
+
+# Inside the agent, its HTTP face is the top: a route may use any room of the agent, no room of
+# the agent uses a route (the app mounts them).
+AGENT_ROUTES = "sstools.agent.routes"
+AGENT_FILES = sorted((ROOT / "sstools" / "agent").rglob("*.py"))
+
+
+def reaches_the_routes(source: str, module: str) -> list[str]:
+    """The agent's route modules ``module`` imports when it is not one of them."""
+    if module.startswith(AGENT_ROUTES):
+        return []
+    imported = sstools_imports(source, module)
+    return sorted(name for name in imported if name.startswith(AGENT_ROUTES))
+
+
+@pytest.mark.parametrize("path", AGENT_FILES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_room_of_the_agent_imports_its_routes(path: Path) -> None:
+    assert reaches_the_routes(path.read_text(), module_name(path)) == []
+
+
+def test_a_room_reaching_up_to_the_routes_is_caught() -> None:
+    planted = "def late():\n    from sstools.agent.routes import deps\n"
+    assert reaches_the_routes(planted, "sstools.agent.run.planted") == ["sstools.agent.routes.deps"]

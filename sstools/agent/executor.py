@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 import httpx
@@ -28,6 +29,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 
 from sstools import metrics
 from sstools.agent import explain
+from sstools.agent.card.plan import PlanView
 from sstools.agent.summarize import for_model, summarize
 from sstools.agent.texts import tools as tool_texts
 from sstools.agent.tools import (
@@ -74,6 +76,11 @@ class Preview:
 
     answer: dict[str, Any] | None = None
     problem: str | None = None
+
+    @cached_property
+    def plan(self) -> PlanView | None:
+        """The answer read as a plan, once."""
+        return PlanView.of(self.answer)
 
 
 class _RouteChanged(SstoolsError):

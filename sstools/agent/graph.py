@@ -33,10 +33,12 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from sstools.agent import card_edits, confirm_step, fleet, prompt, replies, step_messages
+from sstools.agent import confirm_step, fleet, prompt, replies, step_messages
 from sstools.agent import graph_edges as edges
 from sstools.agent import turn as this_turn
 from sstools.agent.capabilities import capabilities
+from sstools.agent.card.build import approved_ahead, build_card
+from sstools.agent.card.plan import PlanView
 from sstools.agent.chat_model import answers_offline
 from sstools.agent.context import UIContext
 from sstools.agent.events import EncodedEvent, MessageEvent, ToolCallEvent, encode
@@ -298,10 +300,7 @@ class AgentGraph:
         if isinstance(verdict, Refused):
             refused, message = step_messages.refusal(call, verdict, run_id)
             return {"messages": [message], "queue": rest, "current": None, "emit": emit + refused}
-        name = page.context.object_name if page.context else None
-        decision = card_edits.card_decision(
-            verdict.tool, verdict.args, verdict.decision, page.scope, name, self._environments
-        )
+        plan: PlanView | None = None  # the write's plan, for a card that is bound to one
         preview_of = verdict.tool.preview
         if isinstance(verdict, NeedsConfirmation) and preview_of is not None:
             try:
@@ -314,8 +313,12 @@ class AgentGraph:
             if instead is not None:
                 said, message = instead
                 return {"messages": [message], "queue": rest, "current": None, "emit": emit + said}
-            decision = card_edits.with_plan(decision, verdict.tool, preview.answer)
-        ahead = card_edits.approved_ahead(call, verdict.tool, decision, runtime.context.approved)
+            plan = preview.plan
+        name = page.context.object_name if page.context else None
+        decision = build_card(
+            verdict.tool, verdict.args, verdict.decision, page.scope, name, self._environments, plan
+        )
+        ahead = approved_ahead(call, verdict.tool, decision, runtime.context.approved)
         if ahead:  # the tool line says why no card: «одобрять похожие» on an earlier dev card
             emit = [encode(ToolCallEvent.model_validate({**emit[0], "approved_ahead": True}))]
         current: PendingCall = {

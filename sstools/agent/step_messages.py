@@ -10,6 +10,7 @@ import json
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 
 from sstools.agent import explain, texts
+from sstools.agent.card.impact import no_card_because
 from sstools.agent.events import (
     Cancelled,
     EncodedEvent,
@@ -20,7 +21,6 @@ from sstools.agent.events import (
     encode,
 )
 from sstools.agent.executor import Outcome, Preview, ToolResult
-from sstools.agent.guardrails import no_card_because
 from sstools.agent.invocation import Refused, ToolCall
 from sstools.agent.routing.history import CARD_SHOWN, NOT_RUN
 from sstools.agent.tools import CATALOGUE, ToolSpec
@@ -77,27 +77,20 @@ def instead_of_a_card(
 ) -> tuple[list[EncodedEvent], ToolMessage] | None:
     """A write whose plan rules out a card (none could be made, it cannot apply, it changes
     nothing): the call does not run and the run answers in words. None: show the card."""
-    why = no_card_because(preview.answer)
+    plan = preview.plan
+    why = no_card_because(plan)
     if why is None:
         return None
-    summary = str((preview.answer or {}).get("summary") or "")[:300]
-    if why == "no_plan":
+    if why == "no_plan" or plan is None:
         text = explain.plan_unavailable(tool.title, preview.problem)
     elif why == "not_applicable":
-        plan = preview.answer or {}
-        unmapped = [
-            str(row.get("source_name"))
-            for row in plan.get("databases") or []
-            if isinstance(row, dict) and row.get("target_uuid") is None
-        ]
+        unmapped = [str(row.source_name) for row in plan.databases if row.target_uuid is None]
         targets = [  # named only where the person can pick one (restores and rollbacks cannot)
-            str(row.get("name"))
-            for row in plan.get("target_databases") or []
-            if isinstance(row, dict) and "database_mapping" in tool.editable
+            str(row.name) for row in plan.target_databases if "database_mapping" in tool.editable
         ]
-        text = explain.plan_not_applicable(tool.title, summary, unmapped, targets)
+        text = explain.plan_not_applicable(tool.title, plan.summary[:300], unmapped, targets)
     else:
-        text = explain.plan_changes_nothing(tool.title, summary)
+        text = explain.plan_changes_nothing(tool.title, plan.summary[:300])
     result = ToolResultEvent(
         tool=call["name"],
         title=tool.title,

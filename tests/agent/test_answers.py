@@ -11,8 +11,8 @@ import pytest
 from pydantic import SecretStr
 
 from sstools.agent.capabilities import capabilities
+from sstools.agent.card.arguments import card_arguments
 from sstools.agent.context import ObjectType, UIContext
-from sstools.agent.guardrails import card_arguments
 from sstools.agent.offline.answers import RENDERERS, render, render_content
 from sstools.agent.offline.answers.words import count
 from sstools.agent.selection import select_tools

@@ -16,7 +16,7 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from sqlalchemy import select
 
-from sstools.agent.card_edits import EditRefused, apply_edit, card_edits
+from sstools.agent.card.edits import EditRefused, apply_edit, offered_edits
 from sstools.agent.context import ObjectType
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.auth.roles import Role
@@ -171,7 +171,7 @@ def test_a_git_card_offers_its_message_and_branch_as_text_within_the_tools_limit
     commit = CATALOGUE["commit_changes"]
     args = commit.args_model.model_validate({"message": "обновление", "dashboard_ids": [10]})
     scope = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
-    edits = card_edits(commit, args, scope, "Отчёт", ENVS)
+    edits = offered_edits(commit, args, scope, "Отчёт", ENVS)
     assert [(edit.field, edit.kind, edit.max_length) for edit in edits] == [
         ("message", "text", 500)  # one dashboard: nothing to untick
     ]
@@ -185,7 +185,7 @@ def test_a_git_card_offers_its_message_and_branch_as_text_within_the_tools_limit
 
     branch = CATALOGUE["create_branch"]
     named = branch.args_model.model_validate({"name": "feature/energy"})
-    edits = card_edits(branch, named, scope, None, ENVS)
+    edits = offered_edits(branch, named, scope, None, ENVS)
     assert [(edit.field, edit.label, edit.value) for edit in edits] == [
         ("name", "Ветка", "feature/energy")
     ]

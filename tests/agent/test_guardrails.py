@@ -5,18 +5,24 @@ from __future__ import annotations
 import pytest
 
 from sstools.agent import explain
-from sstools.agent.guardrails import (
-    RiskLevel,
-    Tone,
-    card_arguments,
-    decide,
-    impact_text,
-    no_card_because,
-)
+from sstools.agent.card import impact
+from sstools.agent.card.arguments import card_arguments
+from sstools.agent.card.impact import NoCard
+from sstools.agent.card.plan import PlanView
+from sstools.agent.guardrails import RiskLevel, Tone, decide
 from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.environments import EnvironmentRegistry, Stage
 from sstools.texts import deploy as deploy_texts
 from tests.agent.conftest import ENVS
+
+
+def impact_text(answer: object) -> str:
+    """The impact line of a plan answer, read as the card reads it (decoded once)."""
+    return impact.impact_text(PlanView.of(answer))
+
+
+def no_card_because(answer: object) -> NoCard | None:
+    return impact.no_card_because(PlanView.of(answer))
 
 
 def _decide(tool: str, args: dict[str, object], env: str | None, confirm_reads: bool = False):  # type: ignore[no-untyped-def]

@@ -13,8 +13,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import SecretStr
 
+from sstools.agent.card.arguments import card_arguments
 from sstools.agent.context import ObjectType
-from sstools.agent.guardrails import card_arguments
 from sstools.agent.offline.answers import render_content
 from sstools.agent.summarize import for_model
 from sstools.agent.tools import CATALOGUE, CallScope

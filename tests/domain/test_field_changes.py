@@ -6,7 +6,8 @@ import copy
 import json
 from typing import Any
 
-from sstools.agent.guardrails import plan_changes
+from sstools.agent.card.impact import plan_changes
+from sstools.agent.card.plan import PlanView
 from sstools.agent.tools.deploys import DeployArgs, plan_shape
 from sstools.domain.deploy import DeploySource, Sources, build_plan, map_sources
 from sstools.domain.deploy._portable import MAX_DIFF_BYTES, MAX_VALUE_BYTES
@@ -89,7 +90,9 @@ def test_a_10_kb_css_is_cut_at_4_kb_flagged_and_its_diff_bounded() -> None:
     assert len(change.diff.encode()) <= MAX_DIFF_BYTES
     assert change.diff.endswith("…")
     # The card takes the cut values as they are, flagged, and stays within its own budget.
-    [shown] = plan_changes(plan.model_dump(mode="json"))
+    read = PlanView.of(plan.model_dump(mode="json"))
+    assert read is not None
+    [shown] = plan_changes(read)
     assert shown.fields[0].truncated
     assert shown.fields[0].after == change.after
 

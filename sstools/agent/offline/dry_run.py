@@ -2,7 +2,7 @@
 and that nothing was changed.
 
 The plan reads as a preview's (:func:`sstools.agent.offline.answers.deploys.plan`: the impact in
-the card's words, :func:`sstools.agent.guardrails.impact_text`, then what changes); a dry run
+the card's words, :func:`sstools.agent.card.impact.impact_text`, then what changes); a dry run
 that failed reads as the failure, which changed nothing either.
 """
 
@@ -12,7 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sstools.agent.guardrails import no_card_because
+from sstools.agent.card.impact import no_card_because
+from sstools.agent.card.plan import PlanView
 from sstools.agent.offline.answers import render_content
 from sstools.agent.offline.answers.deploys import is_plan
 from sstools.agent.texts import tools as texts
@@ -32,6 +33,6 @@ def render(content: str, args: Mapping[str, Any], env_id: str | None) -> str:
     if not (isinstance(plan, dict) and is_plan(plan)):
         return f"{answer}\n\n{texts.DRY_RUN_NO_PLAN}"
     out = [answer, texts.DRY_RUN_NOTHING_CHANGED]
-    if no_card_because(plan) is None:  # it can be applied: say how
+    if no_card_because(PlanView.of(plan)) is None:  # it can be applied: say how
         out.append(texts.DRY_RUN_HOW_TO_APPLY)
     return "\n\n".join(out)

@@ -17,16 +17,17 @@ from typing import cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools.agent.card.decode import shown_card
 from sstools.agent.events import ApprovalWaiting
 from sstools.agent.executor import ToolExecutor
 from sstools.agent.graph_state import AgentState, Page
-from sstools.agent.guardrails import GuardrailDecision
 from sstools.agent.run.decisions import AlreadyDecided, Resolution
 from sstools.agent.run.runtime import AgentRuntime
-from sstools.agent.tools import CATALOGUE
+from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller, Principal
-from sstools.storage import confirmations
+from sstools.http.services import Services
+from sstools.storage import audit, confirmations
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
 
@@ -105,12 +106,50 @@ class Replanned:
         return self.approved is not None and self.current != self.approved
 
 
+async def ask_second_if_needed(
+    confirmation: Confirmation,
+    services: Services,
+    runtime: AgentRuntime,
+    session: AsyncSession,
+    user: Caller,
+) -> bool:
+    """The requester's «Подтвердить» on a write whose stage needs two people: the card waits for
+    a second person instead (True); False when one approval is enough.
+
+    Raises:
+        AlreadyDecided: the card was decided or expired meanwhile.
+    """
+    needed = services.approvals.needed_for(services.environments, confirmation.env_id)
+    decision = shown_card(confirmation).decision
+    if needed < 2 or decision.kind is not ToolKind.write:  # a read (SSTOOLS_HITL=all): one
+        return False
+    waiting = await ask_second(
+        runtime,
+        confirmation,
+        user,
+        services.settings.second_approval_ttl_s,
+        token_version=user.token_version,
+    )
+    await audit.record(
+        session,
+        action="approval_requested",
+        outcome="awaiting_second",
+        username=user.username,
+        env_id=confirmation.env_id,
+        conversation_id=confirmation.conversation_id,
+        confirmation_id=confirmation.id,
+        tool=confirmation.tool,
+        approver_role=waiting.approver_role,
+    )
+    return True
+
+
 async def replan(
     runtime: AgentRuntime, confirmation: Confirmation, executor: ToolExecutor, token: str
 ) -> Replanned:
     """The paused call's preview asked again (a read, with ``token``): a write that applies a plan
     (deploy, migration, restore, rollback) must still have the digest its card showed."""
-    approved = GuardrailDecision.model_validate(confirmation.event["decision"]).digest
+    approved = shown_card(confirmation).decision.digest
     tool = CATALOGUE.get(confirmation.tool)
     if approved is None or tool is None or tool.preview is None:
         return Replanned(approved=None, current=None)  # nothing was bound to a plan
@@ -123,10 +162,9 @@ async def replan(
     args = tool.args_model.model_validate(current["call"]["args"])
     scope = Page.of(cast(AgentState, state.values)).scope
     preview = await executor.preview(tool.preview(args, scope), token)
-    digest = preview.answer.get("digest") if preview.answer else None
     return Replanned(
         approved=approved,
-        current=digest if isinstance(digest, str) else None,
+        current=preview.plan.digest if preview.plan else None,
         problem=None if preview.answer else preview.problem or "",
     )
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, cast
 
-from sstools.agent.card_edits import EditedCall
+from sstools.agent.card.edits import EditedCall
 from sstools.agent.events import Decided, DecisionStatus
 from sstools.agent.invocation import ConfirmationAnswer
 from sstools.auth.tokens import Caller

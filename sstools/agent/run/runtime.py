@@ -23,7 +23,7 @@ from langgraph.types import Command
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sstools import clock
-from sstools.agent.card_edits import EditedCall
+from sstools.agent.card.edits import EditedCall
 from sstools.agent.context import UIContext
 from sstools.agent.events import (
     Decided,

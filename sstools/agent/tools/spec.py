@@ -101,7 +101,7 @@ class ToolSpec:
     # Reads a task's record: the same call while the task runs is following it, not a loop.
     follows_task: bool = False
     shape: Shaper | None = None  # what of a successful answer the model reads (None: all)
-    # Arguments a person may change on the card before deciding (sstools.agent.card_edits).
+    # Arguments a person may change on the card before deciding (sstools.agent.card.edits).
     editable: tuple[str, ...] = ()
 
     def kind_for(self, args: ToolArgs) -> ToolKind:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sstools.agent.guardrails import impact_text
+from sstools.agent.card.impact import impact_text
+from sstools.agent.card.plan import PlanView
 from sstools.agent.offline.answers.words import (
     NO_HINT,
     Hint,
@@ -107,7 +108,7 @@ def plan(payload: Any, hint: Hint = NO_HINT) -> str | None:
         out = [texts.PLAN_NOTHING.format(target=target, source=source)]
     else:
         known = {**payload, "dashboards_changed": changes}
-        verdict = impact_text(known) if changes is not None else IMPACT_UNKNOWN
+        verdict = impact_text(PlanView.of(known)) if changes is not None else IMPACT_UNKNOWN
         verdict = verdict[:1].upper() + verdict[1:]
         out = [texts.PLAN_VERDICT.format(changes=verdict, target=target, source=source)]
     if changes != 0 and isinstance(payload.get("summary"), str) and payload["summary"]:

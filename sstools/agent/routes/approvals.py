@@ -11,29 +11,26 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-import httpx
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, StringConstraints
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sstools.agent import explain, held_writes, texts
-from sstools.agent.approval_views import (
+from sstools.agent.routes import held_writes
+from sstools.agent.routes.approval_views import (
     ApprovalView,
     approver_role_of,
     eligible,
     held_view,
     view,
 )
-from sstools.agent.executor import ToolExecutor
-from sstools.agent.guardrails import GuardrailDecision
+from sstools.agent.routes.deps import RuntimeDep, TokenDep, api_executor, conflict
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import approvals as words
-from sstools.agent.tools import ToolKind
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller, issue_token
-from sstools.http.auth import CurrentUser, request_token
+from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import audit
@@ -44,16 +41,6 @@ from sstools.storage.models import Confirmation, User
 router = APIRouter(prefix="/api/approvals", tags=["agent"])
 
 
-def _runtime(request: Request) -> AgentRuntime:
-    runtime: AgentRuntime = request.app.state.agent
-    return runtime
-
-
-RuntimeDep = Annotated[AgentRuntime, Depends(_runtime)]
-TokenDep = Annotated[str, Depends(request_token)]  # the plan is asked again with the caller's
-
-# With no SSTOOLS_TOOLS_BASE_URL the plan is asked of this very app, in process (as the tools).
-_IN_PROCESS = "http://sstools.internal"
 # The requester's token the resumed run acts with: long enough for the write to run.
 _REQUESTER_TOKEN_TTL_S = 3600
 
@@ -99,46 +86,6 @@ async def _request(session: AsyncSession, confirmation_id: str) -> Confirmation:
     return confirmation
 
 
-async def ask_second_if_needed(
-    confirmation: Confirmation,
-    services: Services,
-    runtime: AgentRuntime,
-    session: AsyncSession,
-    user: Caller,
-) -> bool:
-    """The requester's «Подтвердить» on a write whose stage needs two people: the card waits for
-    a second person instead (True); False when one approval is enough."""
-    needed = services.approvals.needed_for(services.environments, confirmation.env_id)
-    decision = GuardrailDecision.model_validate(confirmation.event["decision"])
-    if needed < 2 or decision.kind is not ToolKind.write:  # a read (SSTOOLS_HITL=all): one
-        return False
-    try:
-        waiting = await approvals.ask_second(
-            runtime,
-            confirmation,
-            user,
-            services.settings.second_approval_ttl_s,
-            token_version=user.token_version,
-        )
-    except AlreadyDecided as exc:
-        detail = (
-            texts.CONFIRMATION_DECIDED["expired"] if exc.expired else texts.CONFIRMATION_UNDECIDABLE
-        )
-        raise HTTPException(409, detail) from exc
-    await audit.record(
-        session,
-        action="approval_requested",
-        outcome="awaiting_second",
-        username=user.username,
-        env_id=confirmation.env_id,
-        conversation_id=confirmation.conversation_id,
-        confirmation_id=confirmation.id,
-        tool=confirmation.tool,
-        approver_role=waiting.approver_role,
-    )
-    return True
-
-
 @router.get("")
 async def list_approvals(
     session: SessionDep, services: ServicesDep, runtime: RuntimeDep, user: CurrentUser
@@ -177,19 +124,6 @@ async def get_approval(
     if await _expire_due(runtime, [confirmation]):
         await session.refresh(confirmation)
     return view(confirmation, user, services)
-
-
-def _executor(request: Request, services: Services) -> ToolExecutor:
-    """The plan is asked as the tools ask it: over HTTP, in process unless configured."""
-    settings = services.settings
-    transport = None if settings.tools_base_url else httpx.ASGITransport(app=request.app)
-    return ToolExecutor(
-        base_url=settings.tools_base_url or _IN_PROCESS,
-        transport=transport,
-        timeout_s=settings.tool_timeout_s,
-        retry_wait_s=settings.tool_retry_wait_s,
-        sessions=services.sessions,
-    )
 
 
 async def _requester(
@@ -273,7 +207,7 @@ async def decide_approval(
     """The second person's decision; an approval applies the write once, as approved."""
     held = await held_writes.find(session, confirmation_id)
     if held is not None:  # the domain API's own held write: its route decides and runs it
-        executor = _executor(request, services)
+        executor = api_executor(request, services)
         try:
             answer = await held_writes.relay_decision(
                 executor, held.id, body.model_dump(exclude_none=True), token
@@ -294,7 +228,7 @@ async def decide_approval(
     )
     refusal: str | None = None
     if status is ConfirmationStatus.approved:
-        executor = _executor(request, services)
+        executor = api_executor(request, services)
         try:
             plan = await approvals.replan(runtime, confirmation, executor, token)
         finally:
@@ -318,11 +252,8 @@ async def decide_approval(
             requester_token=requester_token,
             reason=reason,
         )
-    except AlreadyDecided as exc:
-        detail = words.APPROVAL_CLOSED["expired"] if exc.expired else words.APPROVAL_UNDECIDABLE
-        raise HTTPException(409, detail) from exc
-    except Busy as exc:
-        raise HTTPException(409, explain.busy()) from exc
+    except (AlreadyDecided, Busy) as exc:
+        raise conflict(exc, second=True) from exc
     await audit.record(
         session,
         action="approval_decided",

@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
-from sstools.agent import explain, texts
+from sstools.agent import explain
 from sstools.agent.context import (
     ContextRejected,
     ObjectType,
@@ -23,10 +23,11 @@ from sstools.agent.context import (
     parse_uicontext,
     visible_name,
 )
-from sstools.agent.run.runtime import AgentRuntime, Busy, TooManyRuns
+from sstools.agent.routes.deps import ConversationDep, RuntimeDep, TokenDep
+from sstools.agent.run.runtime import Busy, TooManyRuns
 from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
 from sstools.agent.selection import HiddenTool, select_tools
-from sstools.http.auth import CurrentUser, request_token
+from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.objects import ObjectKind, name_in
 from sstools.http.services import Services
@@ -46,35 +47,6 @@ RUN_RETRY_AFTER_S = 5
 # wake streams in their own process and, on PostgreSQL, other workers' by NOTIFY. Each re-read
 # costs CPU: at 3 s, 1,000 waiting streams took 56 % of a core, at 30 s 1.4 % (make bench).
 POLL_S = 30.0
-
-ConversationId = Annotated[str, Field(min_length=16, max_length=64)]
-
-
-def get_runtime(request: Request) -> AgentRuntime:
-    runtime: AgentRuntime = request.app.state.agent
-    return runtime
-
-
-RuntimeDep = Annotated[AgentRuntime, Depends(get_runtime)]
-
-
-# The caller's own token: the agent's tools act with exactly the caller's rights.
-TokenDep = Annotated[str, Depends(request_token)]
-
-
-async def owned_conversation(
-    conversation_id: str, services: ServicesDep, user: CurrentUser
-) -> Conversation:
-    # A session of its own, closed at once: an event stream must not hold a connection for life.
-    async with services.sessions() as session:
-        conversation = await session.get(Conversation, conversation_id)
-    # By the account's id: a removed and re-added username owns none of the old conversations.
-    if conversation is None or conversation.owner_id != user.uid:
-        raise HTTPException(404, texts.CONVERSATION_NOT_FOUND)  # someone else's looks absent too
-    return conversation
-
-
-ConversationDep = Annotated[Conversation, Depends(owned_conversation)]
 
 
 class Created(BaseModel):

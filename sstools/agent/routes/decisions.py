@@ -5,16 +5,18 @@ optional reason, or edit the arguments the card offers (the call is planned agai
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, HTTPException
-from pydantic import BaseModel, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, Field, StringConstraints
 
-from sstools.agent import explain, texts
-from sstools.agent.api import ConversationDep, RuntimeDep, TokenDep
-from sstools.agent.approvals_api import ask_second_if_needed
-from sstools.agent.card_edits import apply_edit, may_approve_similar
+from sstools.agent import texts
+from sstools.agent.card.build import may_approve_similar
+from sstools.agent.card.decode import CardUnreadable, shown_card
+from sstools.agent.card.edits import apply_edit
 from sstools.agent.events import ConfirmRequired
+from sstools.agent.routes.deps import ConversationDep, RuntimeDep, TokenDep, conflict
+from sstools.agent.run.approvals import ask_second_if_needed
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.http.auth import CurrentUser
@@ -26,6 +28,7 @@ from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
 
 router = APIRouter(prefix="/api/agent", tags=["agent"])
+_T = TypeVar("_T")
 
 
 class DecisionRequest(BaseModel):
@@ -69,8 +72,8 @@ async def decide(
         return await _edit(confirmation, body.args or {}, runtime, session, user, token)
     if body.similar and not _may_approve_similar(confirmation, body.decision, services):
         raise field_error("similar", texts.SIMILAR_ONLY_DEV)
-    if body.decision == "approve" and await ask_second_if_needed(
-        confirmation, services, runtime, session, user
+    if body.decision == "approve" and await _resumed(
+        ask_second_if_needed(confirmation, services, runtime, session, user)
     ):  # the stage needs two people: nothing runs until the second one approves
         return DecisionResponse(status=ConfirmationStatus.awaiting_second, run_id=None)
     run_id = await _resumed(
@@ -92,17 +95,12 @@ async def decide(
     return DecisionResponse(status=status, run_id=run_id)
 
 
-async def _resumed(resuming: Awaitable[str]) -> str:
-    """The run the answer resumes, or a 409 in words: decided, expired, or the chat is busy."""
+async def _resumed(resuming: Awaitable[_T]) -> _T:
+    """What the answer comes to, or a 409 in words: decided, expired, or the chat is busy."""
     try:
         return await resuming
-    except AlreadyDecided as exc:
-        detail = (
-            texts.CONFIRMATION_DECIDED["expired"] if exc.expired else texts.CONFIRMATION_UNDECIDABLE
-        )
-        raise HTTPException(409, detail) from exc
-    except Busy as exc:
-        raise HTTPException(409, explain.busy()) from exc
+    except (AlreadyDecided, Busy) as exc:
+        raise conflict(exc) from exc
 
 
 def _may_approve_similar(confirmation: Confirmation, decision: str, services: Services) -> bool:
@@ -121,9 +119,9 @@ def _card(confirmation: Confirmation) -> tuple[ConfirmRequired, ToolSpec]:
     """The card as it was shown, and its tool; a card of a tool gone since (or of an older
     shape) can no longer be decided this way: 409."""
     try:
-        card = ConfirmRequired.model_validate(confirmation.event)
+        card = shown_card(confirmation)
         return card, CATALOGUE[card.tool]
-    except (ValidationError, KeyError) as exc:
+    except (CardUnreadable, KeyError) as exc:
         raise HTTPException(409, texts.CONFIRMATION_UNDECIDABLE) from exc
 
 

@@ -1,6 +1,5 @@
 """Cards a person can edit (issue 25 §2): which arguments of a call its card offers to change,
-with their choices, and a person's edit checked against exactly those; and which cards may be
-approved «for similar ones» (§1).
+with their choices, and a person's edit checked against exactly those.
 
 An edit runs nothing. The paused run resumes with the edited call, which the graph's ``assess``
 step checks and plans again like any call the model made (role, environment, the page's object,
@@ -10,29 +9,19 @@ possible; the model is told what the person changed when the call's result reach
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
 from sstools.agent import texts
+from sstools.agent.card.arguments import dashboard_label, env_label, field_label
+from sstools.agent.card.plan import PlanView
 from sstools.agent.context import ObjectType
-from sstools.agent.guardrails import (
-    CardArgument,
-    CardEdit,
-    EditChoice,
-    GuardrailDecision,
-    card_arguments,
-    dashboard_label,
-    env_label,
-    plan_impact,
-)
-from sstools.agent.invocation import ToolCall
+from sstools.agent.guardrails import CardEdit, EditChoice
 from sstools.agent.texts import answers as answer_texts
-from sstools.agent.tools import CallScope, ToolArgs, ToolKind, ToolSpec
-from sstools.agent.tools.shaping import listed
-from sstools.environments import EnvironmentRegistry, Stage
+from sstools.agent.tools import CallScope, ToolArgs, ToolSpec
+from sstools.environments import EnvironmentRegistry
 from sstools.errors import SstoolsError
 
 
@@ -53,12 +42,6 @@ class EditedCall:
     changes: str
 
 
-def _label(tool: ToolSpec, field: str) -> str:
-    if tool.name == "create_branch" and field == "name":
-        return answer_texts.CARD_BRANCH
-    return answer_texts.CARD_LABELS.get(field, answer_texts.CARD_OTHER.format(name=field))
-
-
 def _page_dashboards(args: ToolArgs, scope: CallScope) -> list[int]:
     ids = [int(one) for one in getattr(args, "dashboard_ids", None) or []]
     if not ids and scope.object_type is ObjectType.dashboard and scope.object_id is not None:
@@ -66,7 +49,7 @@ def _page_dashboards(args: ToolArgs, scope: CallScope) -> list[int]:
     return ids
 
 
-def card_edits(
+def offered_edits(
     tool: ToolSpec,
     args: ToolArgs,
     scope: CallScope,
@@ -78,8 +61,8 @@ def card_edits(
     out: list[CardEdit] = []
     for field in tool.editable:
         if field == "database_mapping":
-            continue  # offered from the plan (with_plan): the target's databases are its
-        label = _label(tool, field)
+            continue  # offered from the plan (database_edits): the target's databases are its
+        label = field_label(tool, field)
         value = getattr(args, field, None)
         if field == "target_env_id" and isinstance(value, str):
             source = getattr(args, "source_env_id", None) or scope.env_id
@@ -118,97 +101,26 @@ def card_edits(
     return out
 
 
-def card_decision(
-    tool: ToolSpec,
-    args: ToolArgs,
-    decision: GuardrailDecision,
-    scope: CallScope,
-    object_name: str | None,
-    environments: EnvironmentRegistry,
-) -> GuardrailDecision:
-    """The card's decision with what the person reads and may do on it: the arguments in
-    words, the edits it offers, and whether it may be approved «for similar ones»."""
-    update = {
-        "arguments": card_arguments(tool, args, scope, object_name, environments),
-        "edits": card_edits(tool, args, scope, object_name, environments),
-        "similar": may_approve_similar(tool, decision.kind, decision.stage),
-    }
-    return decision.model_copy(update=update)
-
-
-def _listed(plan: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    return [one for one in listed(plan.get(key)) if isinstance(one, dict)]
-
-
-def database_edits(plan: object) -> list[CardEdit]:
+def database_edits(plan: PlanView) -> list[CardEdit]:
     """One choice per source database of the plan: the target connection its datasets use,
     among the target's connections, all by name (a name is unique in a Superset, and the model
     reads names, never UUIDs). Left out where the target has only the one it matched, or where
     the database is ``pinned``: its datasets exist there, and Superset's import cannot move them."""
-    if not isinstance(plan, dict):
-        return []
-    names = sorted({str(db["name"]) for db in _listed(plan, "target_databases") if db.get("name")})
+    names = sorted({db.name for db in plan.target_databases if db.name})
     choices = [EditChoice(value=name, label=name) for name in names]
     return [
         CardEdit(
             field="database_mapping",
-            key=str(row["source_name"]),
-            label=texts.EDIT_DATABASE.format(name=row["source_name"]),
+            key=row.source_name,
+            label=texts.EDIT_DATABASE.format(name=row.source_name),
             kind="choice",
-            value=str(row["target_name"]),
+            value=row.target_name,
             choices=choices,
         )
-        for row in _listed(plan, "databases")
-        if row.get("source_name") and row.get("target_name") and not row.get("pinned")
+        for row in plan.databases
+        if row.source_name and row.target_name and not row.pinned
         if len(choices) > 1
     ]
-
-
-def _mapped_databases(plan: object) -> list[CardArgument]:
-    """The databases a mapping points elsewhere, in names: «Аналитика» → «Склад DWH»."""
-    rows = _listed(plan, "databases") if isinstance(plan, dict) else []
-    mapped = [
-        texts.CARD_DATABASE_MAPPED.format(source=row["source_name"], target=row["target_name"])
-        for row in rows
-        if row.get("matched_by") == "mapping"
-    ]
-    label = answer_texts.CARD_LABELS["database_mapping"]
-    return [CardArgument(label=label, value="; ".join(mapped))] if mapped else []
-
-
-def with_plan(decision: GuardrailDecision, tool: ToolSpec, plan: object) -> GuardrailDecision:
-    """The card filled from its plan: the impact, objects, changes and digest, the databases a
-    mapping chose, and, where the tool lets a person map databases, a choice per database."""
-    update = plan_impact(plan)
-    update["arguments"] = [*decision.arguments, *_mapped_databases(plan)]
-    if "database_mapping" in tool.editable:
-        update["edits"] = [*decision.edits, *database_edits(plan)]
-    return decision.model_copy(update=update)
-
-
-def approved_ahead(
-    call: ToolCall,
-    tool: ToolSpec,
-    decision: GuardrailDecision,
-    standing: Callable[[str, str | None, ToolKind], bool],
-) -> bool:
-    """Whether an earlier dev card's «одобрять похожие» (``standing``, read now) covers this
-    call: never one the person just edited, nor one choosing connections (a database mapping)
-    that no card showed the person."""
-    return (
-        decision.needs_confirmation
-        and decision.similar
-        and not call.get("edited")
-        and not call["args"].get("database_mapping")
-        and standing(tool.name, decision.env_id, decision.kind)
-    )
-
-
-def may_approve_similar(tool: ToolSpec, kind: ToolKind, stage: Stage | None) -> bool:
-    """«Одобрять похожие до конца сеанса»: only a write to a dev environment that applies a plan
-    the server makes (a deploy, a migration, a restore, a rollback: bounded to dashboards, bound
-    to a fresh digest each time) — never SQL, a backup, git, staging or prod."""
-    return stage is Stage.dev and kind is ToolKind.write and tool.preview is not None
 
 
 def _checked(edit: CardEdit, given: object) -> object:

@@ -4,12 +4,12 @@ second approval (:func:`view`), or a write the domain API held (:func:`held_view
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from pydantic import BaseModel
 
-from sstools.agent import held_writes
-from sstools.agent.guardrails import CardArgument, CardObjectChanges, GuardrailDecision
+from sstools.agent.card.decode import shown_card
+from sstools.agent.guardrails import CardArgument, CardObjectChanges
+from sstools.agent.routes import held_writes
 from sstools.agent.run import approvals
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
@@ -61,12 +61,12 @@ def eligible(confirmation: Confirmation, user: Caller) -> bool:
 
 
 def view(confirmation: Confirmation, user: Caller, services: Services) -> ApprovalView:
-    event: dict[str, Any] = confirmation.event
-    decision = GuardrailDecision.model_validate(event["decision"])
+    card = shown_card(confirmation)
+    decision = card.decision
     env = services.environments.get(confirmation.env_id) if confirmation.env_id else None
     return ApprovalView(
         id=confirmation.id,
-        title=str(event.get("title") or confirmation.tool),
+        title=card.title or confirmation.tool,
         env_id=confirmation.env_id,
         env_name=env.name if env else None,
         stage=decision.stage.value if decision.stage else None,
