@@ -171,6 +171,7 @@ def create_app(
     app.state.services = services
     executor, agent = build_agent(app, services, chat_model=chat_model)
     app.state.agent = agent
+    app.state.tool_executor = executor  # this app's API as the tools ask it, for the routes too
     app.state.agent_offline = agent.offline  # the /agent page says so once, not per answer
     errors.install(app, ERROR_ANSWERS)
     app.add_exception_handler(PoolTimeout, errors.database_busy)

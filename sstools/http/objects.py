@@ -1,8 +1,8 @@
 """The object a page names, as Superset has it: its real name and UUID in one environment, and
 the same object (matched by UUID) in another.
 
-A page's URL carries an id and a display name; neither is trusted. The agent resolves the
-context's object here before a turn, and ``GET /api/objects/...`` answers the page's chip.
+A page's URL carries an id and a display name; neither is trusted. ``GET /api/objects/...``
+answers the page's chip, and the agent's turn asks it for the context's object by name.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from sstools.superset import SupersetClient, SupersetError, SupersetNotFound, SupersetPool
+from sstools.superset import SupersetClient, SupersetNotFound, SupersetPool
 from sstools.texts import objects as texts
 
 
@@ -80,11 +80,3 @@ async def same_object_in(
         present=False,
     )
     return found or absent
-
-
-async def name_in(pool: SupersetPool, env_id: str, kind: ObjectKind, object_id: int) -> str | None:
-    """The object's name in ``env_id``, or None when it has no such object or does not answer."""
-    try:
-        return (await find_object(pool, env_id, kind, object_id)).name
-    except SupersetError:
-        return None

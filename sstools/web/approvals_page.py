@@ -24,9 +24,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sstools import clock
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
-from sstools.domain.api.write_requests import may_decide
 from sstools.domain.deploy.models import FieldChange
 from sstools.environments import Stage
+from sstools.http.approvals import may_decide
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import write_requests as held_requests

@@ -343,6 +343,15 @@ def plan_server() -> Iterator[str]:
     async def plan(request: Request) -> Response:
         return JSONResponse(DEPLOY_PLAN)
 
-    app = Starlette(routes=[Route("/api/deploy/plan", plan, methods=["POST"])])
+    async def named(request: Request) -> Response:  # the page's object, as the turn asks it
+        object_id = int(request.path_params["object_id"])
+        return JSONResponse({"object_id": object_id, "name": f"Дашборд {object_id}"})
+
+    app = Starlette(
+        routes=[
+            Route("/api/deploy/plan", plan, methods=["POST"]),
+            Route("/api/objects/dashboard/{object_id}", named),
+        ]
+    )
     with LiveServer(app) as live:
         yield live.url

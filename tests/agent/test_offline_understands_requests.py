@@ -19,7 +19,6 @@ from starlette.responses import JSONResponse, Response
 from sstools.agent.offline.planner import OfflinePlanner
 from sstools.auth.roles import Role
 from sstools.testing import LiveServer
-from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.test_questions_are_read import BACKUP_ID, TASK, ToolServer, page_context
 from tests.support import read_events, types
 
@@ -356,14 +355,13 @@ async def test_a_task_is_found_by_the_digits_people_paste(
 async def test_a_commit_says_what_it_holds_not_the_request(
     make_agent: Any,
     server: tuple[Server, str],
-    fake_superset: FakeSuperset,
     text: str,
     message: str,
 ) -> None:
     """The git card's message was the request itself («закоммить этот дашборд в git»); the
     default names the dashboard as Superset titles it, not as the page's URL did."""
-    fake_superset.dashboards.append({"id": 10, "dashboard_title": "Energy KPIs"})
     made, url = server
+    made.named[10] = "Energy KPIs"  # as /api/objects has it from Superset
     events = await say(make_agent, url, text, D, E)
     card = events[-1]
     assert card["type"] == "confirm_required", events

@@ -86,6 +86,7 @@ class ToolServer:
     def __init__(self) -> None:
         self.requests: list[tuple[str, str]] = []
         self.down: set[str] = set()  # environments whose plan cannot be made (they do not answer)
+        self.named: dict[int, str] = {}  # dashboards by id, as /api/objects names them
         self.app = Starlette(routes=[Route("/{path:path}", self.handle, methods=["GET", "POST"])])
 
     @property
@@ -112,6 +113,10 @@ class ToolServer:
             return JSONResponse(BACKUPS)
         if (request.method, path) == ("GET", "/api/tasks"):
             return JSONResponse([TASK])
+        if request.method == "GET" and path.startswith("/api/objects/dashboard/"):
+            found = self.named.get(int(path.rsplit("/", 1)[1]))
+            if found is not None:
+                return JSONResponse({"name": found})
         if request.method == "POST":  # a write: it would start a task
             return JSONResponse({**TASK, "status": "queued"}, status_code=202)
         return JSONResponse({"detail": "not found"}, status_code=404)

@@ -201,6 +201,8 @@ def test_no_server_error_and_answers_match_the_schema(
     assert expected <= operations  # every operation of the shard ran (and the stateful phase)
     answered = sum(count for status, count in statuses.items() if 200 <= status < 300)
     # Real answers, not only refusals; a fifth, as the write side's routes refuse generated input
-    # by design (an apply needs the digest of a real plan, a restore a real archive).
-    assert answered > requests / 5
+    # by design (an apply needs the digest of a real plan, a restore a real archive). A request
+    # a limit refused (429) never reached its route, and how many do depends on how busy the
+    # machine is (an agent run still going holds the caller's run slot): not in the base.
+    assert answered > (requests - statuses[429]) / 5
     assert not failures, "\n\n".join(sorted(set(failures)))

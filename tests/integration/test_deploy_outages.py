@@ -195,7 +195,8 @@ async def test_a_target_stopped_midway_ends_the_task_failed_with_its_partial_rep
     ids = await _released_ids(superset)
     headers = auth(Role.engineer)
     task = await _start_migration(client, headers, ids)
-    await _at_import(client, headers, task["id"], 2)
+    mid = await _at_import(client, headers, task["id"], 2)
+    assert mid["status"] == "running", mid  # stopped midway, not after the task ended itself
     try:
         await asyncio.to_thread(sandbox.stop, "staging")
         done = await wait_for_task(client, auth, task["id"])

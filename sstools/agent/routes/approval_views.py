@@ -13,6 +13,7 @@ from sstools.agent.routes import held_writes
 from sstools.agent.run import approvals
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
+from sstools.http.approvals import may_decide
 from sstools.http.services import Services
 from sstools.storage import confirmations as stored
 from sstools.storage.confirmations import ConfirmationStatus
@@ -116,7 +117,7 @@ def held_view(row: WriteRequest, user: Caller, services: Services) -> ApprovalVi
         decided_by=row.decided_by,
         decided_at=row.decided_at,
         reason=row.reason,
-        can_approve=held_writes.may_decide(row, user),
+        can_approve=may_decide(row, user),
         link=approvals.approval_link(row.id),
         task_id=row.task_id,
     )

@@ -9,10 +9,8 @@ first and refuses (409, nothing written) when its digest is no longer the approv
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, StringConstraints
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,12 +22,13 @@ from sstools.agent.routes.approval_views import (
     held_view,
     view,
 )
-from sstools.agent.routes.deps import RuntimeDep, TokenDep, api_executor, conflict
+from sstools.agent.routes.deps import ExecutorDep, RuntimeDep, TokenDep, conflict
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import approvals as words
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller, issue_token
+from sstools.http.approvals import DecisionBody, may_decide
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
@@ -48,20 +47,6 @@ _REQUESTER_TOKEN_TTL_S = 3600
 class ApprovalList(BaseModel):
     approvals: list[ApprovalView]
     can_approve: int  # how many of them the caller may decide (the header's badge)
-
-
-class ApprovalDecision(BaseModel):
-    decision: Literal["approve", "deny"]
-    # Why, with a denial: the model reads it in the requester's chat and the audit keeps it.
-    reason: (
-        Annotated[
-            str,
-            StringConstraints(
-                strip_whitespace=True, max_length=500, pattern=r"^[^\x00-\x1f\x7f]*$"
-            ),
-        ]
-        | None
-    ) = None
 
 
 class ApprovalDecided(BaseModel):
@@ -103,7 +88,7 @@ async def list_approvals(
     shown += [
         held_view(row, user, services)
         for row in await held_writes.waiting(session)
-        if held_writes.is_requester(row, user) or held_writes.may_decide(row, user)
+        if held_writes.is_requester(row, user) or may_decide(row, user)
     ]
     return ApprovalList(approvals=shown, can_approve=sum(one.can_approve for one in shown))
 
@@ -196,24 +181,20 @@ def _refuse(confirmation: Confirmation, user: Caller, decision: str) -> None:
 )
 async def decide_approval(
     confirmation_id: str,
-    body: ApprovalDecision,
-    request: Request,
+    body: DecisionBody,
     session: SessionDep,
     services: ServicesDep,
     runtime: RuntimeDep,
+    executor: ExecutorDep,
     user: CurrentUser,
     token: TokenDep,
 ) -> ApprovalDecided:
     """The second person's decision; an approval applies the write once, as approved."""
     held = await held_writes.find(session, confirmation_id)
     if held is not None:  # the domain API's own held write: its route decides and runs it
-        executor = api_executor(request, services)
-        try:
-            answer = await held_writes.relay_decision(
-                executor, held.id, body.model_dump(exclude_none=True), token
-            )
-        finally:
-            await executor.aclose()
+        answer = await held_writes.relay_decision(
+            executor, held.id, body.model_dump(exclude_none=True), token
+        )
         await session.refresh(held)
         return ApprovalDecided(status=held_writes.status_of(held), task_id=answer.get("task_id"))
     confirmation = await _request(session, confirmation_id)
@@ -228,11 +209,7 @@ async def decide_approval(
     )
     refusal: str | None = None
     if status is ConfirmationStatus.approved:
-        executor = api_executor(request, services)
-        try:
-            plan = await approvals.replan(runtime, confirmation, executor, token)
-        finally:
-            await executor.aclose()
+        plan = await approvals.replan(runtime, confirmation, executor, token)
         if plan.problem is not None:  # no plan now: nothing decided, the request still waits
             problem = plan.problem or words.NO_PLAN_ANSWER
             raise HTTPException(409, words.NO_PLAN.format(problem=problem))

@@ -23,14 +23,13 @@ from sstools.agent.context import (
     parse_uicontext,
     visible_name,
 )
-from sstools.agent.routes.deps import ConversationDep, RuntimeDep, TokenDep
+from sstools.agent.executor import ToolExecutor
+from sstools.agent.routes.deps import ConversationDep, ExecutorDep, RuntimeDep, TokenDep
 from sstools.agent.run.runtime import Busy, TooManyRuns
 from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
 from sstools.agent.selection import HiddenTool, select_tools
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
-from sstools.http.objects import ObjectKind, name_in
-from sstools.http.services import Services
 from sstools.storage import audit
 from sstools.storage.models import Conversation, ConversationMessage
 
@@ -160,6 +159,7 @@ async def post_message(
     services: ServicesDep,
     session: SessionDep,
     runtime: RuntimeDep,
+    executor: ExecutorDep,
     user: CurrentUser,
     token: TokenDep,
 ) -> RunAccepted:
@@ -189,7 +189,7 @@ async def post_message(
                     }
                 ],
             ) from exc
-    context = await with_the_real_name(context, services)
+    context = await with_the_real_name(context, executor, token)
     try:
         run_id = await runtime.post_message(conversation.id, user, token, body.text, context)
     except Busy as exc:
@@ -203,17 +203,23 @@ async def post_message(
     return RunAccepted(run_id=run_id)
 
 
-async def with_the_real_name(context: UIContext | None, services: Services) -> UIContext | None:
-    """The context with the object's name as Superset has it: the URL's ``objectName`` is a hint
-    a crafted link could fill with another dashboard's title, so it never reaches a prompt or a
-    card. No answer (or no such object): no name, and the card shows the id."""
+async def with_the_real_name(
+    context: UIContext | None, executor: ToolExecutor, token: str
+) -> UIContext | None:
+    """The context with the object's name as Superset has it, asked of ``/api/objects`` with
+    the person's token as a tool would: the URL's ``objectName`` is a hint a crafted link could
+    fill with another dashboard's title, so it never reaches a prompt or a card. No answer (or
+    no such object, or none the person may see): no name, and the card shows the id."""
     if context is None or context.object_id is None or context.env_id is None:
         return context
     if context.object_type not in (ObjectType.dashboard, ObjectType.dataset):
         return context
-    kind = ObjectKind(context.object_type.value)
-    name = await name_in(services.superset, context.env_id, kind, int(context.object_id))
-    return context.model_copy(update={"object_name": visible_name(name)})
+    path = f"/api/objects/{context.object_type.value}/{int(context.object_id)}"
+    found = await executor.read_json(path, {"env_id": context.env_id}, token)
+    name = found.get("name") if isinstance(found, dict) else None
+    return context.model_copy(
+        update={"object_name": visible_name(name if isinstance(name, str) else None)}
+    )
 
 
 def _sse_data(event: dict[str, Any]) -> str:

@@ -1,12 +1,11 @@
 """What the agent's routes share: the runtime, the caller's token, the caller's conversation,
-the executor that asks this app's API as the tools do, and the one table of refusals a decision
-meets (409 in words)."""
+the app's one executor (this app's API asked over HTTP as the tools ask it), and the one table
+of refusals a decision meets (409 in words)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-import httpx
 from fastapi import Depends, HTTPException, Request
 
 from sstools.agent import explain, texts
@@ -15,11 +14,7 @@ from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import approvals as approval_words
 from sstools.http.auth import CurrentUser, request_token
 from sstools.http.deps import ServicesDep
-from sstools.http.services import Services
 from sstools.storage.models import Conversation
-
-# With no SSTOOLS_TOOLS_BASE_URL the API is asked of this very app, in process (as the tools).
-_IN_PROCESS = "http://sstools.internal"
 
 
 def get_runtime(request: Request) -> AgentRuntime:
@@ -48,17 +43,13 @@ async def owned_conversation(
 ConversationDep = Annotated[Conversation, Depends(owned_conversation)]
 
 
-def api_executor(request: Request, services: Services) -> ToolExecutor:
-    """This app's API asked as the tools ask it: over HTTP, in process unless configured."""
-    settings = services.settings
-    transport = None if settings.tools_base_url else httpx.ASGITransport(app=request.app)
-    return ToolExecutor(
-        base_url=settings.tools_base_url or _IN_PROCESS,
-        transport=transport,
-        timeout_s=settings.tool_timeout_s,
-        retry_wait_s=settings.tool_retry_wait_s,
-        sessions=services.sessions,
-    )
+def get_executor(request: Request) -> ToolExecutor:
+    executor: ToolExecutor = request.app.state.tool_executor
+    return executor
+
+
+# This app's API with the caller's token, never Superset in process: the routes ask as tools do.
+ExecutorDep = Annotated[ToolExecutor, Depends(get_executor)]
 
 
 def conflict(exc: AlreadyDecided | Busy, *, second: bool = False) -> HTTPException:

@@ -15,7 +15,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools import clock
 from sstools.agent.executor import ToolExecutor
-from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.http.services import Services
 from sstools.storage import write_requests as stored
@@ -37,15 +36,6 @@ _STATUS = {
 
 def status_of(row: WriteRequest) -> ConfirmationStatus:
     return _STATUS[RequestStatus(row.status)]
-
-
-def may_decide(row: WriteRequest, user: Caller) -> bool:
-    return (
-        row.status == RequestStatus.awaiting_second
-        and row.requester_id != user.uid
-        and row.requested_by != user.username
-        and user.role.allows(Role(row.approver_role))
-    )
 
 
 def is_requester(row: WriteRequest, user: Caller) -> bool:

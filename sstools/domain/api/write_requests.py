@@ -11,10 +11,9 @@ these beside the agent's requests and forwards their decisions here.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path
-from pydantic import BaseModel, StringConstraints
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -31,6 +30,7 @@ from sstools.domain.deploy import StalePlan
 from sstools.domain.deploy.recent import RecentPlans
 from sstools.domain.writes import Granted, WriteRequestView
 from sstools.git_store import GitStore
+from sstools.http.approvals import DecisionBody
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.http.services import Services
@@ -47,19 +47,6 @@ router = APIRouter(prefix="/api/write-requests", tags=["approvals"])
 RequestId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
 
 
-class WriteDecision(BaseModel):
-    decision: Literal["approve", "deny"]
-    reason: (
-        Annotated[
-            str,
-            StringConstraints(
-                strip_whitespace=True, max_length=500, pattern=r"^[^\x00-\x1f\x7f]*$"
-            ),
-        ]
-        | None
-    ) = None
-
-
 def view(row: WriteRequest, services: Services) -> WriteRequestView:
     env = services.environments.get(row.env_id)
     return WriteRequestView.of(row, env.name if env else row.env_id)
@@ -72,16 +59,6 @@ async def _load(session: AsyncSession, request_id: str) -> WriteRequest:
         raise HTTPException(404, texts.NOT_FOUND)
     await session.refresh(row)
     return row
-
-
-def may_decide(row: WriteRequest, user: Caller) -> bool:
-    """Whether ``user`` may approve it now: waiting, not theirs (nor their name's), their role."""
-    return (
-        row.status == RequestStatus.awaiting_second
-        and row.requester_id != user.uid
-        and row.requested_by != user.username
-        and user.role.allows(Role(row.approver_role))
-    )
 
 
 def _refuse(row: WriteRequest, user: Caller, decision: str) -> None:
@@ -175,7 +152,7 @@ async def get_write_request(
 )
 async def decide_write_request(
     request_id: RequestId,
-    body: WriteDecision,
+    body: DecisionBody,
     session: SessionDep,
     services: ServicesDep,
     git: GitDep,
