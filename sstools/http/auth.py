@@ -16,6 +16,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import select
 
+from sstools.auth.personal_tokens import TokenRefused, looks_personal, token_owner
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller, InvalidToken, verify_token
 from sstools.errors import SstoolsError
@@ -54,12 +55,29 @@ def request_token(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str:
-    """The bearer token, else the session cookie's (empty when there is neither)."""
-    return credentials.credentials if credentials else request.cookies.get(SESSION_COOKIE, "")
+    """The bearer token, else the session cookie's (empty when there is neither). A personal
+    access token rides only in the header: never taken from the cookie."""
+    if credentials:
+        return credentials.credentials
+    cookie = request.cookies.get(SESSION_COOKIE, "")
+    return "" if looks_personal(cookie) else cookie
 
 
 async def resolve_principal(services: Services, token: str) -> Caller:
-    """The caller's current account behind ``token``, or :class:`InvalidToken`."""
+    """The caller's current account behind ``token`` (a signed session token, or a personal
+    access token), or :class:`InvalidToken`."""
+    if looks_personal(token):
+        async with services.sessions() as session:
+            try:
+                owner = await token_owner(session, token)
+            except TokenRefused as exc:
+                raise InvalidToken(str(exc)) from exc
+        return Caller(
+            username=owner.username,
+            role=Role(owner.role),
+            uid=owner.uid,
+            token_version=owner.token_version,
+        )
     claims = verify_token(services.settings, token)
     # A short session of its own: this guards event streams too, which must not hold one.
     async with services.sessions() as session:

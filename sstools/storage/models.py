@@ -58,6 +58,22 @@ class User(Base):
     token_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
+class PersonalToken(Base):
+    """A person's access token for a client that is not a browser (an MCP host, a script): only
+    its SHA-256 is kept; it acts as its account, with the account's role at each call."""
+
+    __tablename__ = "personal_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_uid: Mapped[str] = mapped_column(String(32), index=True)
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+    expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    last_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+
+
 class DatasetReview(Base):
     """Our review verdict on a Superset dataset; Superset itself has no such notion."""
 

@@ -11,6 +11,9 @@ NOT_AUTHENTICATED = "вы не вошли: передайте заголовок
 CSRF_MISSING = "нет заголовка {header} или он неверен"
 ACCOUNT_GONE = "этой учётной записи больше нет: войдите снова"
 SESSION_REVOKED = "токен отозван (вы вышли или сменили пароль): войдите снова"
+# A personal access token (``sstools tokens``) that signs nobody in.
+PAT_UNKNOWN = "токен доступа не найден или отозван: создайте новый (sstools tokens create)"
+PAT_EXPIRED = "срок действия токена доступа истёк: создайте новый (sstools tokens create)"
 SESSION_EXPIRED = "срок действия токена истёк"
 CREDENTIAL_INVALID = "токен недействителен: {reason}"
 CLAIMS_INVALID = "токен недействителен: неизвестная роль или испорченные данные"

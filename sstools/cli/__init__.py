@@ -1,5 +1,5 @@
 """The ``sstools`` command: serve, sandbox up|down|stop|start|reset|status, users add|set-role|
-remove|list, drift."""
+remove|list, tokens create|list|revoke, drift."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 import uvicorn
@@ -18,14 +17,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sstools.auth.roles import Role
 from sstools.auth.secret import SecretFileError, signing_key
 from sstools.auth.users import UserExists, add_user, list_users, remove_user, set_role
-from sstools.config import Settings
+from sstools.cli._shared import in_session, no_such_user, settings_or_exit
+from sstools.cli.tokens import tokens_app
 from sstools.environments import ConfigError
 from sstools.evaluation.command import eval_command
 from sstools.logs import configure_logging
 from sstools.storage import audit
-from sstools.storage.db import create_engine, migrate, session_factory
-
-_T = TypeVar("_T")
+from sstools.storage.db import migrate
 
 app = typer.Typer(
     help="sstools: Superset environments with a guarded AI agent.", no_args_is_help=True
@@ -35,16 +33,9 @@ sandbox_app = typer.Typer(
     help="Local Apache Superset instances with demo content.", no_args_is_help=True
 )
 app.add_typer(users_app, name="users")
+app.add_typer(tokens_app, name="tokens")
 app.add_typer(sandbox_app, name="sandbox")
 app.command("eval")(eval_command)  # sstools eval: scenarios through the agent API
-
-
-def _settings() -> Settings:
-    try:
-        return Settings()
-    except ValueError as exc:
-        typer.echo(f"sstools: configuration error: {exc}", err=True)
-        raise typer.Exit(2) from exc
 
 
 @app.command()
@@ -59,7 +50,7 @@ def serve(
     from sstools.app import create_app
     from sstools.storage.advisory import is_postgres
 
-    settings = _settings()
+    settings = settings_or_exit()
     if workers > 1 and not is_postgres(settings.database_url):
         typer.echo(
             "sstools: --workers above 1 needs SSTOOLS_DATABASE_URL=postgresql://…; "
@@ -105,28 +96,6 @@ def serve(
             shutil.rmtree(os.environ.pop("PROMETHEUS_MULTIPROC_DIR"), ignore_errors=True)
 
 
-def _in_session(work: Callable[[AsyncSession], Awaitable[_T]]) -> _T:
-    """Migrate, then run ``work`` in one session on the configured database."""
-    settings = _settings()
-    configure_logging("WARNING")  # the command says what it did; audit lines stay in the table
-    migrate(settings.database_url)
-
-    async def run() -> _T:
-        engine = create_engine(settings.database_url)
-        try:
-            async with session_factory(engine)() as session:
-                return await work(session)
-        finally:
-            await engine.dispose()
-
-    return asyncio.run(run())
-
-
-def _no_such_user(username: str) -> typer.Exit:
-    typer.echo(f"sstools: no user {username!r} (see `sstools users list`)", err=True)
-    return typer.Exit(1)
-
-
 @users_app.command("add")
 def users_add(
     username: str,
@@ -146,7 +115,7 @@ def users_add(
         )
 
     try:
-        _in_session(add)
+        in_session(add)
     except UserExists:
         typer.echo(f"sstools: user {username!r} exists (use --upsert to change it)", err=True)
         raise typer.Exit(1) from None
@@ -168,8 +137,8 @@ def users_set_role(
             )
         return changed
 
-    if not _in_session(change):
-        raise _no_such_user(username)
+    if not in_session(change):
+        raise no_such_user(username)
     typer.echo(f"user {username} ({role.value})")
 
 
@@ -183,15 +152,15 @@ def users_remove(username: str) -> None:
             await audit.record(session, action="user_removed", outcome="ok", username=username)
         return removed
 
-    if not _in_session(remove):
-        raise _no_such_user(username)
+    if not in_session(remove):
+        raise no_such_user(username)
     typer.echo(f"removed user {username}")
 
 
 @users_app.command("list")
 def users_list() -> None:
     """List users and their roles."""
-    for user in _in_session(list_users):
+    for user in in_session(list_users):
         typer.echo(f"{user.username}\t{user.role.value}")
 
 
@@ -209,7 +178,7 @@ def report(
     except ValueError as exc:
         typer.echo(f"sstools: --since: {exc}", err=True)
         raise typer.Exit(2) from exc
-    figures = _in_session(lambda session: operations_report(session, start))
+    figures = in_session(lambda session: operations_report(session, start))
     typer.echo(figures.model_dump_json(indent=2) if as_json else render(figures))
 
 
@@ -232,7 +201,7 @@ def drift(
     from sstools.superset import SupersetPool
     from sstools.texts import drift as words
 
-    settings = _settings()
+    settings = settings_or_exit()
     configure_logging("WARNING")
     try:
         environments = load_environments(settings.environments_file)
