@@ -45,6 +45,7 @@ from sstools.http.auth_routes import router as auth_router
 from sstools.http.errors import Answer, field_refusal, retry_after, role_refusal
 from sstools.http.services import Services
 from sstools.http.task_routes import router as tasks_router
+from sstools.http.token_routes import router as token_router
 from sstools.logs import configure_logging
 from sstools.superset import (
     SupersetAuthError,
@@ -182,6 +183,7 @@ def create_app(
         Exception, errors.internal_error(SECURITY_HEADERS | NO_STORE, as_page=page_answer)
     )
     app.include_router(auth_router)
+    app.include_router(token_router)  # a person's own access tokens
     app.include_router(domain_router)
     app.include_router(tasks_router)
     for router in AGENT_ROUTERS:  # /api/agent, a person's answer to a card, /api/approvals

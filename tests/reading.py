@@ -118,6 +118,10 @@ ENGLISH_ALLOWED = frozenset(
         "SQLite",
         "Markdown",
         "UTC",
+        "MCP",
+        "Claude",
+        "Cursor",
+        "Authorization",  # the header a token goes in, typed into a client's configuration
     }
 )
 _ENGLISH_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z_-]*[A-Za-z](?![\w-])")

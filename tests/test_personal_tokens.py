@@ -115,3 +115,34 @@ async def test_an_expired_token_is_refused_and_a_name_is_one_token(
     nobody = _sstools(folder, "tokens", "create", "nobody", "--name", "x")
     assert nobody.returncode == 1
     assert "no user 'nobody'" in nobody.stderr
+
+
+async def test_the_api_makes_a_persons_own_tokens_from_a_session_only(
+    site: tuple[httpx.AsyncClient, Path],
+) -> None:
+    client, _ = site
+    signed = await client.post("/api/auth/login", json={"username": "olga", "password": "pw-1"})
+    assert signed.status_code == 200, signed.text
+    session = {"Authorization": f"Bearer {signed.json()['access_token']}"}
+    made = await client.post("/api/auth/tokens", json={"name": "cursor"}, headers=session)
+    assert made.status_code == 201, made.text
+    token = made.json()["token"]
+    listed = (await client.get("/api/auth/tokens", headers=session)).json()
+    assert [one["name"] for one in listed] == ["cursor"]
+    assert token not in str(listed)
+    again = await client.post("/api/auth/tokens", json={"name": "cursor"}, headers=session)
+    assert (again.status_code, again.json()["detail"]) == (
+        409,
+        "токен «cursor» у вас уже есть: выберите другое имя или отзовите его",
+    )
+    minted = await client.post(
+        "/api/auth/tokens", json={"name": "more"}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert minted.status_code == 403  # a token that leaks mints no more
+    for bad in ({"name": ""}, {"name": "a\nb"}, {"name": "x", "expires_days": 0}):
+        refused = await client.post("/api/auth/tokens", json=bad, headers=session)
+        assert refused.status_code == 422, (bad, refused.text)
+    gone = await client.delete("/api/auth/tokens/nothing", headers=session)
+    assert (gone.status_code, gone.json()["detail"]) == (404, "токена «nothing» у вас нет")
+    assert (await client.delete("/api/auth/tokens/cursor", headers=session)).status_code == 204
+    assert (await _me(client, token)).status_code == 401

@@ -13,6 +13,9 @@ ACCOUNT_GONE = "этой учётной записи больше нет: вой
 SESSION_REVOKED = "токен отозван (вы вышли или сменили пароль): войдите снова"
 # A personal access token (``sstools tokens``) that signs nobody in.
 PAT_UNKNOWN = "токен доступа не найден или отозван: создайте новый (sstools tokens create)"
+PAT_FROM_SESSION_ONLY = "токен доступа создаётся только после входа, не другим токеном"
+PAT_NAME_TAKEN = "токен «{name}» у вас уже есть: выберите другое имя или отзовите его"
+PAT_NOT_FOUND = "токена «{name}» у вас нет"
 PAT_EXPIRED = "срок действия токена доступа истёк: создайте новый (sstools tokens create)"
 SESSION_EXPIRED = "срок действия токена истёк"
 CREDENTIAL_INVALID = "токен недействителен: {reason}"

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools.auth.personal_tokens import list_tokens
 from sstools.domain.drift import EnvironmentDrift
 from sstools.domain.drift.on_request import DriftOnRequestDep
 from sstools.domain.drift.watch import WATCH_KIND
@@ -180,7 +181,11 @@ def _without_credentials(url: str | None) -> str | None:
 
 @router.get("/settings")
 async def settings_page(
-    request: Request, services: ServicesDep, user: PageUser, env_id: str | None = None
+    request: Request,
+    services: ServicesDep,
+    session: SessionDep,
+    user: PageUser,
+    env_id: str | None = None,
 ) -> HTMLResponse:
     env = environment(services, env_id)
     settings = services.settings
@@ -198,5 +203,6 @@ async def settings_page(
         fleet=await fleet(services),
         model=model,
         model_url=_without_credentials(settings.llm_base_url),
+        tokens=await list_tokens(session, user.username) or [],
         ask=agent_link(None, None, None, env.id, "/settings"),
     )
