@@ -18,9 +18,10 @@ import pytest
 import yaml
 from playwright.async_api import Page, ViewportSize, expect
 
+from sstools.agent.offline.planner import OfflinePlanner
 from sstools.config import Settings
 from sstools.sandbox import Sandbox
-from sstools.testing import answer
+from sstools.testing import ScriptedChatModel, answer
 from tests.browser.conftest import drift, screenshot, twin
 from tests.browser.test_agent_tasks import _open_gates, start_route
 from tests.conftest import make_settings, seed_users
@@ -103,7 +104,8 @@ async def test_a_real_deploy_is_followed_on_tasks_read_on_its_page_and_in_the_hi
     await restore("staging")
     await drift(superset, "staging")
     _, staging_id = await twin(superset, "staging")
-    async with site(answer("ок")) as s:
+    offline = OfflinePlanner(environment_ids=("ss-dev", "staging", "prod", "qa"))
+    async with site(None, model=ScriptedChatModel(script=offline)) as s:
         page = await s.page("/tasks")
         async with await _api(page, s.url) as api:
             task_id = await _start_deploy(api)
@@ -172,6 +174,15 @@ async def test_a_real_deploy_is_followed_on_tasks_read_on_its_page_and_in_the_hi
         assert parse_qs(urlsplit(page.url).query)["envId"] == ["staging"]
         await page.wait_for_timeout(500)
         assert await page.locator(".msg.user").count() == 0
+        # One press of send: the rollback card, in staging, for that deploy (issue 33 §1).
+        await page.click("#send")
+        card = page.locator(".card").first
+        await expect(card).to_contain_text("Откат выкатки", timeout=60_000)
+        await expect(card.locator(".badge")).to_have_text("Тестирование")
+        await expect(card).to_contain_text(short)
+        await screenshot(page, "task-rollback-card")
+        await card.locator("button", has_text="Отклонить").click()  # staging stays deployed
+        await expect(card.locator(".card-stamp")).to_contain_text("Отклонено")
     assert s.console_errors == []
 
 
