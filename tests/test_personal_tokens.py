@@ -112,6 +112,11 @@ async def test_an_expired_token_is_refused_and_a_name_is_one_token(
     again = _sstools(folder, "tokens", "create", "olga", "--name", "ci")
     assert again.returncode == 1
     assert "already has a token named 'ci'" in again.stderr
+    for bad in ("", "   ", "a\nb", "x" * 65):
+        refused = _sstools(folder, "tokens", "create", "olga", "--name", bad)
+        assert refused.returncode == 2, (bad, refused.stdout)
+        assert "--name must be 1 to 64 printable characters" in refused.stderr
+        assert "sst_pat_" not in refused.stdout  # nothing made
     nobody = _sstools(folder, "tokens", "create", "nobody", "--name", "x")
     assert nobody.returncode == 1
     assert "no user 'nobody'" in nobody.stderr

@@ -31,6 +31,10 @@ class TokenNameTaken(SstoolsError):
     """The account already has an unrevoked token of this name."""
 
 
+class TokenNameInvalid(SstoolsError, ValueError):
+    """A name that is empty, longer than 64 characters, or not one line of printable text."""
+
+
 class TokenRefused(SstoolsError):
     """Why a presented token does not sign anyone in: unknown, revoked or expired."""
 
@@ -62,8 +66,12 @@ async def create_token(
     """A new token of ``username`` named ``name``, returned once; None when there is no such user.
 
     Raises:
+        TokenNameInvalid: the name is empty, over 64 characters, or not printable text.
         TokenNameTaken: the account has an unrevoked token of that name.
     """
+    name = name.strip()
+    if not 1 <= len(name) <= 64 or not name.isprintable():
+        raise TokenNameInvalid(name)
     account = await _account(session, username)
     if account is None:
         return None

@@ -9,6 +9,7 @@ import typer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.personal_tokens import (
+    TokenNameInvalid,
     TokenNameTaken,
     TokenView,
     create_token,
@@ -22,7 +23,7 @@ tokens_app = typer.Typer(
     help="Personal access tokens (for MCP hosts and scripts).", no_args_is_help=True
 )
 
-Name = Annotated[str, typer.Option(min=1, help="What the token is for, e.g. claude-desktop")]
+Name = Annotated[str, typer.Option(help="What the token is for, e.g. claude-desktop (1–64)")]
 
 
 @tokens_app.command("create")
@@ -45,6 +46,9 @@ def tokens_create(
 
     try:
         token = in_session(create)
+    except TokenNameInvalid:
+        typer.echo("sstools: --name must be 1 to 64 printable characters on one line", err=True)
+        raise typer.Exit(2) from None
     except TokenNameTaken:
         typer.echo(f"sstools: {username} already has a token named {name!r}", err=True)
         raise typer.Exit(1) from None
