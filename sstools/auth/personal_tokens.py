@@ -35,6 +35,18 @@ class TokenNameInvalid(SstoolsError, ValueError):
     """A name that is empty, longer than 64 characters, or not one line of printable text."""
 
 
+def checked_name(name: str) -> str:
+    """``name`` without surrounding spaces, as a token is kept under it.
+
+    Raises:
+        TokenNameInvalid: it is empty, over 64 characters, or not one line of printable text.
+    """
+    name = name.strip()
+    if not 1 <= len(name) <= 64 or not name.isprintable():
+        raise TokenNameInvalid(texts.PAT_NAME_INVALID)
+    return name
+
+
 class TokenRefused(SstoolsError):
     """Why a presented token does not sign anyone in: unknown, revoked or expired."""
 
@@ -69,9 +81,7 @@ async def create_token(
         TokenNameInvalid: the name is empty, over 64 characters, or not printable text.
         TokenNameTaken: the account has an unrevoked token of that name.
     """
-    name = name.strip()
-    if not 1 <= len(name) <= 64 or not name.isprintable():
-        raise TokenNameInvalid(name)
+    name = checked_name(name)
     account = await _account(session, username)
     if account is None:
         return None

@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, Field
 
 from sstools.auth.personal_tokens import (
     TokenNameTaken,
     TokenView,
+    checked_name,
     create_token,
     list_tokens,
     looks_personal,
@@ -24,13 +25,8 @@ from sstools.texts import http as texts
 
 router = APIRouter(prefix="/api/auth/tokens", tags=["auth"])
 
-# One line of printable text: it is shown on pages and in the CLI's list.
-TokenName = Annotated[
-    str,
-    StringConstraints(
-        strip_whitespace=True, min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$"
-    ),
-]
+# One line of printable text (the rule storage keeps): it is shown on pages and in the CLI's list.
+TokenName = Annotated[str, AfterValidator(checked_name)]
 
 
 class TokenRequest(BaseModel):
