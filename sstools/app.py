@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 from langchain_core.language_models import BaseChatModel
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.routing import Route
 
 from sstools import __version__
 from sstools.agent.card.edits import EditRefused
@@ -47,6 +48,7 @@ from sstools.http.services import Services
 from sstools.http.task_routes import router as tasks_router
 from sstools.http.token_routes import router as token_router
 from sstools.logs import configure_logging
+from sstools.mcp_face.endpoint import McpEndpoint
 from sstools.superset import (
     SupersetAuthError,
     SupersetBadRequest,
@@ -151,7 +153,8 @@ def create_app(
         try:
             await services.tasks.recover()  # resumes interrupted tasks or ends them `failed`
             await agent.start()
-            yield
+            async with mcp.running():
+                yield
         finally:
             try:
                 await agent.aclose()
@@ -174,6 +177,7 @@ def create_app(
     app.state.agent = agent
     app.state.tool_executor = executor  # this app's API as the tools ask it, for the routes too
     app.state.agent_offline = agent.offline  # the /agent page says so once, not per answer
+    mcp = McpEndpoint(services, executor)  # /mcp: the same tools for any MCP host
     errors.install(app, ERROR_ANSWERS)
     app.add_exception_handler(PoolTimeout, errors.database_busy)
     app.add_exception_handler(RequestValidationError, errors.invalid_request)
@@ -192,6 +196,7 @@ def create_app(
     app.include_router(approvals_page_router)  # /approvals, /approvals/<id>
     app.include_router(api_docs_router)
     app.include_router(metrics_router)
+    app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     app.add_exception_handler(LoginRequired, login_redirect)
     app.mount("/static/swagger-ui", StaticFiles(directory=SWAGGER_UI_DIR), name="swagger-ui")
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

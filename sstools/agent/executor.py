@@ -15,6 +15,7 @@ A dry run of a write (``dry_run: true``) sends the write's preview, never the wr
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -149,6 +150,16 @@ class ToolExecutor:
         self._read_attempts = read_attempts
         self._sleep = sleep  # injectable, so tests assert the wait asked for without sleeping
         self._sessions = sessions
+        self._headers: dict[str, str] = {}
+        self.face: str | None = None  # the face its calls came through, in the audit (None: chat)
+
+    def for_face(self, face: str, headers: dict[str, str]) -> ToolExecutor:
+        """The same executor (and connection pool: closed by this one) for another face, whose
+        requests carry ``headers`` and whose audit rows name it."""
+        sibling = copy.copy(self)
+        sibling.face = face
+        sibling._headers = {**self._headers, **headers}
+        return sibling
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -164,7 +175,7 @@ class ToolExecutor:
         return all(is_inert(segment) for segment in built[1:].split("/"))
 
     async def _send(self, request: ToolRequest, token: str) -> httpx.Response:
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = {**self._headers, "Authorization": f"Bearer {token}"}
         outgoing = self._http.build_request(
             request.method,
             request.path,
@@ -219,12 +230,23 @@ class ToolExecutor:
         except (httpx.HTTPError, ValueError):
             return None
 
-    async def relay(self, method: str, path: str, body: Any, token: str) -> tuple[int, Any]:
+    async def relay(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        token: str,
+        params: dict[str, str | int] | None = None,
+    ) -> tuple[int, Any]:
         """A request of the domain API made on a person's behalf (their token), not by a tool:
         the status and the JSON answer (None when there is none). Not audited here: the domain
         route audits what it does."""
         request = self._http.build_request(
-            method, path, json=body, headers={"Authorization": f"Bearer {token}"}
+            method,
+            path,
+            json=body,
+            params=params,
+            headers={**self._headers, "Authorization": f"Bearer {token}"},
         )
         if not self._route_intact(path, request.url):
             raise ValueError(f"{path} is not a plain route")
@@ -319,6 +341,7 @@ class ToolExecutor:
                 raw_size=result.raw_size,
                 summarized_size=len(result.content),
                 **({"dry_run": True} if planning else {}),
+                **({"face": self.face} if self.face else {}),
             )
         return result
 

@@ -34,6 +34,9 @@ class Caller(Principal):
 
     uid: str
     token_version: int
+    # Asked through a face that holds every write for the person's own word first (MCP): a
+    # writing route stores the write as a request of theirs instead of running it.
+    holds_writes: bool = False
 
 
 class TokenClaims(BaseModel):

@@ -29,7 +29,10 @@ class DecisionBody(BaseModel):
 
 
 def may_decide(row: WriteRequest, user: Caller) -> bool:
-    """Whether ``user`` may approve it now: waiting, not theirs (nor their name's), their role."""
+    """Whether ``user`` may approve it now: waiting for them, i.e. their own word on a write
+    their MCP host asked for, or else not theirs (nor their name's) and of their role."""
+    if row.status == RequestStatus.awaiting_first:
+        return row.requester_id == user.uid
     return (
         row.status == RequestStatus.awaiting_second
         and row.requester_id != user.uid

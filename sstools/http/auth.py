@@ -29,6 +29,9 @@ SESSION_COOKIE = "sstools_session"
 CSRF_COOKIE = "sstools_csrf"
 CSRF_HEADER = "X-CSRF-Token"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Sent by a face that holds every write for its person's own word (MCP, sstools.mcp_face):
+# any client may send it, and it only ever makes that client's own writes wait.
+HOLD_HEADER = "X-Sstools-Hold"
 
 _bearer = HTTPBearer(auto_error=False, description="The access token from POST /api/auth/login")
 
@@ -118,9 +121,12 @@ async def current_principal(
     if not token:
         raise _unauthorized(texts.NOT_AUTHENTICATED)
     try:
-        return await resolve_principal(services, token)
+        caller = await resolve_principal(services, token)
     except InvalidToken as exc:
         raise _unauthorized(str(exc)) from exc
+    if request.headers.get(HOLD_HEADER) == "writes":
+        caller = caller.model_copy(update={"holds_writes": True})
+    return caller
 
 
 CurrentUser = Annotated[Caller, Depends(current_principal)]

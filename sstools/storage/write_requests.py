@@ -25,6 +25,9 @@ class SpentApproval:
 
 
 class RequestStatus(StrEnum):
+    # Asked from a face that holds every write for its person's own word first (MCP): only the
+    # requester decides it; where the stage needs two people it then waits for a second.
+    awaiting_first = "awaiting_first"
     awaiting_second = "awaiting_second"
     running = "running"  # approved; its write is being started
     approved = "approved"  # its write started (task_id) or ran (SQL)
@@ -33,11 +36,15 @@ class RequestStatus(StrEnum):
     target_moved = "target_moved"  # the plan changed since the request: nothing written
 
 
+# Still waiting for someone's decision.
+WAITING = (RequestStatus.awaiting_first, RequestStatus.awaiting_second)
+
+
 async def expire_due(session: AsyncSession, now: datetime) -> None:
     """Requests still waiting past their expiry become expired."""
     await session.execute(
         update(WriteRequest)
-        .where(WriteRequest.status == RequestStatus.awaiting_second, WriteRequest.expires_at <= now)
+        .where(WriteRequest.status.in_(WAITING), WriteRequest.expires_at <= now)
         .values(status=RequestStatus.expired, decided_at=now)
     )
     await session.commit()
@@ -48,23 +55,34 @@ async def waiting(session: AsyncSession, now: datetime, limit: int = 200) -> lis
     await expire_due(session, now)
     found = await session.scalars(
         select(WriteRequest)
-        .where(WriteRequest.status == RequestStatus.awaiting_second)
+        .where(WriteRequest.status.in_(WAITING))
         .order_by(WriteRequest.created_at.desc())
         .limit(limit)
     )
     return list(found)
 
 
-async def claim(session: AsyncSession, request_id: str, *, by: str, now: datetime) -> bool:
-    """The second person's approval: whether it won (the request was waiting, not expired)."""
+async def claim(
+    session: AsyncSession,
+    request_id: str,
+    *,
+    by: str,
+    now: datetime,
+    waiting_for: RequestStatus = RequestStatus.awaiting_second,
+    to: RequestStatus = RequestStatus.running,
+) -> bool:
+    """An approval: whether it won (the request was ``waiting_for`` it, not expired). ``to``:
+    running (its write starts now), or awaiting_second (the requester's own word, where the
+    stage needs a second person; nobody has decided it yet)."""
+    decided = {"decided_by": by, "decided_at": now} if to is RequestStatus.running else {}
     won = await session.execute(
         update(WriteRequest)
         .where(
             WriteRequest.id == request_id,
-            WriteRequest.status == RequestStatus.awaiting_second,
+            WriteRequest.status == waiting_for,
             WriteRequest.expires_at > now,
         )
-        .values(status=RequestStatus.running, decided_by=by, decided_at=now)
+        .values(status=to, **decided)
     )
     await session.commit()
     return bool(won.rowcount == 1)  # type: ignore[attr-defined]
@@ -81,13 +99,13 @@ async def settle(
     reason: str | None = None,
 ) -> bool:
     """The end of a request: from waiting (a denial) or from running (its write's outcome)."""
-    if status is RequestStatus.awaiting_second:  # a write that could not start: ask again
+    if status in WAITING:  # a write that could not start: ask again
         values: dict[str, object] = {"status": status, "decided_by": None, "decided_at": None}
         before = [RequestStatus.running]
     else:
         values = {"status": status, "decided_by": by, "decided_at": now, "task_id": task_id}
         values |= {"reason": reason} if reason is not None else {}
-        before = [RequestStatus.awaiting_second, RequestStatus.running]
+        before = [*WAITING, RequestStatus.running]
     done = await session.execute(
         update(WriteRequest)
         .where(WriteRequest.id == request_id, WriteRequest.status.in_(before))

@@ -115,6 +115,10 @@ def _why_not(user: Caller, *, own: bool, username: str, role: Role) -> str | Non
     return None
 
 
+def _first_not_yours(first: bool, row: WriteRequest, user: Caller) -> str | None:
+    return UI["approval_first_not_yours"] if first and row.requester_id != user.uid else None
+
+
 def request_view(row: Confirmation, user: Caller, env_name: str | None) -> RequestView:
     event: dict[str, Any] = row.event
     decision: dict[str, Any] = event.get("decision") or {}
@@ -157,6 +161,7 @@ def held_view(
     """A write the domain API held (``write_requests``): its plan is on record by its digest."""
     role = Role(row.approver_role)
     state = row.status
+    first = state == RequestStatus.awaiting_first  # held by an MCP host, for its person's word
     if state == RequestStatus.running:
         state = RequestStatus.approved  # its write is being started
     env = services.environments.get(row.env_id)
@@ -167,7 +172,7 @@ def held_view(
         title=row.title,
         env_name=env_name,
         production=env is not None and env.stage is Stage.prod,
-        prompt=UI["approval_held_prompt"],
+        prompt=UI["approval_mcp_prompt" if first else "approval_held_prompt"],
         impact=None,
         objects=list(row.objects),
         changes=[],
@@ -182,7 +187,7 @@ def held_view(
         state=state,
         role=role,
         can_approve=may_decide(row, user),
-        why_not=why_not if state == _WAITING else None,
+        why_not=why_not if state == _WAITING else _first_not_yours(first, row, user),
         agent=False,
         task_id=row.task_id,
     )

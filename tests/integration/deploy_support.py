@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -148,3 +149,19 @@ async def second_connection(sandbox: Sandbox, superset: Superset) -> AsyncIterat
     finally:
         await put_back(staging, saved)
         await staging.delete(f"/api/v1/database/{body['id']}")
+
+
+@asynccontextmanager
+async def kept_as_it_was(superset: Superset, env_id: str, dashboard_id: int) -> AsyncIterator[Any]:
+    """``env_id`` as it was, afterwards: every file of its export, then the dashboard's raw CSS
+    (an import writes "" where there was null)."""
+    client = superset(env_id)
+    exported = await export_all(client)
+    css = (await client.get_json(f"/api/v1/dashboard/{dashboard_id}"))["result"].get("css")
+    try:
+        yield client
+    finally:
+        await put_back(client, exported)
+        await client.put_json(f"/api/v1/dashboard/{dashboard_id}", {"css": css})
+        after = (await client.get_json(f"/api/v1/dashboard/{dashboard_id}"))["result"].get("css")
+        assert after == css

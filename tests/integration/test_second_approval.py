@@ -21,17 +21,11 @@ from sqlalchemy import select
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.domain.deploy import import_bundle
 from sstools.http.auth import SESSION_COOKIE
 from sstools.storage.models import AuditEntry, Confirmation
 from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders, second_engineer
-from tests.integration.deploy_support import (
-    Superset,
-    _importable,
-    delete_by_uuid,
-    export_all,
-)
+from tests.integration.deploy_support import Superset, kept_as_it_was
 from tests.support import read_events
 
 PROD_EDIT = "/* a hotfix made in prod */"
@@ -59,27 +53,6 @@ def deploy_then_follow(messages: list[BaseMessage], offered: list[str]) -> AIMes
     time.sleep(0.5)
     call = {"name": "get_task_status", "args": {"task_id": result["id"]}, "id": f"s{len(messages)}"}
     return AIMessage(content="", tool_calls=[call])
-
-
-@asynccontextmanager
-async def prod_put_back(superset: Superset, dashboard_id: int) -> AsyncIterator[Any]:
-    """Prod as it was, afterwards: every file of its export, then the dashboard's raw CSS (an
-    import writes "" where there was null)."""
-    prod = superset("prod")
-    files, dashboards, charts = await export_all(prod)
-    css = (await prod.get_json(f"/api/v1/dashboard/{dashboard_id}"))["result"].get("css")
-    try:
-        yield prod
-    finally:
-        now = await export_all(prod)
-        await delete_by_uuid(prod, "dashboard", now[1] - dashboards)
-        await delete_by_uuid(prod, "chart", now[2] - charts)
-        changed = {path for path, content in files.items() if now[0].get(path) != content}
-        if changed:
-            await import_bundle(prod, _importable(files, changed))
-        await prod.put_json(f"/api/v1/dashboard/{dashboard_id}", {"css": css})
-        after = (await prod.get_json(f"/api/v1/dashboard/{dashboard_id}"))["result"].get("css")
-        assert after == css
 
 
 async def _prod_id(client: httpx.AsyncClient, auth: AuthHeaders) -> int:
@@ -134,7 +107,7 @@ async def test_a_prod_deploy_applies_once_only_when_a_second_engineer_approves(
 ) -> None:
     prod_id = await _prod_id(client, auth)
     headers = auth(Role.engineer)
-    async with prod_put_back(superset, prod_id) as prod, agent(settings) as (live, app):
+    async with kept_as_it_was(superset, "prod", prod_id) as prod, agent(settings) as (live, app):
         await prod.put_json(f"/api/v1/dashboard/{prod_id}", {"css": PROD_EDIT})
         second = await second_engineer(settings)
         before = await _prod_tasks(live, headers)
@@ -210,7 +183,7 @@ async def test_a_second_approval_after_prod_moved_writes_nothing_and_says_so(
 ) -> None:
     prod_id = await _prod_id(client, auth)
     headers = auth(Role.engineer)
-    async with prod_put_back(superset, prod_id) as prod, agent(settings) as (live, _):
+    async with kept_as_it_was(superset, "prod", prod_id) as prod, agent(settings) as (live, _):
         await prod.put_json(f"/api/v1/dashboard/{prod_id}", {"css": PROD_EDIT})
         second = await second_engineer(settings)
         before = await _prod_tasks(live, headers)

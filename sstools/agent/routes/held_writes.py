@@ -25,6 +25,7 @@ from sstools.storage.write_requests import RequestStatus
 # A held write's state in the words of the agent's requests: «running» is an approval whose
 # write is being started.
 _STATUS = {
+    RequestStatus.awaiting_first: ConfirmationStatus.pending,  # the requester's own word first
     RequestStatus.awaiting_second: ConfirmationStatus.awaiting_second,
     RequestStatus.running: ConfirmationStatus.approved,
     RequestStatus.approved: ConfirmationStatus.approved,

@@ -44,6 +44,7 @@ from sstools.texts import writes as texts
 
 router = APIRouter(prefix="/api/write-requests", tags=["approvals"])
 
+_SECOND = RequestStatus.awaiting_second
 RequestId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
 
 
@@ -67,6 +68,10 @@ def _refuse(row: WriteRequest, user: Caller, decision: str) -> None:
     own = row.requester_id == user.uid
     if row.requested_by == user.username and not own:
         raise HTTPException(403, texts.NAMESAKE)
+    if row.status == RequestStatus.awaiting_first:  # the requester's own word comes first
+        if not own:
+            raise HTTPException(403, texts.FIRST_IS_REQUESTERS)
+        return
     if own and decision == "approve":
         raise HTTPException(409, texts.OWN_REQUEST)
     if row.status != RequestStatus.awaiting_second:
@@ -178,7 +183,17 @@ async def decide_write_request(
             session, row.id, RequestStatus.denied, by=user.username, now=now, reason=None
         )
         raise HTTPException(409, texts.REQUESTER_SIGNED_OUT)
-    if not await stored.claim(session, row.id, by=user.username, now=now):
+    waiting_for = RequestStatus(row.status)
+    two = services.approvals.needed_for(services.environments, row.env_id) >= 2
+    if waiting_for is RequestStatus.awaiting_first and two:  # now it waits for a second person
+        if not await stored.claim(
+            session, row.id, by=user.username, now=now, waiting_for=waiting_for, to=_SECOND
+        ):
+            await session.refresh(row)
+            raise HTTPException(409, texts.CLOSED.get(row.status, row.status))
+        await _audit(session, row, user, "first_approved")
+        return view(await _load(session, request_id), services)
+    if not await stored.claim(session, row.id, by=user.username, now=now, waiting_for=waiting_for):
         await session.refresh(row)
         raise HTTPException(409, texts.CLOSED.get(row.status, row.status))
     granted = Granted(request_id=row.id, by=user.username)
@@ -189,9 +204,7 @@ async def decide_write_request(
         await _audit(session, row, user, "target_moved")
         raise HTTPException(409, texts.TARGET_MOVED) from exc
     except BaseException:  # nothing started: the request waits again for whoever approves next
-        await stored.settle(
-            session, row.id, RequestStatus.awaiting_second, by=user.username, now=now
-        )
+        await stored.settle(session, row.id, waiting_for, by=user.username, now=now)
         raise
     task_id = task.id if task is not None else None
     await stored.settle(

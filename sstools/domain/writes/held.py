@@ -63,17 +63,17 @@ class WriteRequestView(BaseModel):
     def of(cls, row: WriteRequest, env_name: str) -> WriteRequestView:
         status = RequestStatus(row.status)
         role = Role(row.approver_role)
-        message = (
-            texts.HELD.format(
-                env=env_name, role=http_texts.ROLES[role.value], link=request_link(row.id)
-            )
-            if status is RequestStatus.awaiting_second
-            else texts.CLOSED.get(status.value, "")
-        )
+        link = request_link(row.id)
+        if status is RequestStatus.awaiting_first:
+            message = texts.HELD_FOR_REQUESTER.format(link=link)
+        elif status is RequestStatus.awaiting_second:
+            message = texts.HELD.format(env=env_name, role=http_texts.ROLES[role.value], link=link)
+        else:
+            message = texts.CLOSED.get(status.value, "")
         return cls(
             id=row.id,
             status=status,
-            link=request_link(row.id),
+            link=link,
             kind=row.kind,
             title=row.title,
             env_id=row.env_id,
@@ -140,16 +140,25 @@ async def second_person(
     granted: Granted | None = None,
 ) -> Cleared | Held:
     """Cleared to write (with the second person's name where one was needed), or held."""
+    if caller.holds_writes and granted is None:  # the MCP face: the person's own word first
+        return await _hold(session, services, caller, ask, RequestStatus.awaiting_first)
     if services.approvals.needed_for(services.environments, ask.env_id) < 2:
         return Cleared(approved_by=None)
     if granted is not None:
         return Cleared(approved_by=granted.by)
-    now = clock.now()
     spent = await stored.spend_agent_approval(
-        session, requester_id=caller.uid, env_id=ask.env_id, matches=ask.matches, now=now
+        session, requester_id=caller.uid, env_id=ask.env_id, matches=ask.matches, now=clock.now()
     )
     if spent is not None:
         return Cleared(approved_by=spent.second_by, card_id=spent.card_id)
+    return await _hold(session, services, caller, ask, RequestStatus.awaiting_second)
+
+
+async def _hold(
+    session: AsyncSession, services: Services, caller: Caller, ask: Ask, status: RequestStatus
+) -> Held:
+    """The write stored as a request waiting for ``status``'s decision; nothing written."""
+    now = clock.now()
     row = WriteRequest(
         kind=ask.kind,
         body=ask.body,
@@ -161,7 +170,7 @@ async def second_person(
         requester_id=caller.uid,
         requester_token_version=caller.token_version,
         approver_role=ask.approver_role.value,
-        status=RequestStatus.awaiting_second.value,
+        status=status.value,
         created_at=now,
         expires_at=now + timedelta(seconds=services.settings.second_approval_ttl_s),
     )
@@ -170,13 +179,14 @@ async def second_person(
     await audit.record(
         session,
         action="approval_requested",
-        outcome="awaiting_second",
+        outcome=status.value,
         username=caller.username,
         env_id=ask.env_id,
         write_request_id=row.id,
         kind=ask.kind,
         digest=ask.digest,
         approver_role=ask.approver_role.value,
+        **({"face": "mcp"} if caller.holds_writes else {}),
     )
     env = services.environments.get(ask.env_id)
     return Held(WriteRequestView.of(row, env.name if env else ask.env_id))

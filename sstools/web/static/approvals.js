@@ -53,7 +53,7 @@
 
     // Someone else decided, or it expired: the page follows it (both people see it live). An
     // approved request is followed until its task starts, so the approver gets the task's link.
-    const waiting = state === "awaiting_second";
+    const waiting = state === "awaiting_second" || state === "awaiting_first";
     const taskComing = state === "approved" && !panel.dataset.task;
     if (!waiting && !taskComing) return;
     const until = Date.now() + FOLLOW_TASK_MS;
