@@ -1,5 +1,5 @@
 """The ``sstools`` command: serve, sandbox up|down|stop|start|reset|status, users add|set-role|
-remove|list, tokens create|list|revoke, drift."""
+remove|list, tokens create|list|revoke, mcp, drift."""
 
 from __future__ import annotations
 
@@ -36,6 +36,29 @@ app.add_typer(users_app, name="users")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(sandbox_app, name="sandbox")
 app.command("eval")(eval_command)  # sstools eval: scenarios through the agent API
+
+
+@app.command("mcp")
+def mcp_stdio(
+    url: Annotated[
+        str, typer.Option(envvar="SSTOOLS_URL", help="The running sstools serve to relay to")
+    ] = "http://127.0.0.1:8000",
+) -> None:
+    """Serve the MCP face over stdio for a local host (Claude Desktop, Cursor, an IDE), signed in
+    by SSTOOLS_TOKEN (a personal access token) and relayed to URL's /mcp."""
+    import anyio
+
+    from sstools.mcp_face.stdio import bridge
+
+    token = os.environ.get("SSTOOLS_TOKEN", "").strip()
+    if not token:  # stdout is the protocol's: every word of ours goes to stderr
+        typer.echo(
+            "sstools: set SSTOOLS_TOKEN to a personal access token "
+            "(sstools tokens create USERNAME --name NAME)",
+            err=True,
+        )
+        raise typer.Exit(2)
+    anyio.run(bridge, url, token)
 
 
 @app.command()

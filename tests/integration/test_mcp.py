@@ -9,17 +9,21 @@ change is measured in Superset itself, and the environment is put back after.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx
 import pytest
-from sqlalchemy import select
-from mcp import ClientSession, types
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.context import RequestContext
 from mcp.shared.exceptions import McpError
+from sqlalchemy import select
 
 from sstools.app import create_app
 from sstools.auth.personal_tokens import create_token, revoke_token
@@ -62,10 +66,11 @@ async def host(
     async def elicit(
         context: RequestContext[ClientSession, Any], params: types.ElicitRequestParams
     ) -> Answer:
-        assert answers is not None and asked is not None
+        assert answers is not None
+        assert asked is not None
         asked.append(params.message)
         action = answers.pop(0)
-        return Answer(action=action, content={"confirm": True} if action == "accept" else None)  # type: ignore[arg-type]
+        return Answer(action=action, content={"confirm": True} if action == "accept" else None)
 
     headers = {"Authorization": f"Bearer {token}"}
     async with (
@@ -119,9 +124,11 @@ async def test_tools_by_role_with_annotations_and_errors_in_words(live: Any) -> 
     engineer = await _token(app, "engineer", "mcp-test")
     async with host(url, analyst) as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert "deploy_dashboard" not in tools and "run_backup" not in tools
+        assert "deploy_dashboard" not in tools
+        assert "run_backup" not in tools
         search = tools["search_dashboards"]
-        assert search.annotations is not None and search.annotations.readOnlyHint is True
+        assert search.annotations is not None
+        assert search.annotations.readOnlyHint is True
         assert "env_id" in search.inputSchema["properties"]
         found = await session.call_tool(
             "search_dashboards", {"env_id": "ss-dev", "query": "энерго"}
@@ -131,7 +138,8 @@ async def test_tools_by_role_with_annotations_and_errors_in_words(live: Any) -> 
         with pytest.raises(McpError, match="no_such_tool"):
             await session.call_tool("no_such_tool", {})
         bad = await session.call_tool("get_task_status", {"task_id": 5})
-        assert bad.isError and "task_id" in _text(bad)
+        assert bad.isError
+        assert "task_id" in _text(bad)
         denied = await session.call_tool(
             "deploy_dashboard", {"env_id": "ss-dev", "dashboard_id": 10, "target_env_id": "staging"}
         )
@@ -149,14 +157,15 @@ async def test_tools_by_role_with_annotations_and_errors_in_words(live: Any) -> 
         assert "run_backup" not in tools  # an admin's
     async with app.state.services.sessions() as session:
         await revoke_token(session, "analyst", "mcp-test")
-    refused = httpx.post(
-        f"{url}/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={
-            "Authorization": f"Bearer {analyst}",
-            "Accept": "application/json, text/event-stream",
-        },
-    )
+    async with httpx.AsyncClient() as plain:
+        refused = await plain.post(
+            f"{url}/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers={
+                "Authorization": f"Bearer {analyst}",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
     assert refused.status_code == 401
     assert "токен доступа не найден или отозван" in refused.json()["detail"]
 
@@ -180,14 +189,16 @@ async def test_a_write_asked_through_the_host_applies_once_on_accept_and_never_o
             accepted = await session.call_tool("deploy_dashboard", deploy)
             assert not accepted.isError, _text(accepted)
             data = accepted.structuredContent or {}
-            assert data.get("status") == "approved" and data.get("task_id"), data
+            assert (data.get("status"), bool(data.get("task_id"))) == ("approved", True), data
             done = await _wait_done(session, str(data["task_id"]))
         assert "succeeded" in done["text"]
         assert await _css(superset, "staging", staging_id) != EDIT  # dev's version is there
     # The person saw the plan: the objects by name, the target and its stage, the impact.
     assert len(asked) == 2
-    assert "Отчёт по энергопотреблению" in asked[1] and "staging" in asked[1].lower()
-    assert "стадия: тестирование" in asked[1] and "изменён" in asked[1]
+    assert "Отчёт по энергопотреблению" in asked[1]
+    assert "staging" in asked[1].lower()
+    assert "стадия: тестирование" in asked[1]
+    assert "изменён" in asked[1]
     async with app.state.services.sessions() as session:
         rows = list(
             await session.scalars(select(AuditEntry).where(AuditEntry.action == "tool_call"))
@@ -215,7 +226,8 @@ async def test_a_host_that_cannot_ask_gets_the_link_and_prod_needs_a_second_pers
             async with httpx.AsyncClient(base_url=url, timeout=120) as web:
                 listed = (await web.get("/api/approvals", headers=requester)).json()
                 mine = [one for one in listed["approvals"] if one["id"] == request_id]
-                assert mine and mine[0]["can_approve"] is True
+                assert mine
+                assert mine[0]["can_approve"] is True
                 second = await second_engineer(settings)
                 early = await web.post(
                     f"/api/approvals/{request_id}", json={"decision": "approve"}, headers=second
@@ -243,7 +255,34 @@ async def test_a_host_that_cannot_ask_gets_the_link_and_prod_needs_a_second_pers
             ]
             followed = await session.call_tool("get_task_status", {"task_id": request_id})
             view = followed.structuredContent or {}
-            assert view.get("status") == "approved" and view.get("task_id"), _text(followed)
+            assert (view.get("status"), bool(view.get("task_id"))) == ("approved", True), view
             done = await _wait_done(session, str(view["task_id"]))
         assert "succeeded" in done["text"]
         assert await _css(superset, "prod", prod_id) != EDIT
+
+
+async def test_sstools_mcp_serves_the_same_over_stdio_signed_in_by_its_token(live: Any) -> None:
+    url, app = live
+    token = await _token(app, "analyst", "mcp-stdio")
+    command = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "sstools", "mcp"],
+        env={**os.environ, "SSTOOLS_URL": url, "SSTOOLS_TOKEN": token},
+    )
+    async with stdio_client(command) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        names = {tool.name for tool in (await session.list_tools()).tools}
+        found = await session.call_tool(
+            "search_dashboards", {"env_id": "ss-dev", "query": "энерго"}
+        )
+    assert "search_dashboards" in names
+    assert "deploy_dashboard" not in names
+    assert "Отчёт по энергопотреблению" in _text(found)
+    unsigned = await anyio.run_process(
+        [sys.executable, "-m", "sstools", "mcp"],
+        env={**os.environ, "SSTOOLS_URL": url, "SSTOOLS_TOKEN": ""},
+        check=False,
+    )
+    assert unsigned.returncode == 2
+    assert b"SSTOOLS_TOKEN" in unsigned.stderr
+    assert unsigned.stdout == b""  # stdout is the protocol's
