@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 COVERAGE_FLOOR := 92
 
 .DEFAULT_GOAL := help
-.PHONY: help browser setup hooks lint format typecheck test test-unit test-moved-clock router-vectors bench bench-scale demo demo-pg serve sandbox-up sandbox-down clean
+.PHONY: help browser inspector setup hooks lint format typecheck test test-unit test-moved-clock router-vectors bench bench-scale demo demo-pg serve sandbox-up sandbox-down clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
@@ -29,6 +29,16 @@ $(CHROMIUM):
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
 
 browser: $(CHROMIUM) ## install Debian's Chromium for the browser tests
+
+# The MCP Inspector's CLI (npm, pinned by tests/inspector/package-lock.json): an MCP client
+# independent of ours for tests/integration/test_mcp.py. Node from Debian where it is missing.
+INSPECTOR := tests/inspector/node_modules/.bin/mcp-inspector
+$(INSPECTOR): tests/inspector/package-lock.json
+	command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
+	cd tests/inspector && npm ci --no-audit --no-fund --ignore-scripts --silent
+	touch $(INSPECTOR)
+
+inspector: $(INSPECTOR) ## install the MCP Inspector's CLI for the MCP tests
 
 lint: setup ## ruff: lint and format check
 	$(BIN)/ruff check sstools tests bench
@@ -52,7 +62,7 @@ test: ## lint, types, every test (sandbox and Chromium included), coverage floor
 	@started=$$(date +%s); log=$$(mktemp); \
 	$(MAKE) --no-print-directory setup \
 	&& { $(BIN)/sstools sandbox install >"$$log" 2>&1 & installing=$$!; } \
-	&& $(MAKE) --no-print-directory lint typecheck browser \
+	&& $(MAKE) --no-print-directory lint typecheck browser inspector \
 	&& { wait $$installing || { cat "$$log"; false; }; } \
 	&& $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 \
 		--cov=sstools --cov-report=term:skip-covered --cov-fail-under=$(COVERAGE_FLOOR) $(PYTEST_ARGS); \

@@ -19,6 +19,7 @@ from sstools.agent.context import ObjectType
 from sstools.agent.selection import HiddenBecause, HiddenTool, Selection
 from sstools.agent.tools import CATALOGUE, CallScope, ToolKind, ToolSpec
 from sstools.auth.roles import Role
+from sstools.errors import SstoolsError
 from sstools.texts import mcp as texts
 
 # The page's place, as arguments: read into the call's scope, never passed to the tool itself.
@@ -111,7 +112,7 @@ class SplitCall:
     scope: CallScope
 
 
-class PlaceInvalid(ValueError):
+class PlaceInvalid(SstoolsError, ValueError):
     """The page's arguments are not what they should be: the problems, in words."""
 
 

@@ -9,10 +9,12 @@ change is measured in Superset itself, and the environment is put back after.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -286,3 +288,41 @@ async def test_sstools_mcp_serves_the_same_over_stdio_signed_in_by_its_token(liv
     assert unsigned.returncode == 2
     assert b"SSTOOLS_TOKEN" in unsigned.stderr
     assert unsigned.stdout == b""  # stdout is the protocol's
+
+
+INSPECTOR = Path(__file__).parents[1] / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
+
+
+async def test_an_independent_client_the_mcp_inspector_lists_and_calls_the_tools(
+    live: Any, tmp_path: Path
+) -> None:
+    if not INSPECTOR.exists():
+        pytest.skip("the MCP Inspector's CLI is not installed: make inspector")
+    url, app = live
+    token = await _token(app, "engineer", "mcp-inspector")
+
+    async def inspector(*method: str) -> Any:
+        ran = await anyio.run_process(
+            [
+                str(INSPECTOR),
+                "--cli",
+                f"{url}/mcp",
+                "--transport",
+                "http",
+                "--header",
+                f"Authorization: Bearer {token}",
+                *method,
+            ],
+            env={**os.environ, "HOME": str(tmp_path)},  # its catalogue of servers goes there
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stderr.decode()
+        return json.loads(ran.stdout)
+
+    listed = await inspector("--method", "tools/list")
+    tools = {tool["name"]: tool for tool in listed["tools"]}
+    assert tools["deploy_dashboard"]["annotations"]["readOnlyHint"] is False
+    assert tools["list_environments"]["annotations"]["readOnlyHint"] is True
+    called = await inspector("--method", "tools/call", "--tool-name", "list_environments")
+    assert not called.get("isError")
+    assert "ss-dev" in called["content"][0]["text"]
