@@ -28,6 +28,7 @@ MODULES = (
     "bench.deploys",
     "bench.dashboard_page",
     "bench.drift",
+    "bench.mcp",
 )
 
 
