@@ -21,7 +21,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import McpError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from sstools import __version__
 from sstools.agent.executor import ToolExecutor
@@ -36,6 +36,8 @@ from sstools.texts import mcp as texts
 _CALLER = "sstools_caller"
 _TOKEN = "sstools_token"  # noqa: S105 - the key the caller's token is kept under for the request
 _CONFIRM = "confirm"
+_SESSION_HEADER = "mcp-session-id"
+_OWNERS_KEPT = 100_000  # far more than the SDK keeps open at once
 
 
 def _signed(request: Request | Any) -> tuple[Caller, str]:
@@ -102,6 +104,8 @@ class McpEndpoint:
     def __init__(self, services: Services, executor: ToolExecutor) -> None:
         self._services = services
         self._manager = StreamableHTTPSessionManager(app=build_server(services, executor))
+        # Which account opened each session of this worker (sessions live in their worker).
+        self._owners: dict[str, str] = {}
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -138,13 +142,29 @@ class McpEndpoint:
         except InvalidToken as exc:
             await self._refuse(scope, receive, send, str(exc))
             return
+        session_id = request.headers.get(_SESSION_HEADER)
+        if session_id is not None and self._owners.get(session_id) != caller.uid:
+            # Another person's session: its elicitations must never be answered by this caller.
+            await self._refuse(scope, receive, send, texts.NOT_YOUR_SESSION, status=404)
+            return
         state = scope.setdefault("state", {})
         state[_CALLER], state[_TOKEN] = caller, token
-        await self._manager.handle_request(scope, receive, send)
+
+        async def noting_the_session(message: Message) -> None:
+            if message["type"] == "http.response.start" and session_id is None:
+                for name, value in message.get("headers", []):
+                    if name.decode("latin-1").lower() == _SESSION_HEADER:
+                        self._owners[value.decode("latin-1")] = caller.uid
+                        while len(self._owners) > _OWNERS_KEPT:  # the oldest are long closed
+                            del self._owners[next(iter(self._owners))]
+            await send(message)
+
+        await self._manager.handle_request(scope, receive, noting_the_session)
 
     @staticmethod
-    async def _refuse(scope: Scope, receive: Receive, send: Send, detail: str) -> None:
-        answer = JSONResponse(
-            {"detail": detail}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
-        )
+    async def _refuse(
+        scope: Scope, receive: Receive, send: Send, detail: str, status: int = 401
+    ) -> None:
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+        answer = JSONResponse({"detail": detail}, status_code=status, headers=headers)
         await answer(scope, receive, send)

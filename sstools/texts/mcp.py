@@ -35,3 +35,4 @@ NEEDS_ELICITATION = (
 )
 NO_CHANGES = "изменений нет"
 UNKNOWN_IMPACT = "не удалось оценить"
+NOT_YOUR_SESSION = "такой сессии MCP у вас нет: начните новую"

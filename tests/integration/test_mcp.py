@@ -326,3 +326,34 @@ async def test_an_independent_client_the_mcp_inspector_lists_and_calls_the_tools
     called = await inspector("--method", "tools/call", "--tool-name", "list_environments")
     assert not called.get("isError")
     assert "ss-dev" in called["content"][0]["text"]
+
+
+async def test_a_session_is_its_opener_s_alone(live: Any) -> None:
+    url, app = live
+    owner = await _token(app, "engineer", "mcp-session")
+    other = await _token(app, "analyst", "mcp-session")
+    accept = {"Accept": "application/json, text/event-stream"}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    async with httpx.AsyncClient(base_url=url, headers=accept, timeout=60) as plain:
+        opened = await plain.post(
+            "/mcp", json=initialize, headers={"Authorization": f"Bearer {owner}"}
+        )
+        assert opened.status_code == 200, opened.text
+        session_id = opened.headers["mcp-session-id"]
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        borrowed = await plain.post(
+            "/mcp",
+            json=listing,
+            headers={"Authorization": f"Bearer {other}", "Mcp-Session-Id": session_id},
+        )
+    assert borrowed.status_code == 404
+    assert borrowed.json()["detail"] == "такой сессии MCP у вас нет: начните новую"
