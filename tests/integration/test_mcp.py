@@ -357,3 +357,28 @@ async def test_a_session_is_its_opener_s_alone(live: Any) -> None:
         )
     assert borrowed.status_code == 404
     assert borrowed.json()["detail"] == "такой сессии MCP у вас нет: начните новую"
+
+
+async def test_sql_over_mcp_has_the_chat_s_verdicts_a_dml_is_a_held_write(
+    live: Any, client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    url, app = live
+    databases = (
+        await client.get("/api/databases?env_id=ss-dev", headers=auth(Role.analyst))
+    ).json()
+    demo = int(next(db["id"] for db in databases if db["name"] == "Демо-данные"))
+    count = "select count(*) as n from regions"
+    wipe = {"env_id": "ss-dev", "database_id": demo, "sql": "delete from regions"}
+    async with host(url, await _token(app, "analyst", "mcp-sql")) as session:
+        before = _text(await session.call_tool("superset_execute_sql", {**wipe, "sql": count}))
+        refused = await session.call_tool("superset_execute_sql", wipe)
+        assert refused.isError
+        assert "«инженер»" in _text(refused)
+    async with host(
+        url, await _token(app, "engineer", "mcp-sql"), answers=["decline"], asked=[]
+    ) as session:
+        declined = await session.call_tool("superset_execute_sql", wipe)
+        after = _text(await session.call_tool("superset_execute_sql", {**wipe, "sql": count}))
+    assert "Ничего не изменено" in _text(declined)
+    assert after == before  # the rows are all there
+    assert json.loads(before)["rows"][0][0] > 0
