@@ -11,10 +11,12 @@ worker — a held write — is stored in the database, never only here.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -32,6 +34,17 @@ from sstools.mcp_face import calls
 from sstools.mcp_face.tools import tools_for
 from sstools.texts import http as http_texts
 from sstools.texts import mcp as texts
+
+
+class _ClosedStreamIsNoError(logging.Filter):
+    """The SDK logs a traceback when a host closes its session's event stream: a normal end."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, anyio.ClosedResourceError)
+
+
+logging.getLogger("mcp.server.streamable_http").addFilter(_ClosedStreamIsNoError())
 
 _CALLER = "sstools_caller"
 _TOKEN = "sstools_token"  # noqa: S105 - the key the caller's token is kept under for the request
