@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.db import changed_one
 from sstools.storage.models import Confirmation, WriteRequest
 
 
@@ -57,17 +58,16 @@ async def waiting(session: AsyncSession, now: datetime, limit: int = 200) -> lis
 
 async def claim(session: AsyncSession, request_id: str, *, by: str, now: datetime) -> bool:
     """The second person's approval: whether it won (the request was waiting, not expired)."""
-    won = await session.execute(
+    return await changed_one(
+        session,
         update(WriteRequest)
         .where(
             WriteRequest.id == request_id,
             WriteRequest.status == RequestStatus.awaiting_second,
             WriteRequest.expires_at > now,
         )
-        .values(status=RequestStatus.running, decided_by=by, decided_at=now)
+        .values(status=RequestStatus.running, decided_by=by, decided_at=now),
     )
-    await session.commit()
-    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def settle(
@@ -88,13 +88,12 @@ async def settle(
         values = {"status": status, "decided_by": by, "decided_at": now, "task_id": task_id}
         values |= {"reason": reason} if reason is not None else {}
         before = [RequestStatus.awaiting_second, RequestStatus.running]
-    done = await session.execute(
+    return await changed_one(
+        session,
         update(WriteRequest)
         .where(WriteRequest.id == request_id, WriteRequest.status.in_(before))
-        .values(**values)
+        .values(**values),
     )
-    await session.commit()
-    return bool(done.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def spend_agent_approval(
