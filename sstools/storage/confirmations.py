@@ -81,6 +81,15 @@ async def find_pending(session: AsyncSession, conversation_id: str) -> Confirmat
     )
 
 
+def _while(confirmation_id: str, status: ConfirmationStatus, now: datetime) -> Update:
+    """An UPDATE of the card that applies only while it is in ``status`` and not past expiry."""
+    return update(Confirmation).where(
+        Confirmation.id == confirmation_id,
+        Confirmation.status == status,
+        Confirmation.expires_at > now,
+    )
+
+
 async def decide_once(
     session: AsyncSession,
     confirmation_id: str,
@@ -107,15 +116,6 @@ async def decide_once(
             similar=similar or None,
             requester_token_version=token_version if similar else None,
         ),
-    )
-
-
-def _while(confirmation_id: str, status: ConfirmationStatus, now: datetime) -> Update:
-    """An UPDATE of the card that applies only while it is in ``status`` and not past expiry."""
-    return update(Confirmation).where(
-        Confirmation.id == confirmation_id,
-        Confirmation.status == status,
-        Confirmation.expires_at > now,
     )
 
 

@@ -121,13 +121,13 @@ async def spend_agent_approval(
     for card in cards:
         if matches not in _approved_values(card):
             continue
-        spent = await session.execute(
+        spent = await changed_one(
+            session,
             update(Confirmation)
             .where(Confirmation.id == card.id, Confirmation.grant_used_at.is_(None))
-            .values(grant_used_at=now)
+            .values(grant_used_at=now),
         )
-        await session.commit()
-        if spent.rowcount == 1 and card.second_by:  # type: ignore[attr-defined]
+        if spent and card.second_by:
             return SpentApproval(card_id=card.id, second_by=card.second_by)
     return None
 
