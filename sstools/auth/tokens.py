@@ -15,6 +15,7 @@ from sstools.auth.roles import Role
 from sstools.auth.secret import signing_key
 from sstools.config import Settings
 from sstools.errors import SstoolsError
+from sstools.storage.models import User
 from sstools.texts import http as texts
 
 ALGORITHM = "HS256"
@@ -37,6 +38,16 @@ class Caller(Principal):
     # Asked through a face that holds every write for the person's own word first (MCP): a
     # writing route stores the write as a request of theirs instead of running it.
     holds_writes: bool = False
+
+    @classmethod
+    def of(cls, account: User) -> Caller:
+        """The caller acting as ``account`` as it is now (its role, id and token version)."""
+        return cls(
+            username=account.username,
+            role=Role(account.role),
+            uid=account.uid,
+            token_version=account.token_version,
+        )
 
 
 class TokenClaims(BaseModel):

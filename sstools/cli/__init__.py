@@ -271,19 +271,33 @@ def drift(
         raise typer.Exit(int(verdict))
 
 
-@sandbox_app.command("up")
-def sandbox_up() -> None:
-    """Install (once), start and seed the dev, staging and prod Superset instances."""
+def _progress(line: str) -> None:
+    typer.echo(line, err=True)
+
+
+def _sandbox_failed(exc: Exception, code: int) -> typer.Exit:
+    """What every sandbox command does when the sandbox refuses: say why, exit with ``code``."""
+    typer.echo(f"sstools sandbox: {exc}", err=True)
+    return typer.Exit(code)
+
+
+def _bring_up(*, fresh: bool) -> None:
+    """`sandbox up` (``fresh``: `sandbox reset`), then where the environments file is."""
     from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
     from sstools.superset import SupersetError
 
     sandbox = Sandbox(SandboxSettings())
     try:
-        sandbox.up(progress=lambda line: typer.echo(line, err=True))
+        (sandbox.reset if fresh else sandbox.up)(progress=_progress)
     except (SandboxError, SupersetError) as exc:
-        typer.echo(f"sstools sandbox: {exc}", err=True)
-        raise typer.Exit(1) from exc
+        raise _sandbox_failed(exc, 1) from exc
     typer.echo(f"environments file: {sandbox.settings.environments_file}")
+
+
+@sandbox_app.command("up")
+def sandbox_up() -> None:
+    """Install (once), start and seed the dev, staging and prod Superset instances."""
+    _bring_up(fresh=False)
 
 
 @sandbox_app.command("install")
@@ -292,10 +306,9 @@ def sandbox_install() -> None:
     from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
 
     try:
-        Sandbox(SandboxSettings()).prepare(progress=lambda line: typer.echo(line, err=True))
+        Sandbox(SandboxSettings()).prepare(progress=_progress)
     except SandboxError as exc:
-        typer.echo(f"sstools sandbox: {exc}", err=True)
-        raise typer.Exit(1) from exc
+        raise _sandbox_failed(exc, 1) from exc
 
 
 @sandbox_app.command("down")
@@ -307,43 +320,33 @@ def sandbox_down() -> None:
         typer.echo(line)
 
 
+def _switch(env_id: str, *, on: bool) -> None:
+    """`sandbox start` (``on``) or `sandbox stop` one instance; a refused stop exits 2."""
+    from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
+
+    sandbox = Sandbox(SandboxSettings())
+    try:
+        typer.echo(sandbox.start(env_id) if on else sandbox.stop(env_id))
+    except SandboxError as exc:
+        raise _sandbox_failed(exc, 1 if on else 2) from exc
+
+
 @sandbox_app.command("stop")
 def sandbox_stop(env_id: Annotated[str, typer.Argument(help="ss-dev, staging or prod")]) -> None:
     """Stop one sandbox instance; its content stays (`sandbox start` brings it back)."""
-    from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
-
-    try:
-        typer.echo(Sandbox(SandboxSettings()).stop(env_id))
-    except SandboxError as exc:
-        typer.echo(f"sstools sandbox: {exc}", err=True)
-        raise typer.Exit(2) from exc
+    _switch(env_id, on=False)
 
 
 @sandbox_app.command("start")
 def sandbox_start(env_id: Annotated[str, typer.Argument(help="ss-dev, staging or prod")]) -> None:
     """Start one stopped sandbox instance and wait until it is healthy."""
-    from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
-
-    try:
-        typer.echo(Sandbox(SandboxSettings()).start(env_id))
-    except SandboxError as exc:
-        typer.echo(f"sstools sandbox: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    _switch(env_id, on=True)
 
 
 @sandbox_app.command("reset")
 def sandbox_reset() -> None:
     """Stop the instances, delete their content and bring them up freshly seeded."""
-    from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
-    from sstools.superset import SupersetError
-
-    sandbox = Sandbox(SandboxSettings())
-    try:
-        sandbox.reset(progress=lambda line: typer.echo(line, err=True))
-    except (SandboxError, SupersetError) as exc:
-        typer.echo(f"sstools sandbox: {exc}", err=True)
-        raise typer.Exit(1) from exc
-    typer.echo(f"environments file: {sandbox.settings.environments_file}")
+    _bring_up(fresh=True)
 
 
 @sandbox_app.command("status")

@@ -75,12 +75,7 @@ async def resolve_principal(services: Services, token: str) -> Caller:
                 owner = await token_owner(session, token)
             except TokenRefused as exc:
                 raise InvalidToken(str(exc)) from exc
-        return Caller(
-            username=owner.username,
-            role=Role(owner.role),
-            uid=owner.uid,
-            token_version=owner.token_version,
-        )
+        return Caller.of(owner)
     claims = verify_token(services.settings, token)
     # A short session of its own: this guards event streams too, which must not hold one.
     async with services.sessions() as session:

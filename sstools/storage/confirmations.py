@@ -14,9 +14,10 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Update, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools.storage.db import changed_one
 from sstools.storage.models import Confirmation
 
 
@@ -80,6 +81,15 @@ async def find_pending(session: AsyncSession, conversation_id: str) -> Confirmat
     )
 
 
+def _while(confirmation_id: str, status: ConfirmationStatus, now: datetime) -> Update:
+    """An UPDATE of the card that applies only while it is in ``status`` and not past expiry."""
+    return update(Confirmation).where(
+        Confirmation.id == confirmation_id,
+        Confirmation.status == status,
+        Confirmation.expires_at > now,
+    )
+
+
 async def decide_once(
     session: AsyncSession,
     confirmation_id: str,
@@ -98,22 +108,15 @@ async def decide_once(
         ConfirmationStatus.edited,
     ):
         raise ValueError(f"a person decides approved, denied or edited, not {decision}")
-    won = await session.execute(
-        update(Confirmation)
-        .where(
-            Confirmation.id == confirmation_id,
-            Confirmation.status == ConfirmationStatus.pending,
-            Confirmation.expires_at > now,
-        )
-        .values(
+    return await changed_one(
+        session,
+        _while(confirmation_id, ConfirmationStatus.pending, now).values(
             status=decision,
             decided_at=now,
             similar=similar or None,
             requester_token_version=token_version if similar else None,
-        )
+        ),
     )
-    await session.commit()
-    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def approved_similar(
@@ -186,24 +189,17 @@ async def ask_second(
 ) -> bool:
     """The requester's approval of a write that needs two people: whether it won (the card was
     pending and not yet expired); it now waits for a second person until ``expires_at``."""
-    won = await session.execute(
-        update(Confirmation)
-        .where(
-            Confirmation.id == confirmation_id,
-            Confirmation.status == ConfirmationStatus.pending,
-            Confirmation.expires_at > now,
-        )
-        .values(
+    return await changed_one(
+        session,
+        _while(confirmation_id, ConfirmationStatus.pending, now).values(
             status=ConfirmationStatus.awaiting_second,
             first_approved_by=by,
             first_approved_at=now,
             approver_role=approver_role,
             expires_at=expires_at,
             requester_token_version=token_version,
-        )
+        ),
     )
-    await session.commit()
-    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def decide_second(
@@ -224,17 +220,12 @@ async def decide_second(
         raise ValueError(
             f"a second person decides approved, denied or target_moved, not {decision}"
         )
-    won = await session.execute(
-        update(Confirmation)
-        .where(
-            Confirmation.id == confirmation_id,
-            Confirmation.status == ConfirmationStatus.awaiting_second,
-            Confirmation.expires_at > now,
-        )
-        .values(status=decision, decided_at=now, second_by=by, second_at=now, reason=reason)
+    return await changed_one(
+        session,
+        _while(confirmation_id, ConfirmationStatus.awaiting_second, now).values(
+            status=decision, decided_at=now, second_by=by, second_at=now, reason=reason
+        ),
     )
-    await session.commit()
-    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def awaiting_second(session: AsyncSession, limit: int = 200) -> list[Confirmation]:

@@ -8,7 +8,7 @@ from typing import Any
 import psycopg
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, event, pool
+from sqlalchemy import Engine, Update, event, pool
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
@@ -19,6 +19,15 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from sstools.storage.advisory import advisory_key, is_postgres, libpq_url
+
+
+async def changed_one(session: AsyncSession, statement: Update) -> bool:
+    """Run a conditional UPDATE and commit: whether it changed exactly one row (of concurrent
+    callers, whether this one won)."""
+    result = await session.execute(statement)
+    await session.commit()
+    return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+
 
 _MIGRATIONS = Path(__file__).with_name("migrations")
 # How long a SQLite statement waits for another connection's write lock before "locked".

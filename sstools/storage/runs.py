@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from sstools.errors import SstoolsError
+from sstools.storage.db import changed_one
 from sstools.storage.models import Conversation
 
 
@@ -53,11 +54,8 @@ async def claim_run(
             .scalar_subquery()
         )
         conditions.append(running < cap)
-    claimed = await session.execute(
-        update(Conversation).where(*conditions).values(active_run_id=run_id)
-    )
-    await session.commit()
-    if claimed.rowcount == 1:  # type: ignore[attr-defined]
+    claim = update(Conversation).where(*conditions).values(active_run_id=run_id)
+    if await changed_one(session, claim):
         return Claim.claimed
     busy = await session.scalar(
         select(Conversation.active_run_id).where(Conversation.id == conversation_id)

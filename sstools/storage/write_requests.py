@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.db import changed_one
 from sstools.storage.models import Confirmation, WriteRequest
 
 
@@ -75,17 +76,16 @@ async def claim(
     running (its write starts now), or awaiting_second (the requester's own word, where the
     stage needs a second person; nobody has decided it yet)."""
     decided = {"decided_by": by, "decided_at": now} if to is RequestStatus.running else {}
-    won = await session.execute(
+    return await changed_one(
+        session,
         update(WriteRequest)
         .where(
             WriteRequest.id == request_id,
             WriteRequest.status == waiting_for,
             WriteRequest.expires_at > now,
         )
-        .values(status=to, **decided)
+        .values(status=to, **decided),
     )
-    await session.commit()
-    return bool(won.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def settle(
@@ -106,13 +106,12 @@ async def settle(
         values = {"status": status, "decided_by": by, "decided_at": now, "task_id": task_id}
         values |= {"reason": reason} if reason is not None else {}
         before = [*WAITING, RequestStatus.running]
-    done = await session.execute(
+    return await changed_one(
+        session,
         update(WriteRequest)
         .where(WriteRequest.id == request_id, WriteRequest.status.in_(before))
-        .values(**values)
+        .values(**values),
     )
-    await session.commit()
-    return bool(done.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def spend_agent_approval(
@@ -140,13 +139,13 @@ async def spend_agent_approval(
     for card in cards:
         if matches not in _approved_values(card):
             continue
-        spent = await session.execute(
+        spent = await changed_one(
+            session,
             update(Confirmation)
             .where(Confirmation.id == card.id, Confirmation.grant_used_at.is_(None))
-            .values(grant_used_at=now)
+            .values(grant_used_at=now),
         )
-        await session.commit()
-        if spent.rowcount == 1 and card.second_by:  # type: ignore[attr-defined]
+        if spent and card.second_by:
             return SpentApproval(card_id=card.id, second_by=card.second_by)
     return None
 

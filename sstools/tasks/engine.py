@@ -353,16 +353,7 @@ class TaskEngine:
         try:
             _check_may_cancel(task, user, role, same_account=same)
         except TaskCancelForbidden:
-            async with self.sessions() as session:
-                await audit.record(
-                    session,
-                    action="task_cancelled",
-                    outcome="forbidden",
-                    username=user,
-                    env_id=task.env_id,
-                    task_id=task_id,
-                    kind=task.kind.value,
-                )
+            await self._audit_cancel(task, user, "forbidden")
             raise
         # The record first: the workflow, stopped, must find it ended and leave it so.
         async with self.sessions() as session:
@@ -375,17 +366,20 @@ class TaskEngine:
         await asyncio.to_thread(DBOS.cancel_workflow, task_id)
         # Not begun, or already out of its step: nothing will release the claims but this.
         await asyncio.to_thread(_runtime.release_stopped_claims, [task_id])
+        await self._audit_cancel(task, user, "ok")
+        return await self.get(task_id)
+
+    async def _audit_cancel(self, task: Task, user: str, outcome: str) -> None:
         async with self.sessions() as session:
             await audit.record(
                 session,
                 action="task_cancelled",
-                outcome="ok",
+                outcome=outcome,
                 username=user,
                 env_id=task.env_id,
-                task_id=task_id,
+                task_id=task.id,
                 kind=task.kind.value,
             )
-        return await self.get(task_id)
 
 
 async def _shown(session: AsyncSession, found: Sequence[TaskRecord]) -> list[Task]:

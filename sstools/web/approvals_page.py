@@ -34,7 +34,7 @@ from sstools.storage.confirmations import requested_by
 from sstools.storage.models import Confirmation, WriteRequest
 from sstools.storage.write_requests import RequestStatus
 from sstools.web._kit import PageUser, environment, render
-from sstools.web.compare_page import FieldView, diff_lines
+from sstools.web.compare_page import FieldView, field_view
 from sstools.web.strings import UI
 
 router = APIRouter(include_in_schema=False)
@@ -81,18 +81,7 @@ class RequestView:
 def _changes(decision: dict[str, Any]) -> list[ObjectView]:
     out = []
     for one in decision.get("changes") or []:
-        fields = []
-        for raw in one.get("fields") or []:
-            change = FieldChange.model_validate(raw)
-            fields.append(
-                FieldView(
-                    label=change.label,
-                    field=change.field,
-                    lines=[] if change.omitted else diff_lines(change),
-                    truncated=change.truncated,
-                    omitted=change.omitted,
-                )
-            )
+        fields = [field_view(FieldChange.model_validate(raw)) for raw in one.get("fields") or []]
         out.append(ObjectView(title=str(one.get("title", "")), fields=fields))
     return out
 

@@ -79,17 +79,19 @@ def diff_lines(change: FieldChange) -> list[DiffLine]:
     return lines
 
 
+def field_view(change: FieldChange) -> FieldView:
+    """One changed field as the page shows it: its diff, unless its values were left out."""
+    return FieldView(
+        label=change.label,
+        field=change.field,
+        lines=[] if change.omitted else diff_lines(change),
+        truncated=change.truncated,
+        omitted=change.omitted,
+    )
+
+
 def _view(change: ObjectChange) -> ObjectView:
-    fields = [
-        FieldView(
-            label=one.label,
-            field=one.field,
-            lines=[] if one.omitted else diff_lines(one),
-            truncated=one.truncated,
-            omitted=one.omitted,
-        )
-        for one in change.changes
-    ]
+    fields = [field_view(one) for one in change.changes]
     return ObjectView(
         kind=UI.get(f"plan_kind_{change.kind}", change.kind),
         name=change.name,

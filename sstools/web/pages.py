@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -11,7 +12,6 @@ from fastapi.responses import HTMLResponse
 from sstools.auth.roles import Role
 from sstools.domain.datasets import dataset_with_review
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
-from sstools.http.services import Services
 from sstools.superset import SupersetError, SupersetNotFound
 from sstools.web import compare_page, dashboard_page, home_page, task_pages
 from sstools.web._kit import (
@@ -75,57 +75,46 @@ async def login_page(request: Request, next: str = DEFAULT_NEXT) -> HTMLResponse
 SearchText = Annotated[str | None, Query(max_length=200)]
 
 
-async def _list_page(
-    request: Request,
-    services: Services,
-    user: PageUser,
-    env_id: str | None,
-    q: str | None,
-    kind: Literal["dashboards", "datasets"],
-) -> HTMLResponse:
-    """A searchable list of one environment's objects; an unreachable Superset is said, not 500."""
-    env = environment(services, env_id)
-    client = services.superset.client(env.id)
-    search = client.search_dashboards if kind == "dashboards" else client.search_datasets
-    error = None
-    items: list[Any] = []
-    try:
-        items = list((await search(q, page_size=100)).items)
-    except SupersetError as exc:
-        error = exc.message
-    return render(
-        request,
-        f"{kind}.html",
-        user,
-        services,
-        env,
-        items=items,
-        q=q or "",
-        error=error,
-        ask=agent_link(None, None, None, env.id, f"/{kind}"),
-    )
+ListKind = Literal["dashboards", "datasets"]
 
 
-@router.get("/dashboards")
-async def dashboards_page(
-    request: Request,
-    services: ServicesDep,
-    user: PageUser,
-    env_id: str | None = None,
-    q: SearchText = None,
-) -> HTMLResponse:
-    return await _list_page(request, services, user, env_id, q, "dashboards")
+def _list_page(kind: ListKind) -> Callable[..., Awaitable[HTMLResponse]]:
+    """``GET /dashboards`` or ``/datasets``: a searchable list of one environment's objects; an
+    unreachable Superset is said, not 500."""
+
+    async def list_page(
+        request: Request,
+        services: ServicesDep,
+        user: PageUser,
+        env_id: str | None = None,
+        q: SearchText = None,
+    ) -> HTMLResponse:
+        env = environment(services, env_id)
+        client = services.superset.client(env.id)
+        search = client.search_dashboards if kind == "dashboards" else client.search_datasets
+        error = None
+        items: list[Any] = []
+        try:
+            items = list((await search(q, page_size=100)).items)
+        except SupersetError as exc:
+            error = exc.message
+        return render(
+            request,
+            f"{kind}.html",
+            user,
+            services,
+            env,
+            items=items,
+            q=q or "",
+            error=error,
+            ask=agent_link(None, None, None, env.id, f"/{kind}"),
+        )
+
+    return list_page
 
 
-@router.get("/datasets")
-async def datasets_page(
-    request: Request,
-    services: ServicesDep,
-    user: PageUser,
-    env_id: str | None = None,
-    q: SearchText = None,
-) -> HTMLResponse:
-    return await _list_page(request, services, user, env_id, q, "datasets")
+for _kind in get_args(ListKind):
+    router.add_api_route(f"/{_kind}", _list_page(_kind), methods=["GET"], name=f"{_kind}_page")
 
 
 @router.get("/datasets/{dataset_id}")

@@ -26,7 +26,6 @@ from sstools.agent.routes.deps import ExecutorDep, RuntimeDep, TokenDep, conflic
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import approvals as words
-from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller, issue_token
 from sstools.http.approvals import DecisionBody, may_decide
 from sstools.http.auth import CurrentUser
@@ -127,12 +126,7 @@ async def _requester(
         raise HTTPException(409, words.REQUESTER_GONE)
     if account.token_version != confirmation.requester_token_version:
         raise HTTPException(409, words.REQUESTER_SIGNED_OUT)  # their sessions were revoked since
-    requester = Caller(
-        username=account.username,
-        role=Role(account.role),
-        uid=account.uid,
-        token_version=account.token_version,
-    )
+    requester = Caller.of(account)
     token = issue_token(
         services.settings,
         requester,

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
-from sstools.agent.tools.paths import ObjectId, api_path
+from sstools.agent.tools.paths import EnvId, ObjectId, api_path
 from sstools.agent.tools.shaping import commit, head, listed, pick, task_record
 from sstools.agent.tools.spec import (
     CallScope,
@@ -19,9 +19,9 @@ from sstools.agent.tools.spec import (
     ToolRequest,
     assistant_tool,
     env_param,
+    named_or_current_env,
     object_id,
 )
-from sstools.ids import ENV_ID_PATTERN
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 DASHBOARDS = "/api/dashboards"
@@ -74,16 +74,10 @@ class DashboardArgs(ToolArgs):
 
 
 class HealthArgs(DashboardArgs, DetailArgs):
-    env_id: str | None = Field(
+    env_id: EnvId | None = Field(
         default=None,
-        max_length=64,
-        pattern=ENV_ID_PATTERN,
         description="Another environment's dashboard (give its id there); defaults to the current",
     )
-
-
-def _health_env(args: HealthArgs, scope: CallScope) -> str | None:
-    return args.env_id or scope.env_id
 
 
 def _broken(chart: dict[str, Any]) -> dict[str, Any]:
@@ -109,7 +103,7 @@ def _health(payload: Any, args: HealthArgs) -> Any:
     kind=ToolKind.read,
     needs_env=True,
     affinity=(D,),
-    target_env=_health_env,
+    target_env=named_or_current_env,
     shape=_health,
 )
 def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:

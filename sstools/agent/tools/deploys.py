@@ -11,15 +11,17 @@ its preview instead of the write, so the plan is the answer and nothing is writt
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
-from sstools.agent.tools.paths import ObjectId, TaskId, api_path
+from sstools.agent.tools.paths import EnvId, ObjectId, TaskId, api_path
 from sstools.agent.tools.shaping import listed, pick, task_record
 from sstools.agent.tools.spec import (
+    Builder,
     CallScope,
     DetailArgs,
     ToolArgs,
@@ -27,15 +29,15 @@ from sstools.agent.tools.spec import (
     ToolKind,
     ToolRequest,
     assistant_tool,
+    named_env,
+    named_target,
     object_id,
 )
 from sstools.auth.roles import Role
-from sstools.ids import ENV_ID_PATTERN, BranchName
+from sstools.ids import BranchName
 
 D, M = ObjectType.dashboard, ObjectType.migration
 PLAN = "/api/deploy/plan"
-
-EnvId = Field(max_length=64, pattern=ENV_ID_PATTERN)
 
 
 DatabaseName = Annotated[str, Field(min_length=1, max_length=250)]
@@ -94,6 +96,31 @@ def task_or_plan(payload: Any, args: ToolArgs) -> Any:
     return plan_shape(payload, args) if is_dry_run(args) else task_record(payload, args)
 
 
+def planned_write(
+    *,
+    min_role: Role,
+    preview: Builder,
+    target_env: Callable[[Any, CallScope], str | None],
+    affinity: tuple[ObjectType, ...],
+    needs_env: bool = False,
+    editable: tuple[str, ...] = (),
+) -> Callable[[Builder], Builder]:
+    """``@assistant_tool`` for a write that has a plan: a task, or with ``dry_run`` a read
+    answered by the plan its ``preview`` fetches."""
+    return assistant_tool(
+        kind=ToolKind.write,
+        min_role=min_role,
+        needs_env=needs_env,
+        affinity=affinity,
+        preview=preview,
+        classify=planned_kind,
+        target_env=target_env,
+        starts_task=True,
+        shape=task_or_plan,
+        editable=editable,
+    )
+
+
 def _applied(body: dict[str, object], scope: CallScope) -> dict[str, object]:
     # No digest: the card had no plan (its preview failed); the server refuses to guess one.
     return {**body, "digest": scope.approved_plan.digest if scope.approved_plan else None}
@@ -101,17 +128,11 @@ def _applied(body: dict[str, object], scope: CallScope) -> dict[str, object]:
 
 class DeployArgs(MappedArgs, DryRunArgs):
     dashboard_id: ObjectId | None = Field(default=None, description="Defaults to the context")
-    target_env_id: str = Field(
-        max_length=64, pattern=ENV_ID_PATTERN, description="Environment id to deploy to"
-    )
+    target_env_id: EnvId = Field(description="Environment id to deploy to")
     git_ref: BranchName | None = Field(
         default=None,
         description="A git branch, or a 40-hex commit id, to deploy from instead",
     )
-
-
-def _deploy_target(args: DeployArgs, scope: CallScope) -> str:
-    return args.target_env_id
 
 
 def _deploy_body(args: DeployArgs, scope: CallScope) -> dict[str, object]:
@@ -125,16 +146,12 @@ def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="POST", path=PLAN, json_body=_deploy_body(args, scope))
 
 
-@assistant_tool(
-    kind=ToolKind.write,
+@planned_write(
     min_role=Role.engineer,
     needs_env=True,
     affinity=(D,),
     preview=_deploy_preview,
-    classify=planned_kind,
-    target_env=_deploy_target,
-    starts_task=True,
-    shape=task_or_plan,
+    target_env=named_target,
     editable=("target_env_id", "database_mapping"),
 )
 def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
@@ -149,15 +166,8 @@ def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
 class _MigrationTarget(MappedArgs):
     """What a migration and its preview share: where from, where to, which dashboards."""
 
-    target_env_id: str = Field(
-        max_length=64, pattern=ENV_ID_PATTERN, description="Where to migrate"
-    )
-    source_env_id: str | None = Field(
-        default=None,
-        max_length=64,
-        pattern=ENV_ID_PATTERN,
-        description="Defaults to the current one",
-    )
+    target_env_id: EnvId = Field(description="Where to migrate")
+    source_env_id: EnvId | None = Field(default=None, description="Defaults to the current one")
     dashboard_ids: list[ObjectId] = Field(
         default_factory=list, max_length=100, description="Omit for the dashboard in context"
     )
@@ -177,24 +187,16 @@ def _migration_body(args: _MigrationTarget, scope: CallScope) -> dict[str, objec
     return _plan_body(ids, source, None, args.target_env_id, args.database_mapping)
 
 
-def _target(args: _MigrationTarget, scope: CallScope) -> str:
-    return args.target_env_id
-
-
 def _preview(args: _MigrationTarget, scope: CallScope) -> ToolRequest:
     return ToolRequest(method="POST", path=PLAN, json_body=_migration_body(args, scope))
 
 
-@assistant_tool(
-    kind=ToolKind.write,
+@planned_write(
     min_role=Role.engineer,
     needs_env=True,
     affinity=(D, M),
     preview=_preview,
-    classify=planned_kind,
-    target_env=_target,
-    starts_task=True,
-    shape=task_or_plan,
+    target_env=named_target,
     editable=("dashboard_ids", "target_env_id", "database_mapping"),
 )
 def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
@@ -270,7 +272,7 @@ def plan_shape(payload: Any, args: ToolArgs) -> Any:
     kind=ToolKind.read,
     needs_env=True,
     affinity=(M,),
-    target_env=_target,
+    target_env=named_target,
     shape=plan_shape,
 )
 def preview_migration(args: PreviewArgs, scope: CallScope) -> ToolRequest:
@@ -282,15 +284,7 @@ def preview_migration(args: PreviewArgs, scope: CallScope) -> ToolRequest:
 
 class RollbackArgs(DryRunArgs):
     task_id: TaskId = Field(description="The id of the deploy or migration task to undo")
-    env_id: str = Field(
-        max_length=64,
-        pattern=ENV_ID_PATTERN,
-        description="Where that task deployed",
-    )
-
-
-def _rollback_target(args: RollbackArgs, scope: CallScope) -> str:
-    return args.env_id
+    env_id: EnvId = Field(description="Where that task deployed")
 
 
 def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
@@ -302,15 +296,11 @@ def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
     )
 
 
-@assistant_tool(
-    kind=ToolKind.write,
+@planned_write(
     min_role=Role.engineer,
     affinity=(D, M),
     preview=_rollback_preview,
-    classify=planned_kind,
-    target_env=_rollback_target,
-    starts_task=True,
-    shape=task_or_plan,
+    target_env=named_env,
 )
 def rollback_deploy(args: RollbackArgs, scope: CallScope) -> ToolRequest:
     """Restore what a deploy or migration task changed.

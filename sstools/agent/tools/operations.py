@@ -8,8 +8,8 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
-from sstools.agent.tools.deploys import DryRunArgs, planned_kind, task_or_plan
-from sstools.agent.tools.paths import ObjectId, TaskId, api_path
+from sstools.agent.tools.deploys import DryRunArgs, planned_write
+from sstools.agent.tools.paths import EnvId, ObjectId, TaskId, api_path
 from sstools.agent.tools.shaping import (
     commit,
     head,
@@ -27,9 +27,12 @@ from sstools.agent.tools.spec import (
     ToolRequest,
     assistant_tool,
     env_param,
+    named_env,
+    named_or_current_env,
+    named_target,
 )
 from sstools.auth.roles import Role
-from sstools.ids import BACKUP_ID_PATTERN, ENV_ID_PATTERN, BranchName
+from sstools.ids import BACKUP_ID_PATTERN, BranchName
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 
@@ -69,21 +72,12 @@ def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
 
 
 class TasksArgs(DetailArgs):
-    env_id: str | None = Field(
-        default=None,
-        max_length=64,
-        pattern=ENV_ID_PATTERN,
-        description="Only tasks writing this environment",
-    )
+    env_id: EnvId | None = Field(default=None, description="Only tasks writing this environment")
 
 
 def _tasks(payload: Any, args: DetailArgs) -> Any:
     """Each task's id, kind, objects, state and start; results are for get_task_status."""
     return head({}, "items", map(task_summary, payload))
-
-
-def _tasks_env(args: TasksArgs, scope: CallScope) -> str | None:
-    return args.env_id
 
 
 def page_dashboard(scope: CallScope) -> dict[str, str | int]:
@@ -97,7 +91,7 @@ def page_dashboard(scope: CallScope) -> dict[str, str | int]:
 @assistant_tool(
     kind=ToolKind.read,
     affinity=(D, M),
-    target_env=_tasks_env,
+    target_env=named_env,
     shape=_tasks,
 )
 def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
@@ -111,16 +105,7 @@ def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
 
 
 class BackupsArgs(ToolArgs):
-    env_id: str | None = Field(
-        default=None,
-        max_length=64,
-        pattern=ENV_ID_PATTERN,
-        description="Defaults to the current one",
-    )
-
-
-def _backups_env(args: BackupsArgs, scope: CallScope) -> str | None:
-    return args.env_id or scope.env_id
+    env_id: EnvId | None = Field(default=None, description="Defaults to the current one")
 
 
 @assistant_tool(
@@ -128,7 +113,7 @@ def _backups_env(args: BackupsArgs, scope: CallScope) -> str | None:
     min_role=Role.admin,
     needs_env=True,
     starts_task=True,
-    target_env=_backups_env,
+    target_env=named_or_current_env,
     shape=task_record,
 )
 def run_backup(args: BackupsArgs, scope: CallScope) -> ToolRequest:
@@ -153,7 +138,7 @@ def _backups(payload: Any, args: BackupsArgs) -> Any:
 @assistant_tool(
     kind=ToolKind.read,
     needs_env=True,
-    target_env=_backups_env,
+    target_env=named_or_current_env,
     shape=_backups,
 )
 def list_backups(args: BackupsArgs, scope: CallScope) -> ToolRequest:
@@ -169,13 +154,7 @@ class RestoreArgs(DryRunArgs):
         pattern=BACKUP_ID_PATTERN,
         description="From list_backups",
     )
-    target_env_id: str = Field(
-        max_length=64, pattern=ENV_ID_PATTERN, description="Environment to restore it into"
-    )
-
-
-def _restore_target(args: RestoreArgs, scope: CallScope) -> str:
-    return args.target_env_id
+    target_env_id: EnvId = Field(description="Environment to restore it into")
 
 
 def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
@@ -186,15 +165,11 @@ def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     )
 
 
-@assistant_tool(
-    kind=ToolKind.write,
+@planned_write(
     min_role=Role.admin,
     affinity=(M,),
     preview=_restore_preview,
-    classify=planned_kind,
-    target_env=_restore_target,
-    starts_task=True,
-    shape=task_or_plan,
+    target_env=named_target,
     editable=("target_env_id",),
 )
 def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
@@ -336,11 +311,8 @@ def show_capabilities(args: NoArgs, scope: CallScope) -> ToolRequest:
 
 
 class DriftArgs(ToolArgs):
-    env_id: str | None = Field(
-        default=None,
-        max_length=64,
-        pattern=ENV_ID_PATTERN,
-        description="One environment; every one when left out",
+    env_id: EnvId | None = Field(
+        default=None, description="One environment; every one when left out"
     )
 
 

@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from sstools.agent.tools.spec import ToolArgumentError
-from sstools.ids import MAX_ID
+from sstools.ids import ENV_ID_PATTERN, MAX_ID
 
 MAX_NAME = 256
 _DOT_SEGMENTS = frozenset({".", ".."})
@@ -72,3 +72,4 @@ def _not_a_boolean(value: object) -> object:
 ObjectId = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(_not_a_boolean)]
 PathName = Annotated[str, Field(min_length=1, max_length=MAX_NAME), AfterValidator(check_segment)]
 TaskId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")]
+EnvId = Annotated[str, Field(max_length=64, pattern=ENV_ID_PATTERN)]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
-from typing import Any, get_type_hints
+from typing import Any, Protocol, get_type_hints
 
 import structlog
 from pydantic import BaseModel, ConfigDict
@@ -288,3 +288,28 @@ def env_param(scope: CallScope) -> dict[str, str | int]:
     if scope.env_id is None:
         raise ToolArgumentError(texts.NEEDS_ENVIRONMENT)
     return {"env_id": scope.env_id}
+
+
+class _NamesTarget(Protocol):
+    @property
+    def target_env_id(self) -> str: ...
+
+
+class _NamesEnvironment(Protocol):
+    @property
+    def env_id(self) -> str | None: ...
+
+
+def named_target(args: _NamesTarget, scope: CallScope) -> str:
+    """``target_env``: the environment a write names as its target (deploy, migration, restore)."""
+    return args.target_env_id
+
+
+def named_env(args: _NamesEnvironment, scope: CallScope) -> str | None:
+    """``target_env``: the environment the arguments name, if any."""
+    return args.env_id
+
+
+def named_or_current_env(args: _NamesEnvironment, scope: CallScope) -> str | None:
+    """``target_env``: the environment the arguments name, else the page's."""
+    return args.env_id or scope.env_id

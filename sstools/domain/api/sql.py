@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -118,16 +118,21 @@ async def run_sql(
     except SqlSyntaxError as exc:
         raise field_error("sql", str(exc)) from exc
     writes = classification.kind is SqlKind.write
-    if writes and not user.role.allows(Role.engineer):
+
+    async def audited(outcome: str, **detail: Any) -> None:
         await audit.record(
             session,
             action="sql_execute",
-            outcome="refused",
+            outcome=outcome,
             username=user.username,
             env_id=env_id,
             reason=classification.reason,
             sql=body.sql[:500],
+            **detail,
         )
+
+    if writes and not user.role.allows(Role.engineer):
+        await audited("refused")
         operation = texts.WRITES_OPERATION.format(reason=classification.reason)
         raise RoleRequired(Role.engineer, user.role, operation)
     approved_by = None
@@ -153,29 +158,14 @@ async def run_sql(
     except BaseException as exc:
         if writes:  # it may have changed data before failing: the audit must say so
             with anyio.CancelScope(shield=True):  # even when the client has gone away
-                await audit.record(
-                    session,
-                    action="sql_execute",
-                    outcome=_failed_write_outcome(exc),
-                    username=user.username,
-                    env_id=env_id,
-                    reason=classification.reason,
-                    sql=body.sql[:500],
+                await audited(
+                    _failed_write_outcome(exc),
                     approved_by=approved_by,
                     error=(str(exc) or type(exc).__name__)[:300],
                 )
         raise
     if writes:
-        await audit.record(
-            session,
-            action="sql_execute",
-            outcome="ok",
-            username=user.username,
-            env_id=env_id,
-            reason=classification.reason,
-            sql=body.sql[:500],
-            approved_by=approved_by,
-        )
+        await audited("ok", approved_by=approved_by)
     return ExecuteResponse(**result.model_dump(), classification=classification)
 
 

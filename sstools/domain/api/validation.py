@@ -10,17 +10,20 @@ start over the limit is a 429 with ``Retry-After``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, status
 
 from sstools.auth.roles import Role
+from sstools.auth.tokens import Caller
 from sstools.domain.documentation import DashboardDocumentation
 from sstools.domain.documentation.workflow import document_dashboard
 from sstools.domain.validation import Finding, ValidationReport, counts_of, last_run_text
 from sstools.domain.validation.workflow import validate_dashboard
 from sstools.http.auth import CurrentUser, RoleRequired
 from sstools.http.deps import EnvironmentDep, ServicesDep, SessionDep, SupersetDep, SupersetId
+from sstools.http.services import Services
 from sstools.http.task_throttle import StartThrottle, TooOften, start_throttle
 from sstools.russian import plural_form
 from sstools.storage import audit
@@ -62,6 +65,42 @@ def _too_often(template: str, title: str, env_id: str, refused: TooOften) -> Tas
     return TaskLimited(message, refused.retry_after_s)
 
 
+async def _start(
+    kind: TaskKind,
+    env_id: str,
+    dashboard_id: int,
+    superset: SupersetClient,
+    services: Services,
+    throttle: StartThrottle,
+    user: Caller,
+    *,
+    too_often: str,
+    workflow: Callable[..., Any],
+    args: tuple[Any, ...],
+) -> Task:
+    """The dashboard's validation or documentation as a task, unless started too often."""
+    uuid, title = await _dashboard(superset, dashboard_id)
+    if refused := await throttle.refused(kind, env_id, uuid):
+        raise _too_often(too_often, title, env_id, refused)
+    task = await services.tasks.start(
+        kind,
+        env_id=env_id,
+        source=env_id,
+        objects=[title],
+        object_keys=[f"{kind.value}:{uuid}"],
+        started_by=user.username,
+        workflow=workflow,
+        args=args,
+    )
+    await throttle.count(kind, env_id, uuid)
+    return task
+
+
+def _none_yet(template: str, dashboard_id: int, env_id: str) -> HTTPException:
+    message = template.format(dashboard=dashboard_id, env=env_id)
+    return HTTPException(status.HTTP_404_NOT_FOUND, message)
+
+
 @router.post("/{dashboard_id}/validate", status_code=status.HTTP_202_ACCEPTED, responses=_TOO_OFTEN)
 async def validate(
     dashboard_id: SupersetId,
@@ -73,21 +112,18 @@ async def validate(
 ) -> Task:
     """Validate the dashboard in ``env_id``: structure, every chart's query, the model's review
     (when one is configured); a task whose result is the report."""
-    uuid, title = await _dashboard(superset, dashboard_id)
-    if refused := await throttle.refused(TaskKind.validation, env.id, uuid):
-        raise _too_often(validation_texts.TOO_OFTEN, title, env.id, refused)
-    task = await services.tasks.start(
+    return await _start(
         TaskKind.validation,
-        env_id=env.id,
-        source=env.id,
-        objects=[title],
-        object_keys=[f"validation:{uuid}"],
-        started_by=user.username,
+        env.id,
+        dashboard_id,
+        superset,
+        services,
+        throttle,
+        user,
+        too_often=validation_texts.TOO_OFTEN,
         workflow=validate_dashboard,
         args=(env.id, dashboard_id),
     )
-    await throttle.count(TaskKind.validation, env.id, uuid)
-    return task
 
 
 @router.get("/{dashboard_id}/validation")
@@ -97,8 +133,7 @@ async def last_validation(
     """The newest finished validation of the dashboard in ``env_id``."""
     row = await latest_validation(session, env.id, dashboard_id)
     if row is None:
-        message = validation_texts.NOT_FOUND.format(dashboard=dashboard_id, env=env.id)
-        raise HTTPException(status.HTTP_404_NOT_FOUND, message)
+        raise _none_yet(validation_texts.NOT_FOUND, dashboard_id, env.id)
     findings = [Finding.model_validate(one) for one in row.findings]
     counts = counts_of(findings)
     return ValidationReport(
@@ -147,21 +182,18 @@ async def document(
             dashboard_id=dashboard_id,
         )
         raise RoleRequired(Role.engineer, user.role, doc_texts.COMMIT_OPERATION)
-    uuid, title = await _dashboard(superset, dashboard_id)
-    if refused := await throttle.refused(TaskKind.documentation, env.id, uuid):
-        raise _too_often(doc_texts.TOO_OFTEN, title, env.id, refused)
-    task = await services.tasks.start(
+    return await _start(
         TaskKind.documentation,
-        env_id=env.id,
-        source=env.id,
-        objects=[title],
-        object_keys=[f"documentation:{uuid}"],
-        started_by=user.username,
+        env.id,
+        dashboard_id,
+        superset,
+        services,
+        throttle,
+        user,
+        too_often=doc_texts.TOO_OFTEN,
         workflow=document_dashboard,
         args=(env.id, dashboard_id, user.username, commit),
     )
-    await throttle.count(TaskKind.documentation, env.id, uuid)
-    return task
 
 
 @router.get("/{dashboard_id}/documentation")
@@ -171,6 +203,5 @@ async def documentation(
     """The newest document of the dashboard in ``env_id``."""
     row = await latest_document(session, env.id, dashboard_id)
     if row is None:
-        message = doc_texts.NOT_FOUND.format(dashboard=dashboard_id, env=env.id)
-        raise HTTPException(status.HTTP_404_NOT_FOUND, message)
+        raise _none_yet(doc_texts.NOT_FOUND, dashboard_id, env.id)
     return DashboardDocumentation.model_validate(row, from_attributes=True)

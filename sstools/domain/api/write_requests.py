@@ -92,12 +92,7 @@ async def _requester(session: AsyncSession, row: WriteRequest) -> Caller | None:
     account = await session.scalar(select(User).where(User.uid == row.requester_id))
     if account is None or account.token_version != row.requester_token_version:
         return None
-    return Caller(
-        username=account.username,
-        role=Role(account.role),
-        uid=account.uid,
-        token_version=account.token_version,
-    )
+    return Caller.of(account)
 
 
 async def _run(

@@ -38,68 +38,48 @@ def _finding(
     )
 
 
+# Each structural finding's severity, what is wrong and how to fix it.
+_STRUCTURAL: dict[FindingKind, tuple[Severity, str, str]] = {
+    "empty_dashboard": ("warning", texts.EMPTY_DASHBOARD, texts.EMPTY_DASHBOARD_FIX),
+    "no_owners": ("warning", texts.NO_OWNERS, texts.NO_OWNERS_FIX),
+    "unpublished_in_prod": ("warning", texts.UNPUBLISHED, texts.UNPUBLISHED_FIX),
+    "missing_dataset": ("error", texts.MISSING_DATASET, texts.MISSING_DATASET_FIX),
+    "no_description": ("info", texts.NO_DESCRIPTION, texts.NO_DESCRIPTION_FIX),
+    "dataset_without_database": ("error", texts.NO_DATABASE, texts.NO_DATABASE_FIX),
+}
+
+
+def _structural(kind: FindingKind, target: Target, message: str | None = None) -> Finding:
+    severity, usual, fix = _STRUCTURAL[kind]
+    return _finding(kind, severity, target, message or usual, fix)
+
+
 def structural_findings(facts: DashboardFacts) -> list[Finding]:
     """Missing datasets, empty dashboard, datasets without a database, owners, descriptions,
     unpublished in prod."""
     found: list[Finding] = []
     dashboard: Target = ("dashboard", facts.dashboard_id, facts.title)
     if not facts.charts:
-        found.append(
-            _finding(
-                "empty_dashboard",
-                "warning",
-                dashboard,
-                texts.EMPTY_DASHBOARD,
-                texts.EMPTY_DASHBOARD_FIX,
-            )
-        )
+        found.append(_structural("empty_dashboard", dashboard))
     if not facts.owners:
-        found.append(
-            _finding("no_owners", "warning", dashboard, texts.NO_OWNERS, texts.NO_OWNERS_FIX)
-        )
+        found.append(_structural("no_owners", dashboard))
     if facts.stage is Stage.prod and not facts.published:
-        found.append(
-            _finding(
-                "unpublished_in_prod",
-                "warning",
-                dashboard,
-                texts.UNPUBLISHED,
-                texts.UNPUBLISHED_FIX,
-            )
-        )
+        found.append(_structural("unpublished_in_prod", dashboard))
     for chart in facts.charts:
         target: Target = ("chart", chart.id, chart.name)
         if facts.dataset(chart.dataset_id) is None:
-            message = (
-                texts.MISSING_DATASET_NUMBERED.format(dataset=chart.dataset_id)
-                if chart.dataset_id
-                else texts.MISSING_DATASET
-            )
+            numbered = texts.MISSING_DATASET_NUMBERED.format(dataset=chart.dataset_id)
             found.append(
-                _finding("missing_dataset", "error", target, message, texts.MISSING_DATASET_FIX)
+                _structural("missing_dataset", target, numbered if chart.dataset_id else None)
             )
         if not chart.description:
-            found.append(
-                _finding(
-                    "no_description", "info", target, texts.NO_DESCRIPTION, texts.NO_DESCRIPTION_FIX
-                )
-            )
+            found.append(_structural("no_description", target))
     for dataset in facts.datasets:
         target = ("dataset", dataset.id, dataset.name)
         if dataset.database_id is None:
-            found.append(
-                _finding(
-                    "dataset_without_database",
-                    "error",
-                    target,
-                    texts.NO_DATABASE,
-                    texts.NO_DATABASE_FIX,
-                )
-            )
+            found.append(_structural("dataset_without_database", target))
         if not dataset.owners:
-            found.append(
-                _finding("no_owners", "warning", target, texts.NO_OWNERS, texts.NO_OWNERS_FIX)
-            )
+            found.append(_structural("no_owners", target))
     return found
 
 

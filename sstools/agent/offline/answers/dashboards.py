@@ -30,6 +30,15 @@ def sstools_dashboard(dashboard_id: object, env_id: str | None) -> str | None:
     return f"/dashboards/{dashboard_id}" + (f"?env_id={env_id}" if env_id else "")
 
 
+def dashboard_links(payload: dict[str, Any], env_id: str | None) -> list[str]:
+    """The end of an answer about a dashboard: a blank line and its links, when there are any."""
+    opened = links(
+        (texts.OPEN_SSTOOLS, sstools_dashboard(payload.get("dashboard_id"), env_id)),
+        (texts.OPEN_SUPERSET, payload.get("url")),
+    )
+    return ["", opened] if opened else []
+
+
 def _published(value: object) -> str:
     return yes_no(value) if isinstance(value, bool) else "—"
 
@@ -112,12 +121,7 @@ def health(payload: Any, hint: Hint = NO_HINT) -> str | None:
         if broken:
             line += "; " + texts.HEALTH_BROKEN.format(names=names(broken))
         lines.append(f"- {line}")
-    opened = links(
-        (texts.OPEN_SSTOOLS, sstools_dashboard(payload.get("dashboard_id"), env)),
-        (texts.OPEN_SUPERSET, payload.get("url")),
-    )
-    if opened:
-        lines += ["", opened]
+    lines += dashboard_links(payload, env)
     return "\n".join(lines)
 
 

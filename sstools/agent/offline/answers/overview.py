@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sstools.agent.offline.answers.dashboards import sstools_dashboard
-from sstools.agent.offline.answers.words import NO_HINT, Hint, count, links, md, names, quoted, when
-from sstools.agent.texts import answers as answer_texts
+from sstools.agent.offline.answers.dashboards import dashboard_links
+from sstools.agent.offline.answers.words import NO_HINT, Hint, count, md, names, quoted, when
 from sstools.agent.texts import offline as texts
 
 
@@ -48,11 +47,6 @@ def overview(payload: Any, hint: Hint = NO_HINT) -> str | None:
     lines.append(f"- {where}")
     if payload.get("git_status"):
         lines.append(f"- {texts.OVERVIEW_GIT.format(status=md(payload['git_status']))}")
-    opened = links(
-        (answer_texts.OPEN_SSTOOLS, sstools_dashboard(payload.get("dashboard_id"), env)),
-        (answer_texts.OPEN_SUPERSET, payload.get("url")),
-    )
-    if opened:
-        lines += ["", opened]
+    lines += dashboard_links(payload, env)
     lines += ["", texts.OVERVIEW_STATUS_HINT]
     return "\n".join(lines)
