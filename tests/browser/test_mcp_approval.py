@@ -42,6 +42,9 @@ async def test_the_requester_decides_an_mcp_write_first_on_its_page(
         page = await s.page(f"/approvals/{request['id']}", Role.engineer)
         await expect(page.locator("#approval-state")).to_have_text("Ждёт вашего решения")
         await expect(page.get_by_text("Запрос сделан из клиента MCP")).to_be_visible()
+        await expect(
+            page.get_by_text("сначала запросивший; где нужны два человека")
+        ).to_be_visible()
         await screenshot(page, "approval-mcp-requester-desktop")
         await page.set_viewport_size({"width": 390, "height": 844})
         await screenshot(page, "approval-mcp-requester-phone")

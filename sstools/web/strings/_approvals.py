@@ -32,6 +32,9 @@ APPROVALS = {
     "approval_first_at": "Подтверждено запросившим",
     "approval_expires": "Ждёт до",
     "approval_needs": "Одобряет",
+    "approval_needs_first": (
+        "сначала запросивший; где нужны два человека — затем роль «{role}» или выше"
+    ),
     "approval_needs_role": "роль «{role}» или выше, не запросивший",
     "approval_decided_by": "Решение",
     "approval_state": "Состояние",
