@@ -52,7 +52,8 @@ _TOOLS: dict[str, tuple[str, ...]] = {
     "changed_by": ("get_health_summary",),  # «кто последний менял …»: its last change, owners
     "timeline": ("get_dashboard_timeline",),  # before the task list: «история версий»
     "tasks_list": ("list_tasks",),
-    "compare": ("preview_migration", "deploy_dashboard", "execute_migration"),
+    # Where no plan of a write can answer (the page, or the role), the drift of the page's object.
+    "compare": ("preview_migration", "deploy_dashboard", "execute_migration", "get_drift"),
     "migration": ("execute_migration", "preview_migration"),
     "deploy": ("deploy_dashboard",),
     "branch_list": ("list_branches",),  # after the verbs: «выкати из ветки …» is a deploy
@@ -160,6 +161,9 @@ def intents(text: str) -> list[str]:
     if searching and max(leading, key=lambda i: leading[i]) == "search":
         found.remove("search")  # «найди дашборды, которые надо перенести»: the verb leads
         return ["search", *sorted(set(found), key=list(_TOOLS).index)]
+    if "deploy" in found and "migration" not in found and vocab.ALL_DASHBOARDS.search(text):
+        # «выкати все в стейдж»: every dashboard of the source is a migration, not one deploy.
+        found[found.index("deploy")] = "migration"
     if SQL.search(text):
         # A query to run, unless a verb says what else to do with it (format it, wrap it).
         found.append("execute_sql")
@@ -234,6 +238,9 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
     here = [*offered, *(name for name in beyond_role if name not in offered)]
     chosen: list[str] = []
     plans: list[str] = []  # for a question that is not about a plan: a plan only if nothing reads
+    # A comparison the role could only have answered with a write's plan it lacks: refused naming
+    # the role only if nothing it may read answers it («чем он отличается от дева» → the drift).
+    beyond: list[str] = []
 
     def admit(name: str) -> None:
         if name not in here or name in chosen:
@@ -247,10 +254,14 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
         if asking == "read" and name in offered and writes(name):
             plans.append(name)
             return
+        if comparing and asking is not None and name not in offered and writes(name):
+            beyond.append(name)
+            return
         chosen.append(name)
 
     if asking == "plan":  # what a write would change first, its history or list after
         found = sorted(found, key=lambda intent: intent in _NOT_FOR_PLANS)
+    comparing = bool(found) and found[0] == "compare"
     for intent in found:
         tools = (_PLAN_TOOLS.get(intent) if asking == "plan" else None) or _TOOLS[intent]
         if asking is not None:
@@ -276,6 +287,8 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
         for name in ranked:
             admit(name)
     chosen += [name for name in plans if name not in chosen]
+    if not chosen:
+        chosen = [name for name in beyond if name not in chosen]
     # «расскажи про…», «на каких датасетах он построен» (after the dataset's own words, which
     # no dashboard page offers a tool for): what it shows, unless its status is asked too.
     overview = "overview" in found and "health" not in found and "changed_by" not in found

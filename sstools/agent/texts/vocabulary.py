@@ -91,9 +91,9 @@ READ_QUESTIONS = (
     "покаж", "показ", "пакаж", "посмотр", "каки", "какой", "какая", "какую", "каков", "какого",
     "каком",
     "перечисл", "спис", "истори",
-    "есть ли", "были ли", "был ли", "когда", "сколько", "что", "где", "кто",
-    "show", "list", "which", "history", "is there", "are there", "do we have", "did", "when",
-    "how many", "what", "whats", "where", "who", "any",
+    "есть ли", "были ли", "был ли", "когда", "сколько", "что", "где", "кто", "почему",
+    "отчего", "зачем", "show", "list", "which", "history", "is there", "are there", "do we have", "did", "when",
+    "how many", "what", "whats", "where", "who", "any", "why",
 )  # fmt: skip
 
 # A question mark after these is politeness: «можешь выкатить в prod?» is a command.
@@ -206,6 +206,12 @@ LAST_WORDS = ("последн", "недавн", "прошл", "last", "latest", 
 
 # «все дашборды», «всё», "all": the source's every dashboard (a migration lists them on its card).
 ALL_WORDS = re.compile(r"(?<!\w)(?:все|всё|всех|all|everything|vse)(?!\w)", re.IGNORECASE)
+# «выкати все в стейдж», «всё на прод», «все дашборды»: every dashboard, not «все изменения» of one.
+ALL_DASHBOARDS = re.compile(
+    r"(?<!\w)(?:всё|все(?=\s+(?:дашборд\w*|в|во|на|из)(?!\w))|всех\s+дашборд\w*"
+    r"|all\s+(?:the\s+)?dashboards|everything)(?!\w)",
+    re.IGNORECASE,
+)
 # A task that failed: «почему упала последняя задача?», "what failed".
 FAILED_WORDS = re.compile(
     r"(?<!\w)(?:упал\w*|слома\w*|не удал\w*|ошибк\w*|failed|failing|broke\w*)", re.IGNORECASE

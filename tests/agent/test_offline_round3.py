@@ -1,0 +1,100 @@
+"""The agent with no model understands people, round 3 (issue 36): what failed is read from the
+task records, «все» is every dashboard, and a comparison the role cannot plan is the drift.
+
+Through the real graph and HTTP API, the offline planner answering, as in
+``test_offline_understands_requests``; every phrasing is a person's, none from a held-back set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from sstools.auth.roles import Role
+from sstools.testing import LiveServer
+from tests.agent.test_offline_understands_requests import Server, called, say
+from tests.support import types
+
+DEV_DASHBOARDS = [{"id": 10, "title": "Отчёт по энергопотреблению"}, {"id": 12, "title": "Тарифы"}]
+
+
+class FleetServer(Server):
+    """The tools' server, listing two dashboards in ss-dev (what «все» means there)."""
+
+    async def handle(self, request: Request) -> Response:
+        if request.url.path == "/api/dashboards":
+            self.requests.append(("GET", "/api/dashboards"))
+            here = request.query_params.get("env_id") == "ss-dev"
+            return JSONResponse({"items": DEV_DASHBOARDS if here else []})
+        return await super().handle(request)
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[Server, str]]:
+    made = FleetServer()
+    with LiveServer(made.app) as live:
+        yield made, live.url
+
+
+D = "dashboard"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "почему не прошла последняя выкатка",
+        "почему упала последняя задача?",
+        "что сломалось в последнем деплое",
+        "why did the last deploy fail?",
+        "статус моей последней миграции",
+    ],
+)
+async def test_what_failed_is_read_from_the_tasks_never_a_rollback_or_a_deploy(
+    make_agent: Any, server: tuple[Server, str], text: str
+) -> None:
+    made, url = server
+    events = await say(make_agent, url, text, None, Role.engineer)
+    assert [name for name, _ in called(events)] == ["list_tasks"], events
+    assert "confirm_required" not in types(events)
+    assert made.writes == []
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [("выкати все в стейдж", "staging"), ("deploy everything to prod", "prod")],
+)
+async def test_all_dashboards_are_a_migration_not_one_deploy_asked_back(
+    make_agent: Any, server: tuple[Server, str], text: str, target: str
+) -> None:
+    made, url = server
+    events = await say(make_agent, url, text, None, Role.engineer)
+    card = events[-1]
+    assert card["type"] == "confirm_required", events
+    assert (card["tool"], card["args"]["target_env_id"]) == ("execute_migration", target)
+    assert card["args"]["dashboard_ids"] == [10, 12]  # every dashboard of the source
+    assert made.writes == []
+
+
+async def test_all_changes_of_one_dashboard_stay_its_deploy(
+    make_agent: Any, server: tuple[Server, str]
+) -> None:
+    made, url = server
+    events = await say(make_agent, url, "выкати все изменения в прод", D, Role.engineer)
+    assert events[-1]["type"] == "confirm_required", events
+    assert events[-1]["tool"] == "deploy_dashboard"
+    assert made.writes == []
+
+
+async def test_an_analyst_comparing_environments_gets_the_drift_not_a_refusal(
+    make_agent: Any, server: tuple[Server, str]
+) -> None:
+    made, url = server
+    text = "чем этот дашборд на стейдже отличается от дева"
+    events = await say(make_agent, url, text, D, Role.analyst)
+    assert [name for name, _ in called(events)] == ["get_drift"], events
+    assert "Недостаточно прав" not in str(events)
+    assert made.writes == []
