@@ -167,6 +167,8 @@ async def agent_page(
         env,
         can_roll_back=can_roll_back,
         suggestions=SUGGESTIONS[kind],
+        # «этот объект» only where the page has one: a general chat names what it can help with.
+        placeholder=UI["message_placeholder" if kind else "message_placeholder_general"],
         offline=bool(request.app.state.agent_offline),
         object_link=_object_link(kind, object_id, env.id),
     )

@@ -309,3 +309,14 @@ async def test_every_page_reads_as_russian_with_numbers_that_agree(
         if found := english_words(text, data) + disagreements(text):
             unread[path] = found
     assert unread == {}
+
+
+async def test_the_composer_speaks_of_this_object_only_where_the_page_has_one(
+    client: httpx.AsyncClient, token_for: object
+) -> None:
+    client.cookies.set("sstools_session", token_for(Role.analyst))  # type: ignore[operator]
+    general = await client.get("/agent?envId=ss-dev&route=/settings")
+    on_dashboard = await client.get("/agent?objectType=dashboard&objectId=3&envId=ss-dev&route=/x")
+    assert 'placeholder="Спросите про дашборды, датасеты, выкатки…"' in general.text
+    assert 'placeholder="Спросите про этот объект…"' not in general.text
+    assert 'placeholder="Спросите про этот объект…"' in on_dashboard.text

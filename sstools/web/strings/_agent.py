@@ -4,6 +4,7 @@ from __future__ import annotations
 
 AGENT = {
     "message_placeholder": "Спросите про этот объект…",
+    "message_placeholder_general": "Спросите про дашборды, датасеты, выкатки…",
     "send": "Отправить",
     "wait_run": "Агент ещё отвечает — дождитесь окончания",
     "confirm": "Подтвердить",
