@@ -22,14 +22,23 @@ from tests.support import types
 DEV_DASHBOARDS = [{"id": 10, "title": "Отчёт по энергопотреблению"}, {"id": 12, "title": "Тарифы"}]
 
 
+DEV_DATASETS = [
+    {"id": 3, "name": "sales_orders", "schema": "main", "database_id": 1},
+    {"id": 2, "name": "regions", "schema": "main", "database_id": 1},
+]
+
+
 class FleetServer(Server):
-    """The tools' server, listing two dashboards in ss-dev (what «все» means there)."""
+    """The tools' server, listing two dashboards (what «все» means) and two datasets in ss-dev."""
 
     async def handle(self, request: Request) -> Response:
         if request.url.path == "/api/dashboards":
             self.requests.append(("GET", "/api/dashboards"))
             here = request.query_params.get("env_id") == "ss-dev"
             return JSONResponse({"items": DEV_DASHBOARDS if here else []})
+        if request.url.path == "/api/datasets":
+            here = request.query_params.get("env_id") == "ss-dev"
+            return JSONResponse({"items": DEV_DATASETS if here else []})
         return await super().handle(request)
 
 
@@ -98,3 +107,15 @@ async def test_an_analyst_comparing_environments_gets_the_drift_not_a_refusal(
     assert [name for name, _ in called(events)] == ["get_drift"], events
     assert "Недостаточно прав" not in str(events)
     assert made.writes == []
+
+
+async def test_rows_of_a_table_named_without_its_page_are_counted_by_a_read(
+    make_agent: Any, server: tuple[Server, str]
+) -> None:
+    _, url = server
+    events = await say(make_agent, url, "сколько строк в sales_orders", None, Role.analyst)
+    [(tool, args)] = called(events)
+    assert tool == "superset_execute_sql"
+    assert args["sql"] == 'SELECT count(*) AS row_count FROM "main"."sales_orders"'
+    assert args["database_id"] == 1
+    assert "confirm_required" not in types(events)

@@ -90,6 +90,13 @@ def dataset(fleet: Fleet, env_id: str | None, dataset_id: int | None) -> ListedD
     )
 
 
+def dataset_named(text: str, fleet: Fleet, env_id: str | None) -> ListedDataset | None:
+    """The one dataset of ``env_id`` whose table the text names as a word («в sales_orders»)."""
+    said = {fold(word) for word in WORD.findall(text)}
+    found = [one for one in fleet.datasets if one.env_id == env_id and fold(one.name) in said]
+    return found[0] if len(found) == 1 else None
+
+
 def latest_task(
     fleet: Fleet,
     kinds: Sequence[str],

@@ -210,12 +210,17 @@ def _quoted(identifier: str) -> str:
 def _data_question(
     args: dict[str, Any], said: Said, context: UIContext | None, fleet: Fleet
 ) -> dict[str, Any] | str:
-    """«сколько строк?», «первые 10 строк» on a dataset's page: the query on its table."""
-    on_dataset = context is not None and context.object_type is ObjectType.dataset
-    if not on_dataset or context is None or context.object_id is None:
+    """«сколько строк?», «первые 10 строк» on a dataset's page (or naming its table, «сколько
+    строк в sales_orders»): the query on its table."""
+    if context is None:
         return args
+    on_dataset = context.object_type is ObjectType.dataset and context.object_id is not None
     counting = vocab.COUNT_ROWS.search(said.prose) is not None
-    table = names.dataset(fleet, context.env_id, int(context.object_id))
+    table = (
+        names.dataset(fleet, context.env_id, int(context.object_id or 0))
+        if on_dataset
+        else names.dataset_named(said.prose, fleet, context.env_id)
+    )
     if table is None or not (counting or vocab.ROWS_WANTED.search(said.prose)):
         return args  # no question about its rows: the SQL is asked for
     parts = [table.schema_name, table.name] if table.schema_name else [table.name]
