@@ -67,6 +67,19 @@ class Face:
     base_url: str  # where a person opens a request's page
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A call the guard cleared, with who asked it, how, and whether the host can ask them."""
+
+    face: Face
+    caller: Caller
+    token: str
+    tool: ToolSpec
+    args: ToolArgs
+    split: SplitCall
+    ask: Asker | None
+
+
 def _said(
     text: str, *, error: bool = False, data: dict[str, Any] | None = None
 ) -> types.CallToolResult:
@@ -120,20 +133,18 @@ async def call(
     )
     if isinstance(verdict, Refused):
         return _said(verdict.message, error=True)
-    args = verdict.args
-    if tool.kind_for(args) is not ToolKind.write or is_dry_run(args):
-        return await _run(face, caller, token, tool, args, split)
+    checked = Checked(face, caller, token, tool, verdict.args, split, ask)
+    if tool.kind_for(verdict.args) is not ToolKind.write or is_dry_run(verdict.args):
+        return await _run(checked)
     if tool.name in HELD_BY_ROUTE:
-        return await _held_write(face, caller, token, tool, args, split, ask)
-    return await _asked_write(face, caller, token, tool, args, split, ask)
+        return await _held_write(checked)
+    return await _asked_write(checked)
 
 
-async def _run(
-    face: Face, caller: Caller, token: str, tool: ToolSpec, args: ToolArgs, split: SplitCall
-) -> types.CallToolResult:
+async def _run(call: Checked) -> types.CallToolResult:
     try:
-        result = await face.executor.execute(
-            tool, args, split.scope, token=token, username=caller.username
+        result = await call.face.executor.execute(
+            call.tool, call.args, call.split.scope, token=call.token, username=call.caller.username
         )
     except SstoolsError as exc:  # the arguments say too little (no id, no environment)
         return _said(str(exc), error=True)
@@ -153,16 +164,9 @@ async def _held_status(face: Face, split: SplitCall, token: str) -> types.CallTo
     return _said(json.dumps(answer, ensure_ascii=False), data=answer)
 
 
-async def _held_write(
-    face: Face,
-    caller: Caller,
-    token: str,
-    tool: ToolSpec,
-    args: ToolArgs,
-    split: SplitCall,
-    ask: Asker | None,
-) -> types.CallToolResult:
-    scope = split.scope
+async def _held_write(call: Checked) -> types.CallToolResult:
+    face, token, tool, args = call.face, call.token, call.tool, call.args
+    scope = call.split.scope
     impact = texts.UNKNOWN_IMPACT
     try:
         if tool.preview is not None:
@@ -180,14 +184,14 @@ async def _held_write(
     status, answer = await face.executor.relay(
         request.method, request.path, request.json_body, token, params=request.params
     )
-    await _audit(face, caller, tool, split, "held" if status == 202 else str(status))
+    await _audit(call, "held" if status == 202 else str(status))
     if status >= 400 or not isinstance(answer, dict):
         return _said(texts.REFUSED.format(detail=_detail(answer)), error=True)
     if answer.get("status") != "awaiting_first":  # a route that did not hold: what it did
         return _said(json.dumps(answer, ensure_ascii=False), data=answer)
     request_id = str(answer["id"])
     link = f"{face.base_url.rstrip('/')}/approvals/{request_id}"
-    if ask is None:
+    if call.ask is None:
         data = {"status": "approval_needed", "request_id": request_id, "link": link}
         return _said(texts.NEEDS_APPROVAL.format(link=link, id=request_id), data=data)
     env = face.environments.get(str(answer.get("env_id")))
@@ -199,7 +203,7 @@ async def _held_write(
         objects=", ".join(f"«{one}»" for one in answer.get("objects") or []) or "—",
         digest=str(answer.get("digest", ""))[:12],
     )
-    word = await ask(message)
+    word = await call.ask(message)
     decision = (
         {"decision": "approve"}
         if word == "accept"
@@ -227,38 +231,29 @@ def _decided(view: dict[str, Any], request_id: str) -> types.CallToolResult:
     return _said(texts.DONE, data=data)
 
 
-async def _asked_write(
-    face: Face,
-    caller: Caller,
-    token: str,
-    tool: ToolSpec,
-    args: ToolArgs,
-    split: SplitCall,
-    ask: Asker | None,
-) -> types.CallToolResult:
+async def _asked_write(call: Checked) -> types.CallToolResult:
     """A write that only adds, asked of its person through the host, then run once."""
-    if ask is None:
-        await _audit(face, caller, tool, split, "refused_no_elicitation")
-        return _said(texts.NEEDS_ELICITATION.format(title=tool.title), error=True)
-    shown = json.dumps(args.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
-    word = await ask(texts.CONFIRM_CALL.format(title=tool.title, arguments=shown))
+    title = call.tool.title
+    if call.ask is None:
+        await _audit(call, "refused_no_elicitation")
+        return _said(texts.NEEDS_ELICITATION.format(title=title), error=True)
+    shown = json.dumps(call.args.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+    word = await call.ask(texts.CONFIRM_CALL.format(title=title, arguments=shown))
     if word != "accept":
-        await _audit(face, caller, tool, split, "declined")
+        await _audit(call, "declined")
         return _said(texts.DECLINED, data={"status": "declined"})
-    return await _run(face, caller, token, tool, args, split)
+    return await _run(call)
 
 
-async def _audit(
-    face: Face, caller: Caller, tool: ToolSpec, split: SplitCall, outcome: str
-) -> None:
-    async with face.sessions() as session:
+async def _audit(call: Checked, outcome: str) -> None:
+    async with call.face.sessions() as session:
         await audit.record(
             session,
             action="tool_call",
             outcome=outcome,
-            username=caller.username,
-            env_id=split.scope.env_id,
-            tool=tool.name,
+            username=call.caller.username,
+            env_id=call.split.scope.env_id,
+            tool=call.tool.name,
             kind="write",
             face="mcp",
         )
