@@ -92,7 +92,8 @@ READ_QUESTIONS = (
     "каком",
     "перечисл", "спис", "истори",
     "есть ли", "были ли", "был ли", "когда", "сколько", "что", "где", "кто", "почему",
-    "отчего", "зачем", "show", "list", "which", "history", "is there", "are there", "do we have", "did", "when",
+    "отчего", "зачем",
+    "show", "list", "which", "history", "is there", "are there", "do we have", "did", "when",
     "how many", "what", "whats", "where", "who", "any", "why",
 )  # fmt: skip
 
