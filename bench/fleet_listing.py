@@ -5,8 +5,10 @@ In the app the graph reads it over HTTP at the start of an offline turn
 listing the sandbox's own seed makes (:mod:`sstools.sandbox.seed`): dev's dashboards in the
 order the seed creates them (so «Отчёт по энергопотреблению» is 10, as in the sandbox), staging's
 and prod's as :mod:`sstools.sandbox.promote` imports them (the released ones, sorted by title),
-the four datasets in each, and the task records recorded from the sandbox
-(``bench/data/answers/tasks.json``: a backup, a documentation, a validation — no deploy).
+the four datasets in each, and the task records: a day of deploys, migrations and backups
+written by hand in the API's shape (``bench/data/fleet_history.json``: the seed makes
+none), then those recorded from the sandbox (``bench/data/answers/tasks.json``: a backup, a
+documentation, a validation).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from sstools.agent.fleet import Fleet, Listed, ListedDataset, ListedTask
 from sstools.sandbox.fleet import INSTANCES
 from sstools.sandbox.seed import DASHBOARDS, DATASETS
 
-TASKS = Path(__file__).resolve().parent / "data" / "answers" / "tasks.json"
+DATA = Path(__file__).resolve().parent / "data"
+TASK_FILES = (DATA / "fleet_history.json", DATA / "answers" / "tasks.json")  # newest first
 
 
 @cache
@@ -40,6 +43,9 @@ def recorded_fleet() -> Fleet:
         for env in (dev, *others)
         for number, name in enumerate(DATASETS, start=1)
     ]
-    recorded = json.loads(TASKS.read_text(encoding="utf-8"))["payload"]
-    tasks = [ListedTask.model_validate(task) for task in recorded]
+    tasks = [
+        ListedTask.model_validate(task)
+        for path in TASK_FILES
+        for task in json.loads(path.read_text(encoding="utf-8"))["payload"]
+    ]
     return Fleet(dashboards=dashboards, datasets=datasets, tasks=tasks)

@@ -56,7 +56,7 @@ from sstools.agent.invocation import NeedsConfirmation, Refused, Verdict, check_
 from sstools.agent.offline.planner import offline_planner
 from sstools.agent.routing import tool_router
 from sstools.agent.routing.tokens import WORD, stem
-from sstools.agent.selection import select_tools
+from sstools.agent.selection import routing_text, select_tools
 from sstools.agent.texts import OFFLINE_PREFIX
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.tools import CATALOGUE
@@ -141,15 +141,17 @@ def plan(request: Request) -> Outcome:
     settings = Settings.model_fields
     router = tool_router(settings["router"].default, settings["router_k"].default)
     context = request.context()
-    routed = time.perf_counter()  # the message embedded and routed, as every model's turn is
-    selection = select_tools(request.role, context, message=request.text, router=router)
-    model = _planner().bind_tools([CATALOGUE[name].schema() for name in selection.offered])
-    system = prompt.system_prompt(ENVIRONMENTS, context, selection, request.role)
-    system = fleet.hand(system, recorded_fleet())
     history: list[BaseMessage] = [
         HumanMessage(turn.text) if turn.role == "user" else AIMessage(turn.text)
         for turn in request.previous
     ]
+    routed = time.perf_counter()  # the message embedded and routed, as every model's turn is
+    message = routing_text([*history, HumanMessage(request.text)])
+    selection = select_tools(request.role, context, message=message, router=router)
+    model = _planner().bind_tools([CATALOGUE[name].schema() for name in selection.offered])
+    system = prompt.system_prompt(ENVIRONMENTS, context, selection, request.role)
+    # The person asking is the sandbox's user of that role («моя выкатка»: engineer's).
+    system = fleet.hand(system, recorded_fleet().model_copy(update={"me": request.role.value}))
     began = time.perf_counter()
     reply = model.invoke([system, *history, HumanMessage(request.text)])
     seconds = time.perf_counter() - began
@@ -183,6 +185,8 @@ def _sql(value: Any) -> str:
 
 
 def slot_matches(name: str, expected: Any, args: dict[str, Any]) -> bool:
+    if name == "last_deploy":  # resolved from the task records: the call names a task
+        return "task_id" in args
     if name == "sql":
         return name in args and _sql(args[name]) == _sql(expected)
     if isinstance(expected, bool):

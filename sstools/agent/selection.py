@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
 from sstools.agent import texts
 from sstools.agent.context import UIContext
+from sstools.agent.offline.followup import follow_up
 from sstools.agent.routing.history import recently_used, started_a_task
 from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.auth.roles import Role
@@ -177,11 +178,17 @@ def before_last_reply(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
     return list(messages[:last_reply])
 
 
-def last_human_text(messages: Sequence[AnyMessage]) -> str:
+def last_human_text(messages: Sequence[BaseMessage]) -> str:
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
             return str(message.content)
     return ""
+
+
+def routing_text(messages: Sequence[BaseMessage]) -> str:
+    """What the tools are ranked for: the latest message, read with the one it completes when it
+    answers the agent's question back («все» after «какие дашборды перенести?»)."""
+    return follow_up(messages) or last_human_text(messages)
 
 
 class ToolOffer:
@@ -212,7 +219,7 @@ class ToolOffer:
         """Offered now: the embedding awaited on the loop, and only where the router ranks (a
         router that does not rank returns its candidates as they are); ``timed``: once per turn,
         in ``sstools_router_seconds``."""
-        filtered, message = self._filtered(messages, context, role), last_human_text(messages)
+        filtered, message = self._filtered(messages, context, role), routing_text(messages)
         router = self._router
         if router is None or not router.ranks(message, filtered.to_rank):
             return filtered.narrowed(None if router is None else filtered.to_rank)

@@ -56,19 +56,22 @@ def plan(
     object_id: str | None = None,
     earlier: list[BaseMessage] | None = None,
     role: Role = Role.engineer,
+    *,
+    handed: Fleet = FLEET,
+    env_id: str = "ss-dev",
 ) -> AIMessage:
     context = UIContext.model_validate(
         {
             "contextVersion": 1,
             "objectType": object_type,
             "objectId": object_id,
-            "envId": "ss-dev",
+            "envId": env_id,
             "route": "/",
         }
     )
     offered = select_tools(role, context).offered
     bound = PLANNER.bind_tools([CATALOGUE[name].schema() for name in offered])
-    system = fleet.hand(system_message(prompt_block(context), context), FLEET)
+    system = fleet.hand(system_message(prompt_block(context), context), handed)
     reply = bound.invoke([system, *(earlier or []), HumanMessage(text)])
     assert isinstance(reply, AIMessage)
     return reply

@@ -4,6 +4,8 @@
   person answers with the slot alone («prod», «на стейдж», «7 и 8», the first digits of a task):
   the answer is read together with the message it completes, so it fills the slot asked for and
   keeps every other one the first message gave («перенеси в стейдж» + «7 и 8»).
+  An answer «первый» picks the first of the choices the question listed; «а на проде?», «а
+  теперь?» after an answer asks the earlier request again, there or now.
 - :func:`small_talk`: thanks, answered in words, nothing run (a greeting still gets the page's
   default answer).
 - :func:`rollback_elsewhere`: «откати…» where no rollback is offered (a dashboard's chat, before
@@ -12,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -26,6 +29,9 @@ _ANSWER_WORDS = 5
 # status, a word for the environment.
 _SLOT_INTENTS = frozenset({"task_status"})
 _SMALL_TALK = frozenset(spaced(word) for word in vocab.THANKS)
+# «а на проде?», «а теперь?» after an answer: the same request again, there or now.
+_SWITCH = re.compile(r"(?:a|and|what about)(?: |$)")
+_SWITCH_INTENTS = frozenset({"task_status", "health"})
 
 
 def last_said(messages: Sequence[BaseMessage]) -> str:
@@ -49,12 +55,27 @@ def follow_up(messages: Sequence[BaseMessage]) -> str | None:
         return None
     latest, earlier = messages[said[-1]], messages[said[-2]]
     between = messages[said[-2] + 1 : said[-1]]
-    if not between or not _asked_back(between[-1]):
+    if not between:
         return None
     answer = str(latest.content)
-    if len(spaced(answer).split()) > _ANSWER_WORDS or not set(intents(answer)) <= _SLOT_INTENTS:
+    if len(spaced(answer).split()) > _ANSWER_WORDS:
+        return None
+    if _asked_back(between[-1]):
+        if not set(intents(answer)) <= _SLOT_INTENTS:
+            return None
+        answer = _picked(answer, str(between[-1].content)) or answer
+    elif not (_SWITCH.match(spaced(answer)) and set(intents(answer)) <= _SWITCH_INTENTS):
         return None
     return f"{earlier.content} {answer}"
+
+
+def _picked(answer: str, question: str) -> str | None:
+    """«первый», «второй» after a question listing choices in «…»: the choice itself."""
+    place = vocab.ORDINALS.get(spaced(answer))
+    choices = re.findall(r"«([^»]+)»", question)
+    if place is None or not choices or place >= len(choices):
+        return None
+    return str(choices[place])
 
 
 def small_talk(text: str) -> bool:

@@ -49,7 +49,8 @@ _TOOLS: dict[str, tuple[str, ...]] = {
     "commit": ("commit_changes",),
     "permissions": ("superset_audit_permissions",),
     "validation": ("run_llm_validation",),
-    "changed_by": ("get_health_summary",),  # «кто последний менял …»: its last change, owners
+    # «кто последний менял …»: its versions with who made each, else its last change and owners
+    "changed_by": ("get_dashboard_timeline", "get_health_summary"),
     "timeline": ("get_dashboard_timeline",),  # before the task list: «история версий»
     "tasks_list": ("list_tasks",),
     # Where no plan of a write can answer (the page, or the role), the drift of the page's object.
@@ -105,6 +106,8 @@ _WRITE_COMMAND_EN = re.compile(
 _READ_QUESTION = phrases(vocab.READ_QUESTIONS)
 _POLITE = phrases(vocab.POLITE_ASKS, whole=True)
 _SEARCH_VERB = phrases(intent_words.SEARCH_VERBS)
+# What a write would do, asked outright: its plan answers, not the list of versions.
+_OUTCOME = phrases(vocab.OUTCOME_QUESTIONS)
 # A SQL text: backquoted, or from the keyword a statement starts with to the end.
 SQL = re.compile(
     r"`([^`]+)`|(\b(?:select\s|with\s+\w+\s+as\s*\(|insert\s+into\s|update\s+\w+\s+set\s|"
@@ -261,11 +264,17 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
 
     if asking == "plan":  # what a write would change first, its history or list after
         found = sorted(found, key=lambda intent: intent in _NOT_FOR_PLANS)
+    if asking is not None and "timeline" in found and not _OUTCOME.search(spaced(text)):
+        # «к какой версии можно откатиться?», «можно ли вернуть его к версии до…»: its versions
+        found = ["timeline", *(intent for intent in found if intent != "timeline")]
     comparing = bool(found) and found[0] == "compare"
     for intent in found:
         tools = (_PLAN_TOOLS.get(intent) if asking == "plan" else None) or _TOOLS[intent]
         if asking is not None:
             tools = _QUESTION_TOOLS.get(intent, tools)
+        if intent == "deploy" and asking == "plan" and "deploy_dashboard" not in offered:
+            # «что изменится, если выкатить…» from one who may not deploy: the preview answers
+            tools = ("preview_migration", *tools)
         if intent == "restore" and asking == "read" and not BACKUP_ID.search(text):
             tools = ("list_backups", *tools)  # «из какого бэкапа можно восстановить?»: the list
         for name in tools:

@@ -16,6 +16,7 @@ English (:data:`~sstools.agent.texts.vocabulary.TITLE_TRANSLATIONS`: «про п
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from difflib import SequenceMatcher
 from functools import cache
 
 from sstools.agent.fleet import Fleet, Listed, ListedDataset, ListedTask
@@ -61,8 +62,24 @@ def named(text: str, fleet: Fleet, env_id: str | None) -> list[Listed]:
     the longest titles first: «Отчёт по энергопотреблению» before a shorter one it contains."""
     said = _with_translations(_stems(text))
     found = [one for one in _in(fleet, env_id) if (t := _title_stems(one.title)) and t <= said]
+    if not found:  # a typo or a letter short: «Executiv Sumary», «по регоинам», «Energy KPI»
+        found = [
+            one
+            for one in _in(fleet, env_id)
+            if (t := _title_stems(one.title)) and all(_close(word, said) for word in t)
+        ]
     longest = max((len(_title_stems(one.title)) for one in found), default=0)
     return [one for one in found if len(_title_stems(one.title)) == longest]
+
+
+# How alike two stems must be to be one word mistyped (difflib's ratio: 4 letters of 5 agree).
+_ALIKE = 0.8
+
+
+def _close(word: str, said: set[str]) -> bool:
+    return any(
+        one[:1] == word[:1] and SequenceMatcher(None, word, one).ratio() >= _ALIKE for one in said
+    )
 
 
 def about(text: str, fleet: Fleet, env_id: str | None) -> list[Listed]:

@@ -36,7 +36,7 @@ from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
 from sstools.agent.offline.followup import follow_up, last_said, rollback_elsewhere, small_talk
 from sstools.agent.offline.intent import Asking, asks, choose, has_plan
-from sstools.agent.offline.resolving import resolve
+from sstools.agent.offline.resolving import resolve, task_asked
 from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.slots import Said, arguments, dashboards
 from sstools.agent.texts import answers as answer_texts
@@ -182,6 +182,11 @@ class OfflinePlanner:
                 if "env_id" in missing and task.env_id:  # the deploy's own environment
                     args["env_id"] = task.env_id
                     missing.remove("env_id")
+        if "task_id" in missing and name == "get_task_status":  # then the task records
+            recorded = task_asked(said, handed_fleet(messages), args.get("env_id"))
+            if recorded is not None:
+                args["task_id"] = recorded.id
+                missing.remove("task_id")
         # What the page shows is what the person means: no need to name it again.
         if name in _PAGE_DASHBOARD and not on_a_dashboard and "dashboard_id" not in args:
             missing.insert(0, "dashboard_id")

@@ -26,6 +26,7 @@ from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.fleet import Fleet, Listed, ListedTask
 from sstools.agent.offline import names
 from sstools.agent.offline.answers.words import short_id
+from sstools.agent.offline.intent import phrases, spaced
 from sstools.agent.offline.slots import Said, environments
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts import offline as texts
@@ -34,7 +35,13 @@ from sstools.agent.tools import CATALOGUE
 
 # Tools whose one dashboard a title names; those that take several.
 _ONE_DASHBOARD = frozenset(
-    {"deploy_dashboard", "get_health_summary", "run_llm_validation", "run_llm_documentation"}
+    {
+        "deploy_dashboard",
+        "get_health_summary",
+        "run_llm_validation",
+        "run_llm_documentation",
+        "get_dashboard_timeline",
+    }
 )
 _SEVERAL = frozenset({"execute_migration", "preview_migration"})
 _DEPLOYS = ("deploy", "migration")
@@ -97,10 +104,11 @@ def resolve(
             args["dashboard_id"] = found[0].id
     if name in _SEVERAL and "dashboard_ids" not in args and fleet.dashboards:
         if "source_env_id" not in args and args.get("target_env_id"):
-            # «сравни … в dev и prod»: the other place named is where from
-            other = [env for env in _mentioned(said, known) if env != args["target_env_id"]]
-            if other:
-                args["source_env_id"] = other[0]
+            # «сравни … в dev и prod», «всё, что в деве, в прод»: neither marked as where from,
+            # so the earlier stage is (changes flow dev → staging → prod)
+            mentioned = sorted(set(_mentioned(said, known)), key=_stage)
+            if len(mentioned) >= 2:
+                args["source_env_id"], args["target_env_id"] = mentioned[0], mentioned[-1]
         source = args.get("source_env_id") or here
         if vocab.ALL_WORDS.search(prose):
             every = [one.id for one in fleet.dashboards if one.env_id == source]
@@ -114,7 +122,7 @@ def resolve(
         env = args.get("target_env_id") or here
         backups = names.latest_task(fleet, ("backup",), env)
         ids = [task.objects[0] for task in backups if task.objects and task.status == "succeeded"]
-        if ids and (said.last or len(ids) == 1):
+        if ids and said.last:  # «из последнего бэкапа»; else which one is asked, with choices
             args["backup_id"] = ids[0]
             args.setdefault("target_env_id", env)
     if name == "rollback_deploy":
@@ -124,6 +132,30 @@ def resolve(
     if name == "superset_execute_sql" and "sql" not in args:
         return _data_question(args, said, context, fleet)
     return args
+
+
+def _stage(env_id: str) -> int:
+    order = vocab.STAGE_ORDER
+    return next((i for i, stage in enumerate(order) if stage in env_id), len(order))
+
+
+def task_asked(said: Said, fleet: Fleet, env_id: str | None) -> ListedTask | None:
+    """The task a status question means without its id, from the records: «моя выкатка»,
+    «почему упала последняя задача?», "is my backup done yet?" — the newest that fits what it
+    says (its kind, the person's own, failed, where); None when it says none of these."""
+    prose = spaced(said.prose)
+    kinds = tuple(
+        kind
+        for kinds, words in vocab.TASK_KIND_WORDS.items()
+        if phrases(words).search(prose)
+        for kind in kinds
+    )
+    mine = names.says_mine(said.prose)
+    failed = vocab.FAILED_WORDS.search(said.prose) is not None
+    if not (kinds or mine or failed or said.last):
+        return None
+    fitting = names.latest_task(fleet, kinds, env_id, mine=mine)
+    return next((task for task in fitting if not failed or task.status == "failed"), None)
 
 
 def _mentioned(said: Said, known: Sequence[str]) -> list[str]:

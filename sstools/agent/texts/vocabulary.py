@@ -62,6 +62,12 @@ PLAN_QUESTIONS = (
     "preview", "dry run", "dryrun", "plan", "diff", "simulat", "симулир", "прикин",
 )  # fmt: skip
 
+# A plan question about the outcome itself («что будет, если откатить к версии…»).
+OUTCOME_QUESTIONS = (
+    "что изменит", "что поменяет", "что будет", "что произойд", "что вернется", "что откатится",
+    "what would", "what happens", "what changes", "would change", "what will",
+)  # fmt: skip
+
 # Orders a task that writes nothing (a check, a document): a command even with «?».
 TASK_COMMANDS = (
     "проверь", "провалидируй", "прогони", "задокументируй", "опиши", "напиши", "сгенерируй",
@@ -199,11 +205,12 @@ TRAILING_PROSE = re.compile(
 NO_COMMIT = ("без коммит", "не коммит", "не закоммит", "не комить", "don t commit", "dont commit",
              "do not commit", "no commit", "without commit", "without committing", "не пуш",
              "не запуш", "без пуш", "не клади", "не кладите", "don t push",
-             "dont push")  # fmt: skip
+             "dont push", "в гит не надо", "в гит не нужно", "без гита", "не в гит",
+             "no git")  # fmt: skip
 
 # The latest deploy: «последняя выкатка», "the last deploy" (its task, from the conversation).
-LAST_WORDS = ("последн", "недавн", "прошл", "last", "latest", "recent", "previous", "poslednii",
-              "poslednei", "posledn")  # fmt: skip
+LAST_WORDS = ("последн", "недавн", "прошл", "свеж", "вчерашн", "last", "latest", "recent",
+              "previous", "newest", "fresh", "poslednii", "poslednei", "posledn")  # fmt: skip
 
 # «все дашборды», «всё», "all": the source's every dashboard (a migration lists them on its card).
 ALL_WORDS = re.compile(r"(?<!\w)(?:все|всё|всех|all|everything|vse)(?!\w)", re.IGNORECASE)
@@ -217,17 +224,30 @@ ALL_DASHBOARDS = re.compile(
 FAILED_WORDS = re.compile(
     r"(?<!\w)(?:упал\w*|слома\w*|не удал\w*|ошибк\w*|failed|failing|broke\w*)", re.IGNORECASE
 )
+# A task's kind as people say it («моя выкатка», "my backup"): the kinds of record it means.
+TASK_KIND_WORDS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("deploy", "migration"): ("выкат", "деплой", "депло", "deploy", "релиз", "release"),
+    ("migration",): ("миграц", "перенос", "migrat"),
+    ("backup",): ("бэкап", "бекап", "резервн", "backup"),
+    ("validation",): ("проверк", "валидац", "ревью", "validation", "check"),
+    ("documentation",): ("документац", "доку", "documentation", "docs"),
+}
+# The order a fleet's changes flow in (dev → staging → prod): with two environments named and
+# neither marked as the source («сравни в dev и prod»), the earlier stage is where from.
+STAGE_ORDER = ("dev", "stag", "prod")
 # Rows a person asks to see: «первые 10 строк», «пять строк», "first 20 rows".
 ROWS_WANTED = re.compile(
-    r"(?<!\w)([0-9]{1,4}|одн\w*|дв\w*|тр\w*|пят\w*|дес\w*|двадцат\w*|пятидесят\w*|сто)\s+"
+    r"(?<!\w)([0-9]{1,4}|одн\w*|дв\w*|тр\w*|пят\w*|дес\w*|двадцат\w*|пятидесят\w*|сто|пар\w*"
+    r"|нескольк\w*)\s+"
     r"(?:первых\s+)?(?:строк\w*|записе\w*|rows?)",
     re.IGNORECASE,
 )
 NUMBER_WORDS = {"одн": 1, "дв": 2, "тр": 3, "пят": 5, "дес": 10, "двадцат": 20, "пятидесят": 50,
-                "сто": 100}  # fmt: skip
+                "сто": 100, "пар": 2, "нескольк": 5}  # fmt: skip
 # Counting rows: «сколько строк», "how many rows".
 COUNT_ROWS = re.compile(
-    r"(?:сколько\s+(?:всего\s+)?(?:строк|записей))|how many (?:rows|records)|row count|count rows",
+    r"(?:сколько\s+(?:всего\s+)?(?:строк|записей))|how many (?:rows|records)|row count|count rows"
+    r"|skolko\s+(?:vsego\s+)?(?:strok|zapisey)",
     re.IGNORECASE,
 )
 # Words of dashboard titles in the other language: a search «про погоду» finds «Weather
@@ -245,6 +265,12 @@ THANKS = (
     "отлично", "супер", "большое", "всё", "все", "thanks", "thank", "you", "thx", "cool",
     "great", "a", "lot", "so", "much",
 )  # fmt: skip
+# «первый», "the second": which of the choices a question back listed (folded, whole answer).
+ORDINALS = {
+    "perviy": 0, "pervyy": 0, "pervaya": 0, "pervoe": 0, "pervyi": 0, "first": 0,
+    "the first": 0, "vtoroy": 1, "vtoraya": 1, "vtoroe": 1, "second": 1, "the second": 1,
+    "tretiy": 2, "tretya": 2, "trete": 2, "third": 2, "the third": 2,
+}  # fmt: skip
 # Title words that say nothing of what a dashboard is about: matched only as part of a title.
 WEAK_TITLE_WORDS = ("по", "и", "в", "на", "the", "of", "and", "архив")
 # «моя миграция», "my deploy": the person's own.

@@ -1,0 +1,132 @@
+"""Issue 36, round 3: the offline planner reads the task records, the order a fleet flows in,
+typos, picks and follow-ups the way people write them.
+
+The planner is handed a fleet as the graph hands it (:mod:`tests.agent.test_planner_names`'s
+sandbox listing) with a day of task records; each case is a person's phrasing and the call they
+should get, or the question back they should read.
+"""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+
+from sstools.agent.fleet import ListedTask
+from sstools.agent.selection import routing_text
+from sstools.auth.roles import Role
+from sstools.sandbox.seed import DASHBOARDS
+from tests.agent.test_planner_names import FLEET, RELEASED, call, plan
+
+MY_MIGRATION = "a1" * 16
+THEIR_MIGRATION = "b2" * 16
+MY_BACKUP = "c3" * 16
+PROD_BACKUP = "prod.20261205T030000000000Z"
+TASKS = FLEET.model_copy(
+    update={
+        "tasks": [
+            ListedTask(id=THEIR_MIGRATION, kind="migration", status="failed", started_by="bo"),
+            ListedTask(id=MY_MIGRATION, kind="migration", status="running", started_by="al"),
+            ListedTask(
+                id=MY_BACKUP,
+                kind="backup",
+                status="succeeded",
+                env_id="prod",
+                objects=[PROD_BACKUP],
+                started_by="al",
+            ),
+        ]
+    }
+)
+PROD_ENERGY = RELEASED.index("Energy KPIs") + 1
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("как там моя миграция?", MY_MIGRATION),
+        ("моя последняя выкатка прошла?", MY_MIGRATION),  # a migration is a deploy too
+        ("is my backup done yet?", MY_BACKUP),
+        ("did the last migration go through?", THEIR_MIGRATION),
+    ],
+)
+def test_a_status_question_without_an_id_finds_the_task_in_the_records(
+    text: str, task: str
+) -> None:
+    name, args = call(plan(text, handed=TASKS))
+    assert (name, args) == ("get_task_status", {"task_id": task})
+
+
+def test_a_task_of_mine_that_is_not_there_is_asked_back() -> None:
+    asked = plan("моя проверка уже закончилась?", handed=TASKS)
+    assert not asked.tool_calls
+    assert "задач" in asked.text
+
+
+def test_two_environments_named_flow_from_the_earlier_stage() -> None:
+    """Asked from prod's chat: the ids are dev's, dev is where from."""
+    name, args = call(plan("сравни Energy KPIs в prod и dev", env_id="prod"))
+    assert name == "preview_migration"
+    assert args == {"dashboard_ids": [6], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    name, args = call(plan("выкати всё, что есть в деве, в прод", env_id="prod"))
+    assert name == "execute_migration"
+    assert (args["source_env_id"], args["target_env_id"]) == ("ss-dev", "prod")
+    assert args["dashboard_ids"] == list(range(1, len(DASHBOARDS) + 1))
+
+
+@pytest.mark.parametrize(
+    ("text", "dashboard_id"),
+    [("статус дашборда Executiv Sumary", 2), ("статус Продажи по регоинам", 1)],
+)
+def test_a_title_with_a_typo_is_still_the_dashboard(text: str, dashboard_id: int) -> None:
+    name, args = call(plan(text, role=Role.analyst))
+    assert (name, args) == ("get_health_summary", {"dashboard_id": dashboard_id})
+
+
+def test_first_picks_the_first_of_the_choices_listed() -> None:
+    first = HumanMessage("статус дашборда про погоду")
+    asked = AIMessage("Подходят два: «Погода и нагрузка» и «Weather Overview». Какой из них?")
+    name, args = call(plan("первый", earlier=[first, asked], role=Role.analyst))
+    assert (name, args) == ("get_health_summary", {"dashboard_id": 3})
+
+
+def test_and_on_prod_asks_the_same_again_there() -> None:
+    first = HumanMessage("как дела у Energy KPIs?")
+    answered = AIMessage("Energy KPIs в ss-dev: всё в порядке, графики грузятся.")
+    name, args = call(plan("а на проде?", earlier=[first, answered], role=Role.analyst))
+    assert name == "get_health_summary"
+    assert args == {"dashboard_id": PROD_ENERGY, "env_id": "prod"}
+
+
+def test_tools_are_ranked_for_the_request_a_short_answer_completes() -> None:
+    earlier = [HumanMessage("мигрируй в staging"), AIMessage("Какие дашборды перенести?")]
+    assert routing_text([*earlier, HumanMessage("все")]) == "мигрируй в staging все"
+    answered = [*earlier, AIMessage("Готово."), HumanMessage("все")]
+    assert routing_text(answered) == "все"  # not an answer to a question: itself
+
+
+def test_who_changed_it_reads_its_versions() -> None:
+    name, args = call(plan("кто последний менял Energy KPIs?", role=Role.analyst))
+    assert (name, args) == ("get_dashboard_timeline", {"dashboard_id": 6})
+    name, args = call(plan("какие версии есть у Executive Summary?", role=Role.analyst))
+    assert (name, args) == ("get_dashboard_timeline", {"dashboard_id": 2})
+
+
+def test_what_a_deploy_would_change_is_previewed_for_one_who_may_not_deploy() -> None:
+    reply = plan("что изменится на проде, если выкатить Energy KPIs?", role=Role.analyst)
+    name, args = call(reply)
+    assert name == "preview_migration"
+    assert (args["dashboard_ids"], args["target_env_id"]) == ([6], "prod")
+
+
+def test_the_latest_backup_is_restored_only_when_the_latest_is_said() -> None:
+    name, args = call(plan("восстанови прод из последнего бэкапа", handed=TASKS, role=Role.admin))
+    assert name == "restore_backup"
+    assert (args["backup_id"], args["target_env_id"]) == (PROD_BACKUP, "prod")
+    asked = plan("восстанови бэкап в прод", handed=TASKS, role=Role.admin)
+    assert not asked.tool_calls  # which backup is the person's to say
+
+
+def test_a_couple_of_rows_is_two() -> None:
+    name, args = call(plan("дай пару строк из regions глянуть", role=Role.analyst))
+    assert name == "superset_execute_sql"
+    assert args["sql"].endswith('"regions" LIMIT 2')
