@@ -88,6 +88,13 @@ def page_dashboard(scope: CallScope) -> dict[str, str | int]:
     return {}
 
 
+def fleet_filter(env_id: str | None, scope: CallScope) -> dict[str, str | int] | None:
+    """The query of a read across environments: only the one named, if any; on a dashboard's
+    page, only that dashboard (:func:`page_dashboard`)."""
+    named: dict[str, str | int] = {"env_id": env_id} if env_id else {}
+    return (named | page_dashboard(scope)) or None
+
+
 @assistant_tool(
     kind=ToolKind.read,
     affinity=(D, M),
@@ -99,9 +106,7 @@ def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
 
     On a dashboard's page: the tasks that wrote that dashboard, in any environment (its deploy
     history)."""
-    params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
-    params |= page_dashboard(scope)
-    return ToolRequest(method="GET", path="/api/tasks", params=params or None)
+    return ToolRequest(method="GET", path="/api/tasks", params=fleet_filter(args.env_id, scope))
 
 
 class BackupsArgs(ToolArgs):
@@ -121,9 +126,8 @@ def run_backup(args: BackupsArgs, scope: CallScope) -> ToolRequest:
 
     Every dashboard, chart, dataset and database, without passwords; returns a task id to follow
     with get_task_status."""
-    if args.env_id is not None:  # «сделай бэкап прода» asked on a dev page: prod's
-        return ToolRequest(method="POST", path="/api/backups", json_body={"env_id": args.env_id})
-    return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
+    # «сделай бэкап прода» asked on a dev page: prod's
+    return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope, args.env_id))
 
 
 def _backups(payload: Any, args: BackupsArgs) -> Any:
@@ -143,9 +147,7 @@ def _backups(payload: Any, args: BackupsArgs) -> Any:
 )
 def list_backups(args: BackupsArgs, scope: CallScope) -> ToolRequest:
     """Backups of the current environment."""
-    if args.env_id is not None:
-        return ToolRequest(method="GET", path="/api/backups", params={"env_id": args.env_id})
-    return ToolRequest(method="GET", path="/api/backups", params=env_param(scope))
+    return ToolRequest(method="GET", path="/api/backups", params=env_param(scope, args.env_id))
 
 
 class RestoreArgs(DryRunArgs):
@@ -346,6 +348,5 @@ def get_drift(args: DriftArgs, scope: CallScope) -> ToolRequest:
     Per dashboard: edited directly there, behind its source, or missing. Two ways to reconcile:
     adopt into git (commit_changes) or put it back as in git (deploy_dashboard with git_ref).
     """
-    params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
-    params |= page_dashboard(scope)  # on a dashboard's page: that dashboard, everywhere
-    return ToolRequest(method="GET", path="/api/drift", params=params or None)
+    # On a dashboard's page: that dashboard, everywhere.
+    return ToolRequest(method="GET", path="/api/drift", params=fleet_filter(args.env_id, scope))

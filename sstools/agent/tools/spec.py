@@ -284,10 +284,12 @@ def object_id(explicit: int | None, scope: CallScope, object_type: ObjectType, w
     raise ToolArgumentError(tool_texts.NOT_IN_CONTEXT.format(what=what))
 
 
-def env_param(scope: CallScope) -> dict[str, str | int]:
-    if scope.env_id is None:
+def env_param(scope: CallScope, named: str | None = None) -> dict[str, str | int]:
+    """``env_id``: the environment the arguments name (``named``), else the page's."""
+    env_id = named or scope.env_id
+    if env_id is None:
         raise ToolArgumentError(texts.NEEDS_ENVIRONMENT)
-    return {"env_id": scope.env_id}
+    return {"env_id": env_id}
 
 
 class _NamesTarget(Protocol):
