@@ -51,6 +51,27 @@ class PlannedWrite:
     audit: dict[str, Any] = field(default_factory=dict)  # what the route's audit rows add
 
 
+async def _audit(
+    session: AsyncSession,
+    planned: PlannedWrite,
+    caller: Caller,
+    verdict: str,
+    outcome: str,
+    **detail: Any,
+) -> None:
+    """The audit row of ``planned``, ``<kind>_<verdict>``: by ``caller``, where it writes, with
+    ``detail`` and what the route's rows add."""
+    await audit.record(
+        session,
+        action=f"{planned.kind.value}_{verdict}",
+        outcome=outcome,
+        username=caller.username,
+        env_id=planned.env_id,
+        **detail,
+        **planned.audit,
+    )
+
+
 async def apply_approved(
     planned: PlannedWrite,
     *,
@@ -68,15 +89,14 @@ async def apply_approved(
     if running is not None:
         raise TaskConflict(running)
     if planned.digest != approved_digest:
-        await audit.record(
+        await _audit(
             session,
-            action=f"{planned.kind.value}_refused",
-            outcome="stale_plan",
-            username=caller.username,
-            env_id=planned.env_id,
+            planned,
+            caller,
+            "refused",
+            "stale_plan",
             approved_digest=approved_digest,
             current_digest=planned.digest,
-            **planned.audit,
         )
         raise StalePlan(planned.stale, planned.digest)
     ask = Ask(
@@ -91,15 +111,14 @@ async def apply_approved(
     cleared = await second_person(session, services, caller, ask, granted)
     if isinstance(cleared, Held):
         return cleared.request
-    await audit.record(
+    await _audit(
         session,
-        action=f"{planned.kind.value}_approved",
-        outcome="ok",
-        username=caller.username,
-        env_id=planned.env_id,
+        planned,
+        caller,
+        "approved",
+        "ok",
         digest=planned.digest,
         approved_by=cleared.approved_by,
-        **planned.audit,
     )
     task = await planned.start(caller.username, cleared.approved_by)
     if cleared.card_id is not None:
