@@ -229,11 +229,9 @@ async def approval_page(
         env = environment(services, row.env_id if known else None)
         view = request_view(row, user, env.name if known else None)
         return render(request, "approval.html", user, services, env, request_view=view)
-    await held_requests.expire_due(session, clock.now())
-    held = await session.get(WriteRequest, confirmation_id[:64])
+    held = await held_requests.current(session, confirmation_id, clock.now())
     if held is None:
         raise HTTPException(404, UI["error_not_found"])
-    await session.refresh(held)
     known = held.env_id in services.environments
     env = environment(services, held.env_id if known else None)
     view = held_view(held, user, services, env.name if known else None)

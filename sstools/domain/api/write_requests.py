@@ -54,11 +54,9 @@ def view(row: WriteRequest, services: Services) -> WriteRequestView:
 
 
 async def _load(session: AsyncSession, request_id: str) -> WriteRequest:
-    await stored.expire_due(session, clock.now())
-    row = await session.get(WriteRequest, request_id)
+    row = await stored.current(session, request_id, clock.now())
     if row is None:
         raise HTTPException(404, texts.NOT_FOUND)
-    await session.refresh(row)
     return row
 
 
