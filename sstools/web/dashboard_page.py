@@ -28,7 +28,7 @@ from sstools.storage.models import TaskRecord
 from sstools.storage.validation import latest_document, latest_validation
 from sstools.superset import SupersetError, SupersetNotFound
 from sstools.web import _document
-from sstools.web._kit import PageUser, agent_link, environment, render, short_ids
+from sstools.web._kit import PageEnv, PageUser, agent_link, render, short_ids
 from sstools.web._task_words import DASHBOARD_KEY, WRITES_DASHBOARDS, task_views
 from sstools.web.strings import UI
 from sstools.web.task_pages import HISTORY_LIMIT, HistoryRow, rollback_link
@@ -157,9 +157,8 @@ async def dashboard_page(
     services: ServicesDep,
     session: SessionDep,
     user: PageUser,
-    env_id: str | None = None,
+    env: PageEnv,
 ) -> HTMLResponse:
-    env = environment(services, env_id)
     try:
         # One fetch of the dashboard, its export shared by the git status and the plans (or
         # none at all while nothing moved), every environment asked at once.
