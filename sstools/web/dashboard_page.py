@@ -18,7 +18,7 @@ from sstools.auth.tokens import Principal
 from sstools.domain.dashboards import dashboard_view
 from sstools.domain.placement import DashboardPlacements
 from sstools.domain.timeline import TimelinePoint, kept_points, live_point, newest_first
-from sstools.domain.validation import Finding, counts_of
+from sstools.domain.validation import Finding, ValidationReport
 from sstools.domain.validation.models import SEVERITY_ORDER
 from sstools.environments import Environment
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
@@ -115,9 +115,9 @@ async def validation_panel(
     row = await latest_validation(session, env.id, dashboard_id)
     if row is None:
         return None
-    findings = [Finding.model_validate(one) for one in row.findings]
-    counts = counts_of(findings)
-    findings.sort(key=lambda one: SEVERITY_ORDER[one.severity])
+    report = ValidationReport.of(row)
+    counts = report.counts
+    findings = sorted(report.findings, key=lambda one: SEVERITY_ORDER[one.severity])
     return ValidationPanel(
         created_at=row.created_at,
         counts=UI["validation_counts"].format(
