@@ -15,7 +15,7 @@ the same way for every route:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +30,6 @@ from sstools.storage import audit
 from sstools.storage import write_requests as held_requests
 from sstools.tasks import Task, TaskConflict, TaskKind
 
-# started_by, approved_by → the started task
-StartTask = Callable[[str, str | None], Awaitable[Task]]
-
 
 @dataclass(frozen=True)
 class PlannedWrite:
@@ -46,7 +43,9 @@ class PlannedWrite:
     objects: list[str]  # names, for the task and a held request
     object_keys: list[str]  # what the task claims
     stale: str  # words when the approved digest is no longer the plan's
-    start: StartTask
+    source: str | None  # where what the task writes comes from, as its record names it
+    workflow: Callable[..., Any]  # the task's @task_workflow, run with ``args``
+    args: tuple[Any, ...]
     approver_role: Role = Role.engineer  # who may be the second person
     audit: dict[str, Any] = field(default_factory=dict)  # what the route's audit rows add
 
@@ -120,7 +119,17 @@ async def apply_approved(
         digest=planned.digest,
         approved_by=cleared.approved_by,
     )
-    task = await planned.start(caller.username, cleared.approved_by)
+    task = await services.tasks.start(
+        planned.kind,
+        env_id=planned.env_id,
+        source=planned.source,
+        objects=planned.objects,
+        object_keys=planned.object_keys,
+        started_by=caller.username,
+        approved_by=cleared.approved_by,
+        workflow=planned.workflow,
+        args=planned.args,
+    )
     if cleared.card_id is not None:
         await held_requests.card_started(session, cleared.card_id, task.id)
     return task
