@@ -24,6 +24,7 @@ from sstools.agent.routes.approval_views import (
 from sstools.agent.routes.deps import ExecutorDep, RuntimeDep, TokenDep, conflict
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
+from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts import approvals as words
 from sstools.auth.tokens import Caller, issue_token
 from sstools.http.approvals import DecisionBody, card_approver_role, may_decide
@@ -151,7 +152,8 @@ def _refuse(confirmation: Confirmation, user: Caller, decision: str) -> None:
         raise HTTPException(
             403,
             words.ROLE_NEEDED.format(
-                role=words.ROLE_WORDS[role.value], yours=words.ROLE_WORDS[user.role.value]
+                role=answer_texts.ROLE_NAMES[role.value],
+                yours=answer_texts.ROLE_NAMES[user.role.value],
             ),
         )
     if confirmation.status != ConfirmationStatus.awaiting_second:
