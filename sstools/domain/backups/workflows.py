@@ -143,7 +143,7 @@ def run_restore(task_id: str, backup_id: str, env_id: str) -> dict[str, Any]:
     """Check the archive → check the target's databases → import; counts of what was imported."""
     report: dict[str, Any] = {"backup_id": backup_id, "target_env_id": env_id}
     failed = {**report, "imported": None}
-    with failing_as("{error}", failed):
+    with failing_as("{error}", failed):  # the archive's own refusal (ArchiveCorrupt) says it
         counts = task_step(task_id, 1, 3, texts.STEP_VERIFY, _check_archive, backup_id)
     with failing_as(texts.TARGET_UNREACHABLE, failed, env=env_id):
         task_step(task_id, 2, 3, texts.STEP_CONNECTIVITY, _check_databases, backup_id, env_id)
