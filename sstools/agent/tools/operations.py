@@ -80,19 +80,14 @@ def _tasks(payload: Any, args: DetailArgs) -> Any:
     return head({}, "items", map(task_summary, payload))
 
 
-def page_dashboard(scope: CallScope) -> dict[str, str | int]:
-    """On a dashboard's page: that dashboard, by its id where the page shows it (a deploy
-    history or a drift report scoped to it); elsewhere nothing."""
-    if scope.object_type is D and scope.object_id is not None and scope.env_id is not None:
-        return {"dashboard_id": scope.object_id, "dashboard_env_id": scope.env_id}
-    return {}
-
-
 def fleet_filter(env_id: str | None, scope: CallScope) -> dict[str, str | int] | None:
     """The query of a read across environments: only the one named, if any; on a dashboard's
-    page, only that dashboard (:func:`page_dashboard`)."""
-    named: dict[str, str | int] = {"env_id": env_id} if env_id else {}
-    return (named | page_dashboard(scope)) or None
+    page, only that dashboard, by its id where the page shows it (a deploy history or a drift
+    report scoped to it)."""
+    query: dict[str, str | int] = {"env_id": env_id} if env_id else {}
+    if scope.page_dashboard is not None and scope.env_id is not None:
+        query |= {"dashboard_id": scope.page_dashboard, "dashboard_env_id": scope.env_id}
+    return query or None
 
 
 @assistant_tool(
@@ -233,9 +228,7 @@ def _committed(payload: Any, args: CommitArgs) -> Any:
 )
 def commit_changes(args: CommitArgs, scope: CallScope) -> ToolRequest:
     """Export dashboards and commit them to the git repository."""
-    ids = args.dashboard_ids
-    if not ids and scope.object_type is D and scope.object_id is not None:
-        ids = [scope.object_id]
+    ids = scope.dashboards(args.dashboard_ids)
     return ToolRequest(
         method="POST",
         path="/api/git/commits",
@@ -279,8 +272,8 @@ def get_git_status(args: DetailArgs, scope: CallScope) -> ToolRequest:
     params: dict[str, str | int] = {}
     if scope.env_id is not None:
         params["env_id"] = scope.env_id
-        if scope.object_type is D and scope.object_id is not None:
-            params["dashboard_id"] = scope.object_id
+        if scope.page_dashboard is not None:
+            params["dashboard_id"] = scope.page_dashboard
     return ToolRequest(method="GET", path="/api/git/status", params=params)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -60,6 +60,16 @@ class CallScope(BaseModel):
     object_type: ObjectType | None = None
     object_id: int | None = None
     approved_plan: ApprovedPlan | None = None
+
+    @property
+    def page_dashboard(self) -> int | None:
+        """The dashboard the page shows, on a dashboard's page; else None."""
+        return self.object_id if self.object_type is ObjectType.dashboard else None
+
+    def dashboards(self, named: Sequence[int]) -> list[int]:
+        """The dashboards the arguments name, else the page's, else none."""
+        page = self.page_dashboard
+        return list(named) if named else [page] if page is not None else []
 
 
 class ToolRequest(BaseModel):
