@@ -89,6 +89,12 @@ class EnvironmentRegistry(Mapping[str, Environment]):
     def __len__(self) -> int:
         return len(self._by_id)
 
+    def name_of(self, env_id: str) -> str:
+        """The name people know ``env_id`` by: its own, or the id itself where none of these
+        environments has it (one removed from the file since)."""
+        env = self._by_id.get(env_id)
+        return env.name if env else env_id
+
 
 def _read_secrets_file(path: Path) -> dict[str, str]:
     secrets: dict[str, str] = {}

@@ -8,7 +8,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sstools.domain.validation.models import Finding, counts_of
+from sstools.domain.validation.models import ValidationReport
 from sstools.git_store import DashboardStatus
 from sstools.russian import human_datetime
 from sstools.storage.validation import latest_validation
@@ -61,7 +61,7 @@ async def validation_summary(
     row = await latest_validation(session, env_id, dashboard_id)
     if row is None:
         return None
-    counts = counts_of([Finding.model_validate(one) for one in row.findings])
+    counts = ValidationReport.of(row).counts
     return ValidationSummary(
         at=row.created_at,
         task_id=row.task_id,

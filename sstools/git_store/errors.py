@@ -12,6 +12,8 @@ GitStoreError
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from sstools.errors import SstoolsError
 from sstools.texts import git as texts
 
@@ -20,24 +22,29 @@ class GitStoreError(SstoolsError):
     pass
 
 
-class UnknownBranch(GitStoreError):
+class _OfBranch(GitStoreError):
+    """A refusal about one branch: the class's ``words``, naming it."""
+
+    words: ClassVar[str]
+
     def __init__(self, branch: str) -> None:
-        super().__init__(texts.UNKNOWN_BRANCH.format(branch=branch))
+        super().__init__(self.words.format(branch=branch))
 
 
-class BranchExists(GitStoreError):
-    def __init__(self, branch: str) -> None:
-        super().__init__(texts.BRANCH_EXISTS.format(branch=branch))
+class UnknownBranch(_OfBranch):
+    words = texts.UNKNOWN_BRANCH
 
 
-class ConcurrentUpdate(GitStoreError):
-    def __init__(self, branch: str) -> None:
-        super().__init__(texts.CONCURRENT_UPDATE.format(branch=branch))
+class BranchExists(_OfBranch):
+    words = texts.BRANCH_EXISTS
 
 
-class ReservedBranch(GitStoreError):
-    def __init__(self, branch: str) -> None:
-        super().__init__(texts.RESERVED_BRANCH.format(branch=branch))
+class ConcurrentUpdate(_OfBranch):
+    words = texts.CONCURRENT_UPDATE
+
+
+class ReservedBranch(_OfBranch):
+    words = texts.RESERVED_BRANCH
 
 
 class UnknownCommit(GitStoreError):

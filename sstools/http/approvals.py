@@ -1,5 +1,6 @@
 """What every route that takes a second person's decision shares: the decision's body, and who
-may decide a write the domain API held (``/api/write-requests``, ``/api/approvals``, the page)."""
+may decide a write the domain API held (``/api/write-requests``, ``/api/approvals``, the page),
+and which role a card's second approval needs (``/api/approvals``, the page)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pydantic import BaseModel, StringConstraints
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
-from sstools.storage.models import WriteRequest
+from sstools.storage.models import Confirmation, WriteRequest
 from sstools.storage.write_requests import RequestStatus
 
 
@@ -39,3 +40,8 @@ def may_decide(row: WriteRequest, user: Caller) -> bool:
         and row.requested_by != user.username
         and user.role.allows(Role(row.approver_role))
     )
+
+
+def card_approver_role(card: Confirmation) -> Role:
+    """The least role that may give a card's second approval (admin where the row names none)."""
+    return Role(card.approver_role) if card.approver_role else Role.admin

@@ -85,3 +85,7 @@ GitDep = Annotated[GitStore, Depends(get_git)]
 
 # A dashboard, dataset or database id in a path: bounded, so a huge one is a 422, not an outage.
 SupersetId = Annotated[int, Path(ge=1, le=MAX_ID)]
+
+# A page of a search, and its size (Superset's largest page).
+PageNumber = Annotated[int, Query(ge=0, le=10_000)]
+PageSize = Annotated[int, Query(ge=1, le=100)]

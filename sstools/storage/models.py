@@ -233,34 +233,34 @@ class TaskClaim(Base):
     task_id: Mapped[str] = mapped_column(String(64), index=True)
 
 
-class DashboardValidation(Base):
+class DashboardTaskRow:
+    """The columns of what a task wrote about one dashboard in an environment (a validation run,
+    a document): one row a task, the newest the one shown."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    env_id: Mapped[str] = mapped_column(String(64), index=True)
+    dashboard_id: Mapped[int] = mapped_column(Integer, index=True)
+    dashboard_uuid: Mapped[str] = mapped_column(String(64))
+    task_id: Mapped[str] = mapped_column(String(64), unique=True)  # a replayed step stores once
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)
+
+
+class DashboardValidation(DashboardTaskRow, Base):
     """One finished validation run of a dashboard in an environment; the newest is «последняя»."""
 
     __tablename__ = "dashboard_validations"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    env_id: Mapped[str] = mapped_column(String(64), index=True)
-    dashboard_id: Mapped[int] = mapped_column(Integer, index=True)
-    dashboard_uuid: Mapped[str] = mapped_column(String(64))
     title: Mapped[str] = mapped_column(String(500))
-    task_id: Mapped[str] = mapped_column(String(64), unique=True)  # a replayed step stores once
     review: Mapped[str] = mapped_column(String(500))
     findings: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)
 
 
-class DashboardDocument(Base):
+class DashboardDocument(DashboardTaskRow, Base):
     """A generated markdown document of a dashboard, as also committed to git."""
 
     __tablename__ = "dashboard_documents"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    env_id: Mapped[str] = mapped_column(String(64), index=True)
-    dashboard_id: Mapped[int] = mapped_column(Integer, index=True)
-    dashboard_uuid: Mapped[str] = mapped_column(String(64))
-    task_id: Mapped[str] = mapped_column(String(64), unique=True)
     author: Mapped[str] = mapped_column(String(16))  # "model" | "template"
     markdown: Mapped[str] = mapped_column(String)
     git_path: Mapped[str] = mapped_column(String(255))
     git_commit: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow, index=True)

@@ -51,6 +51,16 @@ async def expire_due(session: AsyncSession, now: datetime) -> None:
     await session.commit()
 
 
+async def current(session: AsyncSession, request_id: str, now: datetime) -> WriteRequest | None:
+    """The request as it stands at ``now`` (expired if past its expiry), read afresh; None when
+    there is none (an id longer than any is none of them)."""
+    await expire_due(session, now)
+    row = await session.get(WriteRequest, request_id[:64])
+    if row is not None:
+        await session.refresh(row)
+    return row
+
+
 async def waiting(session: AsyncSession, now: datetime, limit: int = 200) -> list[WriteRequest]:
     """Requests still waiting, newest first (those past their expiry expired first)."""
     await expire_due(session, now)

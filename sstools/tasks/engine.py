@@ -218,6 +218,19 @@ class TaskEngine:
         name = workflow_name(workflow)
         if REGISTERED.get(name) is not workflow:
             raise ValueError(f"{name} is not declared with @task_workflow")
+
+        async def audited(session: AsyncSession, outcome: str, **detail: Any) -> None:
+            """The start's audit row: who, where, which kind, how it went."""
+            await audit.record(
+                session,
+                action="task_started",
+                outcome=outcome,
+                username=started_by,
+                env_id=env_id,
+                kind=kind.value,
+                **detail,
+            )
+
         task_id = uuid.uuid4().hex
         limit = self.settings.tasks_per_user
         # A round that fails saw a holder end or a concurrent start of the same user take the
@@ -226,15 +239,7 @@ class TaskEngine:
             async with self.sessions() as session:
                 free = await records.free_user_slots(session, started_by, limit)
                 if not free:
-                    await audit.record(
-                        session,
-                        action="task_started",
-                        outcome="throttled",
-                        username=started_by,
-                        env_id=env_id,
-                        kind=kind.value,
-                        limit=limit,
-                    )
+                    await audited(session, "throttled", limit=limit)
                     raise TooManyTasks(limit)
                 record = TaskRecord(
                     id=task_id,
@@ -258,15 +263,7 @@ class TaskEngine:
                     break
                 running = await records.get_task(session, holder) if holder else None
                 if running is not None:
-                    await audit.record(
-                        session,
-                        action="task_started",
-                        outcome="conflict",
-                        username=started_by,
-                        env_id=env_id,
-                        task_id=running.id,
-                        kind=kind.value,
-                    )
+                    await audited(session, "conflict", task_id=running.id)
                     raise TaskConflict(Task.model_validate(running))
         else:  # each holder finished just as we looked: vanishingly rare, safe to refuse
             raise RuntimeError(f"could not claim {list(object_keys)} in {env_id}: retry")
@@ -280,17 +277,7 @@ class TaskEngine:
                 )
             raise
         async with self.sessions() as session:
-            await audit.record(
-                session,
-                action="task_started",
-                outcome="ok",
-                username=started_by,
-                env_id=env_id,
-                task_id=task_id,
-                kind=kind.value,
-                objects=list(objects),
-                source=source,
-            )
+            await audited(session, "ok", task_id=task_id, objects=list(objects), source=source)
         return await self.get(task_id)
 
     @staticmethod

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import structlog
@@ -35,6 +36,7 @@ from sstools.errors import SstoolsError
 from sstools.tasks import _runtime
 from sstools.tasks.failure import TaskFailed
 from sstools.tasks.models import TaskStatus
+from sstools.tasks.reasons import error_words
 from sstools.tasks.serializer import RecordedStepError
 from sstools.texts import tasks as texts
 
@@ -80,6 +82,21 @@ def step_output(cancelled: BaseException) -> tuple[bool, Any]:
 # What a workflow catching a step's failure must let through: a cancellation, or a verdict the
 # step (or task_step) already gave, is not a failure of that step.
 PASS_THROUGH: tuple[type[BaseException], ...] = (*CANCELLATION, TaskFailed)
+
+
+@contextmanager
+def failing_as(
+    reason: str, report: dict[str, Any] | None = None, **fields: object
+) -> Iterator[None]:
+    """Around a workflow's step: an error it raises (not a cancellation, nor a verdict already
+    given) ends the task `failed` with ``reason`` — formatted with ``fields`` and ``error``, the
+    error in words a task may say (:func:`~sstools.tasks.reasons.error_words`) — and ``report``."""
+    try:
+        yield
+    except PASS_THROUGH:
+        raise
+    except Exception as exc:
+        raise TaskFailed(reason.format(**fields, error=error_words(exc)), report) from exc
 
 
 def workflow_name(fn: Callable[..., Any]) -> str:

@@ -93,6 +93,15 @@ def environment(services: Services, env_id: str | None) -> Environment:
     return services.environments[env_id]
 
 
+def page_environment(services: ServicesDep, env_id: str | None = None) -> Environment:
+    """The page's environment, by its ``env_id`` query parameter (:func:`environment`)."""
+    return environment(services, env_id)
+
+
+# Declared after the page's other parameters, it is resolved after them, where its 404 was.
+PageEnv = Annotated[Environment, Depends(page_environment)]
+
+
 def render(
     request: Request,
     template: str,

@@ -26,7 +26,7 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.deploy.models import FieldChange
 from sstools.environments import Stage
-from sstools.http.approvals import may_decide
+from sstools.http.approvals import card_approver_role, may_decide
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import write_requests as held_requests
@@ -111,7 +111,7 @@ def _first_not_yours(first: bool, row: WriteRequest, user: Caller) -> str | None
 def request_view(row: Confirmation, user: Caller, env_name: str | None) -> RequestView:
     event: dict[str, Any] = row.event
     decision: dict[str, Any] = event.get("decision") or {}
-    role = Role(row.approver_role) if row.approver_role else Role.admin
+    role = card_approver_role(row)
     state = _state(row)
     why_not = _why_not(user, own=requested_by(row, user.uid), username=row.username, role=role)
     return RequestView(
@@ -229,11 +229,9 @@ async def approval_page(
         env = environment(services, row.env_id if known else None)
         view = request_view(row, user, env.name if known else None)
         return render(request, "approval.html", user, services, env, request_view=view)
-    await held_requests.expire_due(session, clock.now())
-    held = await session.get(WriteRequest, confirmation_id[:64])
+    held = await held_requests.current(session, confirmation_id, clock.now())
     if held is None:
         raise HTTPException(404, UI["error_not_found"])
-    await session.refresh(held)
     known = held.env_id in services.environments
     env = environment(services, held.env_id if known else None)
     view = held_view(held, user, services, env.name if known else None)

@@ -18,7 +18,7 @@ from sstools.domain.deploy.models import FieldChange, ObjectChange, Plan
 from sstools.http.deps import ServicesDep, SupersetId
 from sstools.ids import ENV_ID_PATTERN
 from sstools.superset import SupersetError
-from sstools.web._kit import PageUser, agent_link, environment, render
+from sstools.web._kit import PageEnv, PageUser, agent_link, environment, render
 from sstools.web.strings import UI
 
 router = APIRouter(include_in_schema=False)
@@ -113,9 +113,8 @@ async def compare_page(
     services: ServicesDep,
     user: PageUser,
     target: TargetEnv,
-    env_id: str | None = None,
+    env: PageEnv,
 ) -> HTMLResponse:
-    env = environment(services, env_id)
     target_env = environment(services, target)
     plan: Plan | None = None
     error: str | None = None

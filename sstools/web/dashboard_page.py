@@ -18,7 +18,7 @@ from sstools.auth.tokens import Principal
 from sstools.domain.dashboards import dashboard_view
 from sstools.domain.placement import DashboardPlacements
 from sstools.domain.timeline import TimelinePoint, kept_points, live_point, newest_first
-from sstools.domain.validation import Finding, counts_of
+from sstools.domain.validation import Finding, ValidationReport
 from sstools.domain.validation.models import SEVERITY_ORDER
 from sstools.environments import Environment
 from sstools.http.deps import ServicesDep, SessionDep, SupersetId
@@ -28,7 +28,7 @@ from sstools.storage.models import TaskRecord
 from sstools.storage.validation import latest_document, latest_validation
 from sstools.superset import SupersetError, SupersetNotFound
 from sstools.web import _document
-from sstools.web._kit import PageUser, agent_link, environment, render, short_ids
+from sstools.web._kit import PageEnv, PageUser, agent_link, render, short_ids
 from sstools.web._task_words import DASHBOARD_KEY, WRITES_DASHBOARDS, task_views
 from sstools.web.strings import UI
 from sstools.web.task_pages import HISTORY_LIMIT, HistoryRow, rollback_link
@@ -115,9 +115,9 @@ async def validation_panel(
     row = await latest_validation(session, env.id, dashboard_id)
     if row is None:
         return None
-    findings = [Finding.model_validate(one) for one in row.findings]
-    counts = counts_of(findings)
-    findings.sort(key=lambda one: SEVERITY_ORDER[one.severity])
+    report = ValidationReport.of(row)
+    counts = report.counts
+    findings = sorted(report.findings, key=lambda one: SEVERITY_ORDER[one.severity])
     return ValidationPanel(
         created_at=row.created_at,
         counts=UI["validation_counts"].format(
@@ -157,9 +157,8 @@ async def dashboard_page(
     services: ServicesDep,
     session: SessionDep,
     user: PageUser,
-    env_id: str | None = None,
+    env: PageEnv,
 ) -> HTMLResponse:
-    env = environment(services, env_id)
     try:
         # One fetch of the dashboard, its export shared by the git status and the plans (or
         # none at all while nothing moved), every environment asked at once.

@@ -27,7 +27,7 @@ from sstools.storage.models import TaskRecord
 from sstools.storage.validation import recent_validations
 from sstools.superset import SupersetError
 from sstools.web import drift_page
-from sstools.web._kit import PageUser, agent_link, environment, render
+from sstools.web._kit import PageEnv, PageUser, agent_link, render
 from sstools.web._task_words import TaskView, task_view
 from sstools.web.approvals_page import waiting_views
 from sstools.web.strings import UI
@@ -135,9 +135,8 @@ async def home(
     session: SessionDep,
     user: PageUser,
     checks: DriftOnRequestDep,
-    env_id: str | None = None,
+    env: PageEnv,
 ) -> HTMLResponse:
-    env = environment(services, env_id)
     # Never waits for a check: environments a write made stale are checked in the background
     # and said to be, never shown with the counts from before the write.
     report, rechecking = await checks.latest_and_rechecked(services, session)
@@ -185,9 +184,8 @@ async def settings_page(
     services: ServicesDep,
     session: SessionDep,
     user: PageUser,
-    env_id: str | None = None,
+    env: PageEnv,
 ) -> HTMLResponse:
-    env = environment(services, env_id)
     settings = services.settings
     model = (
         UI["model_in_use"].format(model=settings.llm_model)

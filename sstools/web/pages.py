@@ -17,6 +17,7 @@ from sstools.web import compare_page, dashboard_page, home_page, task_pages
 from sstools.web._kit import (
     STATIC_DIR,
     LoginRequired,
+    PageEnv,
     PageUser,
     agent_link,
     environment,
@@ -86,10 +87,9 @@ def _list_page(kind: ListKind) -> Callable[..., Awaitable[HTMLResponse]]:
         request: Request,
         services: ServicesDep,
         user: PageUser,
-        env_id: str | None = None,
+        env: PageEnv,
         q: SearchText = None,
     ) -> HTMLResponse:
-        env = environment(services, env_id)
         client = services.superset.client(env.id)
         search = client.search_dashboards if kind == "dashboards" else client.search_datasets
         error = None
@@ -124,9 +124,8 @@ async def dataset_page(
     services: ServicesDep,
     session: SessionDep,
     user: PageUser,
-    env_id: str | None = None,
+    env: PageEnv,
 ) -> HTMLResponse:
-    env = environment(services, env_id)
     try:
         dataset = await dataset_with_review(services.superset.client(env.id), session, dataset_id)
     except SupersetNotFound as exc:

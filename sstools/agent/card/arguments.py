@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from sstools.agent import texts
-from sstools.agent.context import ObjectType
 from sstools.agent.guardrails import CardArgument
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.tools import CallScope, ToolArgs, ToolSpec
@@ -35,7 +34,7 @@ def dashboard_label(
     dashboard_id: int, scope: CallScope, object_name: str | None, *, other: bool = True
 ) -> str:
     """«Отчёт (#6)» for the page's dashboard; ``other``: one that is not is said to be not."""
-    page_id = scope.object_id if scope.object_type is ObjectType.dashboard else None
+    page_id = scope.page_dashboard
     if page_id is None:
         return f"#{dashboard_id}"
     page = answer_texts.CARD_OBJECT.format(name=object_name, id=page_id) if object_name else None
@@ -95,7 +94,7 @@ def card_arguments(
         )
     }
     out: list[CardArgument] = []
-    context_dashboard = scope.object_type is ObjectType.dashboard and scope.object_id is not None
+    context_dashboard = scope.page_dashboard is not None
     if "dashboard_id" in fields and "dashboard_id" not in given and context_dashboard:
         given = {"dashboard_id": scope.object_id, **given}
     if "dashboard_ids" in fields and not given.get("dashboard_ids") and context_dashboard:

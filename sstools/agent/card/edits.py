@@ -17,7 +17,6 @@ from pydantic import ValidationError
 from sstools.agent import texts
 from sstools.agent.card.arguments import dashboard_label, env_label, field_label
 from sstools.agent.card.plan import PlanView
-from sstools.agent.context import ObjectType
 from sstools.agent.guardrails import CardEdit, EditChoice
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.tools import CallScope, ToolArgs, ToolSpec
@@ -43,10 +42,7 @@ class EditedCall:
 
 
 def _page_dashboards(args: ToolArgs, scope: CallScope) -> list[int]:
-    ids = [int(one) for one in getattr(args, "dashboard_ids", None) or []]
-    if not ids and scope.object_type is ObjectType.dashboard and scope.object_id is not None:
-        ids = [scope.object_id]
-    return ids
+    return scope.dashboards([int(one) for one in getattr(args, "dashboard_ids", None) or []])
 
 
 def offered_edits(

@@ -13,7 +13,7 @@ from sstools.agent.routes import held_writes
 from sstools.agent.run import approvals
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
-from sstools.http.approvals import may_decide
+from sstools.http.approvals import card_approver_role, may_decide
 from sstools.http.services import Services
 from sstools.storage import confirmations as stored
 from sstools.storage.confirmations import ConfirmationStatus
@@ -48,16 +48,12 @@ class ApprovalView(BaseModel):
     task_id: str | None = None  # the task its approval started, once started
 
 
-def approver_role_of(confirmation: Confirmation) -> Role:
-    return Role(confirmation.approver_role) if confirmation.approver_role else Role.admin
-
-
 def eligible(confirmation: Confirmation, user: Caller) -> bool:
     return (
         confirmation.status == ConfirmationStatus.awaiting_second
         and user.username != confirmation.username  # never an account of the requester's name
         and not stored.requested_by(confirmation, user.uid)
-        and user.role.allows(approver_role_of(confirmation))
+        and user.role.allows(card_approver_role(confirmation))
     )
 
 
@@ -82,7 +78,7 @@ def view(confirmation: Confirmation, user: Caller, services: Services) -> Approv
         first_approved_at=confirmation.first_approved_at,
         expires_at=confirmation.expires_at,
         status=ConfirmationStatus(confirmation.status),
-        approver_role=approver_role_of(confirmation),
+        approver_role=card_approver_role(confirmation),
         decided_by=confirmation.second_by,
         decided_at=confirmation.second_at,
         reason=confirmation.reason,

@@ -17,7 +17,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sstools.agent.routes import held_writes
 from sstools.agent.routes.approval_views import (
     ApprovalView,
-    approver_role_of,
     eligible,
     held_view,
     view,
@@ -25,9 +24,10 @@ from sstools.agent.routes.approval_views import (
 from sstools.agent.routes.deps import ExecutorDep, RuntimeDep, TokenDep, conflict
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
+from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts import approvals as words
 from sstools.auth.tokens import Caller, issue_token
-from sstools.http.approvals import DecisionBody, may_decide
+from sstools.http.approvals import DecisionBody, card_approver_role, may_decide
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
@@ -147,12 +147,13 @@ def _refuse(confirmation: Confirmation, user: Caller, decision: str) -> None:
         raise HTTPException(409, words.OWN_REQUEST)
     if own and confirmation.status == ConfirmationStatus.awaiting_second:
         return
-    role = approver_role_of(confirmation)
+    role = card_approver_role(confirmation)
     if not user.role.allows(role):
         raise HTTPException(
             403,
             words.ROLE_NEEDED.format(
-                role=words.ROLE_WORDS[role.value], yours=words.ROLE_WORDS[user.role.value]
+                role=answer_texts.ROLE_NAMES[role.value],
+                yours=answer_texts.ROLE_NAMES[user.role.value],
             ),
         )
     if confirmation.status != ConfirmationStatus.awaiting_second:

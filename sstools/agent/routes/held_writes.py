@@ -48,11 +48,7 @@ async def waiting(session: AsyncSession) -> list[WriteRequest]:
 
 
 async def find(session: AsyncSession, request_id: str) -> WriteRequest | None:
-    await stored.expire_due(session, clock.now())
-    row = await session.get(WriteRequest, request_id[:64])
-    if row is not None:
-        await session.refresh(row)
-    return row
+    return await stored.current(session, request_id, clock.now())
 
 
 async def relay_decision(

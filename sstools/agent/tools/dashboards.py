@@ -115,7 +115,7 @@ def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
     if elsewhere and args.dashboard_id is None:  # the page's id is not that environment's
         raise ToolArgumentError(texts.NOT_IN_CONTEXT.format(what="dashboard_id"))
     dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    params = {"env_id": args.env_id} if args.env_id else env_param(scope)
+    params = env_param(scope, args.env_id)
     return ToolRequest(method="GET", path=api_path(DASHBOARDS, dashboard, "health"), params=params)
 
 

@@ -178,9 +178,7 @@ class MigrationArgs(_MigrationTarget, DryRunArgs):
 
 
 def _migration_body(args: _MigrationTarget, scope: CallScope) -> dict[str, object]:
-    ids = list(args.dashboard_ids)
-    if not ids and scope.object_type is D and scope.object_id is not None:
-        ids = [scope.object_id]
+    ids = scope.dashboards(args.dashboard_ids)
     if not ids:
         raise ToolArgumentError(texts.NO_DASHBOARDS)
     source = args.source_env_id or scope.env_id

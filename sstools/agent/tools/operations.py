@@ -80,12 +80,14 @@ def _tasks(payload: Any, args: DetailArgs) -> Any:
     return head({}, "items", map(task_summary, payload))
 
 
-def page_dashboard(scope: CallScope) -> dict[str, str | int]:
-    """On a dashboard's page: that dashboard, by its id where the page shows it (a deploy
-    history or a drift report scoped to it); elsewhere nothing."""
-    if scope.object_type is D and scope.object_id is not None and scope.env_id is not None:
-        return {"dashboard_id": scope.object_id, "dashboard_env_id": scope.env_id}
-    return {}
+def fleet_filter(env_id: str | None, scope: CallScope) -> dict[str, str | int] | None:
+    """The query of a read across environments: only the one named, if any; on a dashboard's
+    page, only that dashboard, by its id where the page shows it (a deploy history or a drift
+    report scoped to it)."""
+    query: dict[str, str | int] = {"env_id": env_id} if env_id else {}
+    if scope.page_dashboard is not None and scope.env_id is not None:
+        query |= {"dashboard_id": scope.page_dashboard, "dashboard_env_id": scope.env_id}
+    return query or None
 
 
 @assistant_tool(
@@ -99,9 +101,7 @@ def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
 
     On a dashboard's page: the tasks that wrote that dashboard, in any environment (its deploy
     history)."""
-    params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
-    params |= page_dashboard(scope)
-    return ToolRequest(method="GET", path="/api/tasks", params=params or None)
+    return ToolRequest(method="GET", path="/api/tasks", params=fleet_filter(args.env_id, scope))
 
 
 class BackupsArgs(ToolArgs):
@@ -121,9 +121,8 @@ def run_backup(args: BackupsArgs, scope: CallScope) -> ToolRequest:
 
     Every dashboard, chart, dataset and database, without passwords; returns a task id to follow
     with get_task_status."""
-    if args.env_id is not None:  # «сделай бэкап прода» asked on a dev page: prod's
-        return ToolRequest(method="POST", path="/api/backups", json_body={"env_id": args.env_id})
-    return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope))
+    # «сделай бэкап прода» asked on a dev page: prod's
+    return ToolRequest(method="POST", path="/api/backups", json_body=env_param(scope, args.env_id))
 
 
 def _backups(payload: Any, args: BackupsArgs) -> Any:
@@ -143,9 +142,7 @@ def _backups(payload: Any, args: BackupsArgs) -> Any:
 )
 def list_backups(args: BackupsArgs, scope: CallScope) -> ToolRequest:
     """Backups of the current environment."""
-    if args.env_id is not None:
-        return ToolRequest(method="GET", path="/api/backups", params={"env_id": args.env_id})
-    return ToolRequest(method="GET", path="/api/backups", params=env_param(scope))
+    return ToolRequest(method="GET", path="/api/backups", params=env_param(scope, args.env_id))
 
 
 class RestoreArgs(DryRunArgs):
@@ -231,9 +228,7 @@ def _committed(payload: Any, args: CommitArgs) -> Any:
 )
 def commit_changes(args: CommitArgs, scope: CallScope) -> ToolRequest:
     """Export dashboards and commit them to the git repository."""
-    ids = args.dashboard_ids
-    if not ids and scope.object_type is D and scope.object_id is not None:
-        ids = [scope.object_id]
+    ids = scope.dashboards(args.dashboard_ids)
     return ToolRequest(
         method="POST",
         path="/api/git/commits",
@@ -277,8 +272,8 @@ def get_git_status(args: DetailArgs, scope: CallScope) -> ToolRequest:
     params: dict[str, str | int] = {}
     if scope.env_id is not None:
         params["env_id"] = scope.env_id
-        if scope.object_type is D and scope.object_id is not None:
-            params["dashboard_id"] = scope.object_id
+        if scope.page_dashboard is not None:
+            params["dashboard_id"] = scope.page_dashboard
     return ToolRequest(method="GET", path="/api/git/status", params=params)
 
 
@@ -346,6 +341,5 @@ def get_drift(args: DriftArgs, scope: CallScope) -> ToolRequest:
     Per dashboard: edited directly there, behind its source, or missing. Two ways to reconcile:
     adopt into git (commit_changes) or put it back as in git (deploy_dashboard with git_ref).
     """
-    params: dict[str, str | int] = {"env_id": args.env_id} if args.env_id else {}
-    params |= page_dashboard(scope)  # on a dashboard's page: that dashboard, everywhere
-    return ToolRequest(method="GET", path="/api/drift", params=params or None)
+    # On a dashboard's page: that dashboard, everywhere.
+    return ToolRequest(method="GET", path="/api/drift", params=fleet_filter(args.env_id, scope))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -60,6 +60,16 @@ class CallScope(BaseModel):
     object_type: ObjectType | None = None
     object_id: int | None = None
     approved_plan: ApprovedPlan | None = None
+
+    @property
+    def page_dashboard(self) -> int | None:
+        """The dashboard the page shows, on a dashboard's page; else None."""
+        return self.object_id if self.object_type is ObjectType.dashboard else None
+
+    def dashboards(self, named: Sequence[int]) -> list[int]:
+        """The dashboards the arguments name, else the page's, else none."""
+        page = self.page_dashboard
+        return list(named) if named else [page] if page is not None else []
 
 
 class ToolRequest(BaseModel):
@@ -284,10 +294,12 @@ def object_id(explicit: int | None, scope: CallScope, object_type: ObjectType, w
     raise ToolArgumentError(tool_texts.NOT_IN_CONTEXT.format(what=what))
 
 
-def env_param(scope: CallScope) -> dict[str, str | int]:
-    if scope.env_id is None:
+def env_param(scope: CallScope, named: str | None = None) -> dict[str, str | int]:
+    """``env_id``: the environment the arguments name (``named``), else the page's."""
+    env_id = named or scope.env_id
+    if env_id is None:
         raise ToolArgumentError(texts.NEEDS_ENVIRONMENT)
-    return {"env_id": scope.env_id}
+    return {"env_id": env_id}
 
 
 class _NamesTarget(Protocol):

@@ -189,19 +189,6 @@ async def apply_restore(
     names = [change.name for change in plan.dashboards]
     keys = [f"dashboard:{change.uuid}" for change in plan.dashboards]
 
-    async def start(started_by: str, approved_by: str | None) -> Task:
-        return await services.tasks.start(
-            TaskKind.restore,
-            env_id=plan.target_env_id,
-            source=f"backup:{backup_id}",
-            objects=names,
-            object_keys=keys,
-            started_by=started_by,
-            approved_by=approved_by,
-            workflow=run_restore,
-            args=(backup_id, plan.target_env_id),
-        )
-
     write = PlannedWrite(
         kind=TaskKind.restore,
         env_id=plan.target_env_id,
@@ -211,7 +198,9 @@ async def apply_restore(
         objects=names,
         object_keys=keys,
         stale=texts.STALE_PLAN.format(env=plan.target_env_id),
-        start=start,
+        source=f"backup:{backup_id}",
+        workflow=run_restore,
+        args=(backup_id, plan.target_env_id),
         approver_role=Role.admin,
         audit={"backup_id": backup_id},
     )

@@ -11,7 +11,15 @@ from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.health import DashboardHealth
 from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.http.auth import CurrentUser
-from sstools.http.deps import GitDep, ServicesDep, SettingsDep, SupersetDep, SupersetId
+from sstools.http.deps import (
+    GitDep,
+    PageNumber,
+    PageSize,
+    ServicesDep,
+    SettingsDep,
+    SupersetDep,
+    SupersetId,
+)
 from sstools.superset.models import DashboardDetail, DashboardSummary, Page
 
 router = APIRouter(prefix="/api/dashboards", tags=["dashboards"])
@@ -25,8 +33,8 @@ async def search_dashboards(
     settings: SettingsDep,
     user: CurrentUser,
     q: Annotated[str | None, Query(max_length=200, description="Words in the title")] = None,
-    page: Annotated[int, Query(ge=0, le=10_000)] = 0,
-    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+    page: PageNumber = 0,
+    page_size: PageSize = 20,
     ids: Annotated[
         str | None,
         Query(

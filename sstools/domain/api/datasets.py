@@ -24,6 +24,8 @@ from sstools.domain.reviews import Review, ReviewStatus, set_review
 from sstools.domain.writes import Ask, Granted, Held, WriteRequestView, second_person
 from sstools.http.auth import CurrentUser, EngineerUser
 from sstools.http.deps import (
+    PageNumber,
+    PageSize,
     ServicesDep,
     SessionDep,
     SettingsDep,
@@ -79,8 +81,8 @@ async def search_datasets(
     settings: SettingsDep,
     user: CurrentUser,
     q: Annotated[str | None, Query(max_length=200, description="Words in the table name")] = None,
-    page: Annotated[int, Query(ge=0, le=10_000)] = 0,
-    page_size: Annotated[int, Query(ge=1, le=100)] = 20,
+    page: PageNumber = 0,
+    page_size: PageSize = 20,
 ) -> Page[DatasetSummary]:
     return await superset.search_datasets(
         q, page=page, page_size=page_size, scan_limit=settings.search_scan_limit

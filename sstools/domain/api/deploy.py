@@ -85,20 +85,6 @@ async def apply_deploy(
     )
     titles = [one.title for one in order.dashboards]
     source = f"git:{body.source.git_ref}" if body.source.git_ref else body.source.env_id
-
-    async def start(started_by: str, approved_by: str | None) -> Task:
-        return await services.tasks.start(
-            kind,
-            env_id=plan.target_env_id,
-            source=source,
-            objects=titles,
-            object_keys=_objects([one.uuid for one in order.dashboards]),
-            started_by=started_by,
-            approved_by=approved_by,
-            workflow=apply_plan,
-            args=(order.model_dump(),),
-        )
-
     write = PlannedWrite(
         kind=kind,
         env_id=plan.target_env_id,
@@ -108,7 +94,9 @@ async def apply_deploy(
         objects=titles,
         object_keys=_objects([one.uuid for one in order.dashboards]),
         stale=texts.STALE_PLAN.format(env=plan.target_env_id),
-        start=start,
+        source=source,
+        workflow=apply_plan,
+        args=(order.model_dump(),),
     )
     return await apply_approved(
         write,

@@ -152,19 +152,6 @@ async def apply_rollback(
         for uuid in [*(one.uuid for one in order.restore), *order.delete_dashboards]
     ]
 
-    async def start(started_by: str, approved_by: str | None) -> Task:
-        return await services.tasks.start(
-            TaskKind.rollback,
-            env_id=done.env_id,
-            source=f"git:{snapshot.branch}@{(snapshot.commit or '')[:12]}".removesuffix("@"),
-            objects=done.objects,
-            object_keys=object_keys,
-            started_by=started_by,
-            approved_by=approved_by,
-            workflow=rollback,
-            args=(order.model_dump(),),
-        )
-
     write = PlannedWrite(
         kind=TaskKind.rollback,
         env_id=done.env_id,
@@ -174,7 +161,9 @@ async def apply_rollback(
         objects=done.objects,
         object_keys=object_keys,
         stale=texts.STALE_ROLLBACK.format(env=done.env_id),
-        start=start,
+        source=f"git:{snapshot.branch}@{(snapshot.commit or '')[:12]}".removesuffix("@"),
+        workflow=rollback,
+        args=(order.model_dump(),),
         audit={
             "deploy_task_id": done.id,
             "deployed_by": done.started_by,

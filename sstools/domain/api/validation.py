@@ -19,7 +19,7 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.documentation import DashboardDocumentation
 from sstools.domain.documentation.workflow import document_dashboard
-from sstools.domain.validation import Finding, ValidationReport, counts_of, last_run_text
+from sstools.domain.validation import ValidationReport
 from sstools.domain.validation.workflow import validate_dashboard
 from sstools.http.auth import CurrentUser, RoleRequired
 from sstools.http.deps import EnvironmentDep, ServicesDep, SessionDep, SupersetDep, SupersetId
@@ -134,20 +134,7 @@ async def last_validation(
     row = await latest_validation(session, env.id, dashboard_id)
     if row is None:
         raise _none_yet(validation_texts.NOT_FOUND, dashboard_id, env.id)
-    findings = [Finding.model_validate(one) for one in row.findings]
-    counts = counts_of(findings)
-    return ValidationReport(
-        env_id=row.env_id,
-        dashboard_id=row.dashboard_id,
-        dashboard_uuid=row.dashboard_uuid,
-        title=row.title,
-        task_id=row.task_id,
-        created_at=row.created_at,
-        review=row.review,
-        counts=counts,
-        findings=findings,
-        summary=last_run_text(row.created_at, counts.problems, counts.error),
-    )
+    return ValidationReport.of(row)
 
 
 CommitFlag = Annotated[

@@ -49,16 +49,13 @@ RequestId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
 
 
 def view(row: WriteRequest, services: Services) -> WriteRequestView:
-    env = services.environments.get(row.env_id)
-    return WriteRequestView.of(row, env.name if env else row.env_id)
+    return WriteRequestView.of(row, services.environments.name_of(row.env_id))
 
 
 async def _load(session: AsyncSession, request_id: str) -> WriteRequest:
-    await stored.expire_due(session, clock.now())
-    row = await session.get(WriteRequest, request_id)
+    row = await stored.current(session, request_id, clock.now())
     if row is None:
         raise HTTPException(404, texts.NOT_FOUND)
-    await session.refresh(row)
     return row
 
 

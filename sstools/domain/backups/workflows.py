@@ -24,7 +24,7 @@ from sstools.tasks import (
     PASS_THROUGH,
     TaskFailed,
     context,
-    error_words,
+    failing_as,
     task_step,
     task_workflow,
     with_superset,
@@ -83,16 +83,13 @@ def _prune(env_id: str) -> list[str]:
 def run_backup(task_id: str, backup_id: str, env_id: str, started_by: str) -> dict[str, Any]:
     """Export → verify → retention; the archive's id, counts, size and what retention removed."""
     try:
-        exported = task_step(
-            task_id, 1, 3, texts.STEP_EXPORT, _export, backup_id, env_id, started_by, task_id
-        )
+        with failing_as(texts.EXPORT_FAILED, env=env_id):
+            exported = task_step(
+                task_id, 1, 3, texts.STEP_EXPORT, _export, backup_id, env_id, started_by, task_id
+            )
     except CANCELLATION:  # cancelled during the export, which wrote its unverified .part
         _discard_part(backup_id)
         raise
-    except PASS_THROUGH:
-        raise
-    except Exception as exc:
-        raise TaskFailed(texts.EXPORT_FAILED.format(env=env_id, error=error_words(exc))) from exc
     try:
         verified = task_step(task_id, 2, 3, texts.STEP_VERIFY, _verify, backup_id)
     except CANCELLATION:  # before the verify step began: the .part is of no use
@@ -145,28 +142,11 @@ def _import(backup_id: str, env_id: str) -> dict[str, Any]:
 def run_restore(task_id: str, backup_id: str, env_id: str) -> dict[str, Any]:
     """Check the archive → check the target's databases → import; counts of what was imported."""
     report: dict[str, Any] = {"backup_id": backup_id, "target_env_id": env_id}
-    try:
+    failed = {**report, "imported": None}
+    with failing_as("{error}", failed):  # the archive's own refusal (ArchiveCorrupt) says it
         counts = task_step(task_id, 1, 3, texts.STEP_VERIFY, _check_archive, backup_id)
-    except PASS_THROUGH:
-        raise
-    except Exception as exc:
-        raise TaskFailed(error_words(exc), {**report, "imported": None}) from exc
-    try:
+    with failing_as(texts.TARGET_UNREACHABLE, failed, env=env_id):
         task_step(task_id, 2, 3, texts.STEP_CONNECTIVITY, _check_databases, backup_id, env_id)
-    except PASS_THROUGH:
-        raise
-    except Exception as exc:
-        raise TaskFailed(
-            texts.TARGET_UNREACHABLE.format(env=env_id, error=error_words(exc)),
-            {**report, "imported": None},
-        ) from exc
-    try:
+    with failing_as(texts.IMPORT_FAILED, failed, env=env_id):
         imported = task_step(task_id, 3, 3, texts.STEP_IMPORT, _import, backup_id, env_id)
-    except PASS_THROUGH:
-        raise
-    except Exception as exc:
-        raise TaskFailed(
-            texts.IMPORT_FAILED.format(env=env_id, error=error_words(exc)),
-            {**report, "imported": None},
-        ) from exc
     return {**report, "archive_counts": counts, **imported}

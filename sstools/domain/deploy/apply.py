@@ -32,6 +32,7 @@ from sstools.tasks import (
     TaskFailed,
     context,
     error_words,
+    failing_as,
     report_on_cancel,
     step_output,
     task_step,
@@ -180,81 +181,66 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
     total = 1 + int(order.snapshot) + len(to_import)
     report: dict[str, Any] = {"target_env_id": order.target_env_id, "unchanged": unchanged}
     try:
-        task_step(
-            task_id,
-            1,
-            total,
-            texts.STEP_CONNECTIVITY,
-            _check_databases,
-            order.target_env_id,
-            order.database_ids,
-        )
+        with failing_as(
+            texts.TARGET_UNREACHABLE, _partial([], to_import, report), env=order.target_env_id
+        ):
+            task_step(
+                task_id,
+                1,
+                total,
+                texts.STEP_CONNECTIVITY,
+                _check_databases,
+                order.target_env_id,
+                order.database_ids,
+            )
     except CANCELLATION:
         report_on_cancel(task_id, _partial([], to_import, report))
         raise
-    except PASS_THROUGH:
-        raise
-    except Exception as exc:
-        raise TaskFailed(
-            texts.TARGET_UNREACHABLE.format(env=order.target_env_id, error=error_words(exc)),
-            _partial([], to_import, report),
-        ) from exc
     step = 1
     if order.snapshot:
         step += 1
         existing = [one.uuid for one in to_import if one.uuid not in order.created_dashboards]
         try:
-            snapshot = task_step(
-                task_id,
-                step,
-                total,
-                texts.STEP_SNAPSHOT,
-                _snapshot,
-                task_id,
-                order.target_env_id,
-                existing,
-            )
+            with failing_as(texts.SNAPSHOT_FAILED, _partial([], to_import, report)):
+                snapshot = task_step(
+                    task_id,
+                    step,
+                    total,
+                    texts.STEP_SNAPSHOT,
+                    _snapshot,
+                    task_id,
+                    order.target_env_id,
+                    existing,
+                )
         except CANCELLATION as cancelled:
             taken, snapshot = step_output(cancelled)  # the branch exists: name it for rollback
             if taken:
                 report["snapshot"] = _snapshot_report(order, snapshot)
             report_on_cancel(task_id, _partial([], to_import, report))
             raise
-        except PASS_THROUGH:
-            raise
-        except Exception as exc:
-            raise TaskFailed(
-                texts.SNAPSHOT_FAILED.format(error=error_words(exc)),
-                _partial([], to_import, report),
-            ) from exc
         report["snapshot"] = _snapshot_report(order, snapshot)
     imported: list[str] = []
     for index, dashboard in enumerate(to_import):
         step += 1
         name = texts.STEP_IMPORT.format(title=dashboard.title)
+        failed = _partial(imported, to_import[index:], report)
         try:
-            task_step(
-                task_id,
-                step,
-                total,
-                name,
-                _import,
-                order.target_env_id,
-                dashboard.bundle,
-                dashboard.changed_kinds,
-            )
+            with failing_as(texts.IMPORT_FAILED, failed, title=dashboard.title):
+                task_step(
+                    task_id,
+                    step,
+                    total,
+                    name,
+                    _import,
+                    order.target_env_id,
+                    dashboard.bundle,
+                    dashboard.changed_kinds,
+                )
         except CANCELLATION as cancelled:  # with the snapshot: a rollback undoes the imports
             landed = step_output(cancelled)[0]  # cancelled while it ran, and it finished
             done = [*imported, dashboard.title] if landed else imported
             report_on_cancel(task_id, _partial(done, to_import[index + int(landed) :], report))
             raise
-        except PASS_THROUGH:
-            raise
-        except Exception as exc:
-            raise TaskFailed(
-                texts.IMPORT_FAILED.format(title=dashboard.title, error=error_words(exc)),
-                _partial(imported, to_import[index:], report),
-            ) from exc
         imported.append(dashboard.title)
     return _partial(imported, [], report)
 

@@ -88,7 +88,6 @@ async def snapshot_points(
             continue
         if snapshot.commit is None or uuid not in snapshot.dashboards:
             continue
-        env = environments.get(record.env_id)
         points.append(
             TimelinePoint(
                 kind="snapshot",
@@ -101,7 +100,7 @@ async def snapshot_points(
                     else record.started_by
                 ),
                 label=texts.SNAPSHOT_LABEL.format(
-                    task=record.id[:8], env=env.name if env else record.env_id
+                    task=record.id[:8], env=environments.name_of(record.env_id)
                 ),
                 env_id=record.env_id,
                 task_id=record.id,
@@ -126,7 +125,7 @@ def _backups_holding(
     wanted = f"dashboards/{uuid}.yaml"
     points = []
     for env_id in archive.environments_with_backups(backup_dir):
-        env = environments.get(env_id)
+        env = environments.name_of(env_id)
         for path in archive.archives(backup_dir, env_id):
             manifest = _manifest(path)
             if manifest is None or wanted not in manifest.files:
@@ -136,7 +135,7 @@ def _backups_holding(
                     kind="backup",
                     when=manifest.created_at,
                     who=manifest.created_by,
-                    label=texts.BACKUP_LABEL.format(env=env.name if env else env_id),
+                    label=texts.BACKUP_LABEL.format(env=env),
                     env_id=env_id,
                     restore=RestoreSource(backup_id=manifest.id),
                 )

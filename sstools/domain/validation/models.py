@@ -7,6 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sstools.storage.models import DashboardValidation
+from sstools.texts.validation import last_run_text
+
 Severity = Literal["error", "warning", "info"]
 FindingKind = Literal[
     "missing_dataset",
@@ -63,3 +66,21 @@ class ValidationReport(BaseModel):
     counts: Counts
     findings: list[Finding]
     summary: str = Field(description="One Russian line: when it last ran, how many problems")
+
+    @classmethod
+    def of(cls, row: DashboardValidation) -> ValidationReport:
+        """A stored run as the API answers it: its findings counted, and its one line."""
+        findings = [Finding.model_validate(one) for one in row.findings]
+        counts = counts_of(findings)
+        return cls(
+            env_id=row.env_id,
+            dashboard_id=row.dashboard_id,
+            dashboard_uuid=row.dashboard_uuid,
+            title=row.title,
+            task_id=row.task_id,
+            created_at=row.created_at,
+            review=row.review,
+            counts=counts,
+            findings=findings,
+            summary=last_run_text(row.created_at, counts.problems, counts.error),
+        )

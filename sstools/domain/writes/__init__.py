@@ -1,6 +1,6 @@
 """Writes into environments: the one apply of an approved plan, and the two-person rule."""
 
-from sstools.domain.writes.apply import PlannedWrite, StartTask, apply_approved
+from sstools.domain.writes.apply import PlannedWrite, apply_approved
 from sstools.domain.writes.held import (
     Ask,
     Cleared,
@@ -17,7 +17,6 @@ __all__ = [
     "Granted",
     "Held",
     "PlannedWrite",
-    "StartTask",
     "WriteRequestView",
     "apply_approved",
     "request_link",

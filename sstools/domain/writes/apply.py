@@ -15,7 +15,7 @@ the same way for every route:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +30,6 @@ from sstools.storage import audit
 from sstools.storage import write_requests as held_requests
 from sstools.tasks import Task, TaskConflict, TaskKind
 
-# started_by, approved_by → the started task
-StartTask = Callable[[str, str | None], Awaitable[Task]]
-
 
 @dataclass(frozen=True)
 class PlannedWrite:
@@ -46,9 +43,32 @@ class PlannedWrite:
     objects: list[str]  # names, for the task and a held request
     object_keys: list[str]  # what the task claims
     stale: str  # words when the approved digest is no longer the plan's
-    start: StartTask
+    source: str | None  # where what the task writes comes from, as its record names it
+    workflow: Callable[..., Any]  # the task's @task_workflow, run with ``args``
+    args: tuple[Any, ...]
     approver_role: Role = Role.engineer  # who may be the second person
     audit: dict[str, Any] = field(default_factory=dict)  # what the route's audit rows add
+
+
+async def _audit(
+    session: AsyncSession,
+    planned: PlannedWrite,
+    caller: Caller,
+    verdict: str,
+    outcome: str,
+    **detail: Any,
+) -> None:
+    """The audit row of ``planned``, ``<kind>_<verdict>``: by ``caller``, where it writes, with
+    ``detail`` and what the route's rows add."""
+    await audit.record(
+        session,
+        action=f"{planned.kind.value}_{verdict}",
+        outcome=outcome,
+        username=caller.username,
+        env_id=planned.env_id,
+        **detail,
+        **planned.audit,
+    )
 
 
 async def apply_approved(
@@ -68,15 +88,14 @@ async def apply_approved(
     if running is not None:
         raise TaskConflict(running)
     if planned.digest != approved_digest:
-        await audit.record(
+        await _audit(
             session,
-            action=f"{planned.kind.value}_refused",
-            outcome="stale_plan",
-            username=caller.username,
-            env_id=planned.env_id,
+            planned,
+            caller,
+            "refused",
+            "stale_plan",
             approved_digest=approved_digest,
             current_digest=planned.digest,
-            **planned.audit,
         )
         raise StalePlan(planned.stale, planned.digest)
     ask = Ask(
@@ -91,17 +110,26 @@ async def apply_approved(
     cleared = await second_person(session, services, caller, ask, granted)
     if isinstance(cleared, Held):
         return cleared.request
-    await audit.record(
+    await _audit(
         session,
-        action=f"{planned.kind.value}_approved",
-        outcome="ok",
-        username=caller.username,
-        env_id=planned.env_id,
+        planned,
+        caller,
+        "approved",
+        "ok",
         digest=planned.digest,
         approved_by=cleared.approved_by,
-        **planned.audit,
     )
-    task = await planned.start(caller.username, cleared.approved_by)
+    task = await services.tasks.start(
+        planned.kind,
+        env_id=planned.env_id,
+        source=planned.source,
+        objects=planned.objects,
+        object_keys=planned.object_keys,
+        started_by=caller.username,
+        approved_by=cleared.approved_by,
+        workflow=planned.workflow,
+        args=planned.args,
+    )
     if cleared.card_id is not None:
         await held_requests.card_started(session, cleared.card_id, task.id)
     return task

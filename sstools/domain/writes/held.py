@@ -124,12 +124,12 @@ class Held:
 
 
 def title_of(services: Services, ask: Ask) -> str:
-    env = services.environments.get(ask.env_id)
     objects = ", ".join(f"«{name}»" for name in ask.objects[:3])
     if len(ask.objects) > 3:
         objects += texts.AND_MORE.format(count=len(ask.objects) - 3)
     kind = texts.KIND_TITLES.get(ask.kind, ask.kind)
-    return texts.TITLE.format(kind=kind, env=env.name if env else ask.env_id, objects=objects)
+    env = services.environments.name_of(ask.env_id)
+    return texts.TITLE.format(kind=kind, env=env, objects=objects)
 
 
 async def second_person(
@@ -188,5 +188,4 @@ async def _hold(
         approver_role=ask.approver_role.value,
         **({"face": "mcp"} if caller.holds_writes else {}),
     )
-    env = services.environments.get(ask.env_id)
-    return Held(WriteRequestView.of(row, env.name if env else ask.env_id))
+    return Held(WriteRequestView.of(row, services.environments.name_of(ask.env_id)))
