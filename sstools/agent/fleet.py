@@ -39,14 +39,22 @@ class Listed(_Frozen):
     title: str
 
 
+class ListedColumn(_Frozen):
+    name: str
+    type: str | None = None
+
+
 class ListedDataset(_Frozen):
-    """A dataset of an environment: its table, where it lives."""
+    """A dataset of an environment: its table, where it lives; for the page's dataset, its
+    columns and its database's kind too (a data question in words is written over them)."""
 
     env_id: str
     id: int
     name: str
     schema_name: str | None = None
     database_id: int | None = None
+    columns: list[ListedColumn] = []
+    database_backend: str | None = None
 
 
 class ListedTask(_Frozen):
@@ -91,6 +99,9 @@ def handed(messages: Sequence[BaseMessage]) -> Fleet:
 
 _M = TypeVar("_M", bound=BaseModel)
 
+# The dataset a page shows: its environment and id.
+PageDataset = tuple[str, int]
+
 # GET path, query → the JSON answer, or None when it failed (the executor's read_json).
 Read = Callable[[str, dict[str, Any], str], Awaitable[Any]]
 
@@ -126,16 +137,32 @@ class FleetReader:
         self._environments = tuple(environment_ids)
         self._ttl_s = ttl_s
         self._clock = clock
-        self._kept: dict[str, tuple[float, Fleet]] = {}
+        self._kept: dict[tuple[str, PageDataset | None], tuple[float, Fleet]] = {}
 
-    async def fleet(self, username: str, token: str) -> Fleet:
-        kept = self._kept.get(username)
+    async def fleet(self, username: str, token: str, dataset: PageDataset | None = None) -> Fleet:
+        """The fleet as ``username`` may see it; with the page's dataset's columns when a page
+        shows one (``dataset``: its environment and id)."""
+        key = (username, dataset)
+        kept = self._kept.get(key)
         now = self._clock()
         if kept is not None and now - kept[0] < self._ttl_s:
             return kept[1]
         made = await self._list(username, token)
-        self._kept[username] = (now, made)
+        if dataset is not None:
+            made = await self._with_columns(made, dataset, token)
+        self._kept[key] = (now, made)
         return made
+
+    async def _with_columns(self, made: Fleet, dataset: PageDataset, token: str) -> Fleet:
+        env_id, dataset_id = dataset
+        detail = await self._read(f"/api/datasets/{dataset_id}", {"env_id": env_id}, token)
+        if not isinstance(detail, dict):
+            return made
+        listed = _valid(ListedDataset, _dataset(detail, env_id))
+        if listed is None:
+            return made
+        others = [d for d in made.datasets if (d.env_id, d.id) != (env_id, dataset_id)]
+        return made.model_copy(update={"datasets": [listed, *others]})
 
     async def _list(self, username: str, token: str) -> Fleet:
         envs = self._environments

@@ -203,7 +203,8 @@ class AgentGraph:
             system = prompt.system_prompt(self._environments, page.context, selection, role)
             if self._fleet is not None:
                 ctx = runtime.context
-                system = fleet.hand(system, await self._fleet.fleet(ctx.username, ctx.token))
+                shown = await self._fleet.fleet(ctx.username, ctx.token, page.scope.dataset())
+                system = fleet.hand(system, shown)
             reply = await bound.ainvoke([system, *messages])
         except Exception as exc:  # only the model call: the runtime reports it as llm_error
             raise ModelFailed(type(exc).__name__) from exc

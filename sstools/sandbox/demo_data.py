@@ -24,6 +24,16 @@ SECTORS = ["Промышленность", "Население", "Коммерц
 PRODUCTS = ["Счётчик электроэнергии", "Тариф «Базовый»", "Тариф «Зелёный»", "Сервисный контракт"]
 CHANNELS = ["Онлайн", "Офис", "Партнёры"]
 TABLES = ("energy_consumption", "regions", "sales_orders", "weather_daily", "tariffs_legacy")
+SCHEMA = """
+create table regions (region text primary key, federal_district text,
+                      population_thousands integer);
+create table energy_consumption (day date, region text, sector text,
+                                 consumption_mwh real, peak_load_mw real);
+create table sales_orders (order_id integer primary key, order_date date, region text,
+                           product text, channel text, quantity integer, revenue_rub real);
+create table weather_daily (day date, region text, avg_temp_c real, precipitation_mm real);
+create table tariffs_legacy (tariff text, region text, price_rub_kwh real);
+"""
 
 
 def create_demo_database(path: Path) -> None:
@@ -42,20 +52,7 @@ def create_demo_database(path: Path) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
     with sqlite3.connect(tmp) as conn:
-        conn.executescript(
-            """
-            create table regions (region text primary key, federal_district text,
-                                  population_thousands integer);
-            create table energy_consumption (day date, region text, sector text,
-                                             consumption_mwh real, peak_load_mw real);
-            create table sales_orders (order_id integer primary key, order_date date, region text,
-                                       product text, channel text, quantity integer,
-                                       revenue_rub real);
-            create table weather_daily (day date, region text, avg_temp_c real,
-                                        precipitation_mm real);
-            create table tariffs_legacy (tariff text, region text, price_rub_kwh real);
-            """
-        )
+        conn.executescript(SCHEMA)
         conn.executemany("insert into regions values (?, ?, ?)", REGIONS)
         energy, weather = [], []
         for day in days:

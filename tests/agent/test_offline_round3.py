@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from sstools.auth.roles import Role
 from sstools.testing import LiveServer
-from tests.agent.test_offline_understands_requests import Server, called, say
+from tests.agent.test_offline_understands_requests import Server, answer, called, say
 from tests.support import types
 
 DEV_DASHBOARDS = [{"id": 10, "title": "Отчёт по энергопотреблению"}, {"id": 12, "title": "Тарифы"}]
@@ -26,6 +26,19 @@ DEV_DATASETS = [
     {"id": 3, "name": "sales_orders", "schema": "main", "database_id": 1},
     {"id": 2, "name": "regions", "schema": "main", "database_id": 1},
 ]
+
+# The page's dataset as GET /api/datasets/3 answers: its columns and its database's kind.
+SALES_ORDERS = {
+    **DEV_DATASETS[0],
+    "database_backend": "sqlite",
+    "columns": [
+        {"name": "order_id", "type": "INTEGER"},
+        {"name": "order_date", "type": "DATE"},
+        {"name": "region", "type": "TEXT"},
+        {"name": "channel", "type": "TEXT"},
+        {"name": "revenue_rub", "type": "REAL"},
+    ],
+}
 
 
 class FleetServer(Server):
@@ -39,6 +52,9 @@ class FleetServer(Server):
         if request.url.path == "/api/datasets":
             here = request.query_params.get("env_id") == "ss-dev"
             return JSONResponse({"items": DEV_DATASETS if here else []})
+        if request.url.path == "/api/datasets/3":
+            self.requests.append(("GET", "/api/datasets/3"))
+            return JSONResponse(SALES_ORDERS)
         return await super().handle(request)
 
 
@@ -119,3 +135,45 @@ async def test_rows_of_a_table_named_without_its_page_are_counted_by_a_read(
     assert args["sql"] == 'SELECT count(*) AS row_count FROM "main"."sales_orders"'
     assert args["database_id"] == 1
     assert "confirm_required" not in types(events)
+
+
+@pytest.mark.parametrize(
+    ("text", "sql"),
+    [
+        (
+            "какая средняя выручка по регионам?",
+            'SELECT "region", AVG("revenue_rub") AS "avg_revenue_rub"'
+            ' FROM "main"."sales_orders" GROUP BY 1 ORDER BY 1',
+        ),
+        (
+            "есть ли пустые значения в колонке region?",  # the schema would not say: a query
+            'SELECT COUNT(*) AS row_count, SUM(CASE WHEN "region" IS NULL THEN 1 ELSE 0 END)'
+            ' AS "empty_region" FROM "main"."sales_orders"',
+        ),
+        (
+            "what's the date range here?",
+            'SELECT MIN("order_date") AS first_date, MAX("order_date") AS last_date'
+            ' FROM "main"."sales_orders"',
+        ),
+    ],
+)
+async def test_a_data_question_in_words_on_a_dataset_page_runs_its_select(
+    make_agent: Any, server: tuple[Server, str], text: str, sql: str
+) -> None:
+    made, url = server
+    events = await say(make_agent, url, text, "dataset", Role.analyst)
+    [(tool, args)] = called(events)
+    assert (tool, args["sql"], args["database_id"]) == ("superset_execute_sql", sql, 1)
+    assert ("GET", "/api/datasets/3") in made.requests  # the page's dataset's columns, read
+    assert "confirm_required" not in types(events)
+
+
+async def test_a_data_question_it_cannot_place_asks_for_the_sql(
+    make_agent: Any, server: tuple[Server, str]
+) -> None:
+    _, url = server
+    events = await say(
+        make_agent, url, "посчитай средний возраст клиентов", "dataset", Role.analyst
+    )
+    assert called(events) == [], events
+    assert "SQL" in answer(events)  # the person is asked for the query, not told a guess

@@ -140,6 +140,13 @@ def page_context(object_type: str | None) -> dict[str, Any]:
         }
     elif object_type == "migration":
         context |= {"objectType": "migration", "route": "/migrations"}
+    elif object_type == "dataset":
+        context |= {
+            "objectType": "dataset",
+            "objectId": "3",
+            "objectName": "sales_orders",
+            "route": "/datasets/3",
+        }
     return context
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -36,7 +36,7 @@ from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
 from sstools.agent.offline.followup import follow_up, last_said, rollback_elsewhere, small_talk
 from sstools.agent.offline.intent import Asking, asks, choose, has_plan
-from sstools.agent.offline.resolving import resolve, task_asked
+from sstools.agent.offline.resolving import data_question, resolve, task_asked
 from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.slots import Said, arguments, dashboards
 from sstools.agent.texts import answers as answer_texts
@@ -53,6 +53,7 @@ _DEFAULT_FOR_OBJECT = {
     "dataset": "superset_explore_database",
     "migration": "list_tasks",
 }
+_EXPLORE, _SQL = "superset_explore_database", "superset_execute_sql"
 # Tools whose dashboard is the page's when the message names none.
 _PAGE_DASHBOARD = frozenset(
     {"deploy_dashboard", "get_health_summary", "run_llm_validation", "run_llm_documentation"}
@@ -117,6 +118,11 @@ class OfflinePlanner:
         if rollback_elsewhere(text, offered, note.lacking):
             return _said(offline_texts.ROLLBACK_ELSEWHERE)
         said = Said.of(text)
+        schema_or_nothing = choice.tools[:1] in ((), (_EXPLORE,))
+        fleet = handed_fleet(messages)
+        if schema_or_nothing and _SQL in offered and data_question(said, context, fleet):
+            # «есть ли пустые значения в колонке region?»: a query answers it, not the schema
+            choice = replace(choice, tools=(_SQL, *choice.tools))
         question: str | None = None
         for name in choice.tools:
             args = self._arguments(name, said, context, messages, choice.asking)

@@ -11,8 +11,8 @@ here what it says by name is resolved against the fleet the graph handed over
 - the page's dashboard read in another environment («статус дашборда на проде»): its namesake;
 - «последний бэкап», «последняя выкатка», «моя миграция», a deploy by its first digits: from
   the task records (the environment too), with choices when more than one fits;
-- a data question on a dataset's page («сколько строк?», «первые 10 строк»): the query on its
-  table, written out (a read).
+- a data question on a dataset's page («сколько строк?», «первые 10 строк», «средняя температура
+  по регионам»): the query on its table, written out (a read; :mod:`.aggregates`).
 
 Each returns the arguments, or the question back in words (never an argument's name).
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.fleet import Fleet, Listed, ListedTask
-from sstools.agent.offline import names
+from sstools.agent.offline import aggregates, names
 from sstools.agent.offline.answers.words import short_id
 from sstools.agent.offline.intent import phrases, spaced
 from sstools.agent.offline.slots import Said, environments
@@ -234,14 +234,14 @@ def _rows(prose: str) -> int | None:
     return next((n for word, n in vocab.NUMBER_WORDS.items() if count.startswith(word)), None)
 
 
-def _quoted(identifier: str) -> str:
-    escaped = identifier.replace('"', '""')
-    return f'"{escaped}"'
+def data_question(said: Said, context: UIContext | None, fleet: Fleet) -> str | None:
+    """The SELECT a data question asks on the page's dataset (or the table it names), if any."""
+    return _data_question({}, said, context, fleet).get("sql")
 
 
 def _data_question(
     args: dict[str, Any], said: Said, context: UIContext | None, fleet: Fleet
-) -> dict[str, Any] | str:
+) -> dict[str, Any]:
     """«сколько строк?», «первые 10 строк» on a dataset's page (or naming its table, «сколько
     строк в sales_orders»): the query on its table."""
     if context is None:
@@ -253,17 +253,21 @@ def _data_question(
         if on_dataset
         else names.dataset_named(said.prose, fleet, context.env_id)
     )
-    if table is None or not (counting or vocab.ROWS_WANTED.search(said.prose)):
-        return args  # no question about its rows: the SQL is asked for
+    if table is None:
+        return args
     parts = [table.schema_name, table.name] if table.schema_name else [table.name]
-    where = ".".join(_quoted(part) for part in parts)
+    where = ".".join(aggregates.quoted(part) for part in parts)
     # Identifiers quoted, the limit a number; the SQL is shown and checked as any (a read).
     if counting:
-        sql = f"SELECT count(*) AS row_count FROM {where}"  # noqa: S608
-    else:
+        sql: str | None = f"SELECT count(*) AS row_count FROM {where}"  # noqa: S608
+    elif vocab.ROWS_WANTED.search(said.prose):
         limit = _rows(said.prose) or 10
         sql = f"SELECT * FROM {where} LIMIT {limit}"  # noqa: S608
         args["limit"] = limit
+    else:  # «средняя температура по регионам»: over its columns, when the page's dataset
+        sql = aggregates.select(said.prose, where, table.columns, table.database_backend)
+    if sql is None:
+        return args  # nothing it can write: the SQL is asked for
     args["sql"] = sql
     if table.database_id is not None:
         args["database_id"] = table.database_id

@@ -275,3 +275,70 @@ ORDINALS = {
 WEAK_TITLE_WORDS = ("по", "и", "в", "на", "the", "of", "and", "архив")
 # «моя миграция», "my deploy": the person's own.
 MINE = re.compile(r"(?<!\w)(?:мо[йяюеи]\w*|my|mine)(?!\w)", re.IGNORECASE)
+# Data questions in words on a dataset (offline/aggregates.py). The English word a column name
+# carries for a Russian one: «выручка» is revenue_rub, «температура» avg_temp_c.
+COLUMN_WORDS = (
+    ("выручк", "revenue"), ("доход", "revenue"), ("оборот", "revenue"), ("температур", "temp"),
+    ("нагрузк", "load"), ("пик", "peak"), ("потреблен", "consumption"), ("регион", "region"),
+    ("сектор", "sector"), ("отрасл", "sector"), ("осадк", "precipitation"), ("продукт", "product"),
+    ("товар", "product"), ("канал", "channel"), ("штук", "quantity"), ("округ", "district"),
+    ("населен", "population"), ("дат", "date"), ("заказ", "order"), ("тариф", "tariff"),
+    ("цен", "price"), ("клиент", "customer"), ("прибыл", "profit"), ("стоимост", "cost"),
+    ("город", "city"), ("стран", "country"), ("категори", "category"), ("пользовател", "user"),
+)  # fmt: skip
+# The function an aggregate word asks for, tried in this order («средняя сумма» is an average).
+AGGREGATE_WORDS = (
+    ("avg", ("средн", "average", "avg", "mean")),
+    ("max", ("максим", "наибольш", "highest", "max", "largest", "biggest")),
+    ("min", ("миним", "наименьш", "lowest", "min", "smallest")),
+    ("sum", ("сумм", "суммар", "итог", "total", "sum")),
+)
+GROUP_BY_WORDS = frozenset({"по", "by", "per", "разрезе", "каждому", "каждой", "each"})
+# «по месяцам», "by week": a date's bucket; the same stems name a period's unit.
+TIME_BUCKETS = (
+    ("месяц", "month"), ("month", "month"), ("год", "year"), ("лет", "year"), ("year", "year"),
+    ("недел", "week"), ("week", "week"), ("дн", "day"), ("день", "day"), ("day", "day"),
+    ("дат", "day"),
+)  # fmt: skip
+MONTHS = (
+    ("январ", 1),
+    ("феврал", 2),
+    ("март", 3),
+    ("апрел", 4),
+    ("май", 5),
+    ("мая", 5),
+    ("мае", 5),
+    ("июн", 6),
+    ("июл", 7),
+    ("август", 8),
+    ("сентябр", 9),
+    ("октябр", 10),
+    ("ноябр", 11),
+    ("декабр", 12),
+    ("january", 1),
+    ("february", 2),
+    ("march", 3),
+    ("april", 4),
+    ("june", 6),
+    ("july", 7),
+    ("august", 8),
+    ("september", 9),
+    ("october", 10),
+    ("november", 11),
+    ("december", 12),
+)  # fmt: skip — English "may" is left out: it is far more often the verb
+LAST_PERIOD = re.compile(
+    r"(?:последн\w*|last|past)\s+(?:(?P<count>[0-9]{1,3})\s+)?"
+    r"(?P<unit>месяц\w*|недел\w*|год\w*|лет|дн\w*|день|days?|weeks?|months?|years?)",
+    re.IGNORECASE,
+)
+HOW_MANY = re.compile(r"сколько|how many|number of|количеств\w*|число\b", re.IGNORECASE)
+COUNT_UP = re.compile(r"посчитай|подсчитай|calculate|compute", re.IGNORECASE)
+DATE_RANGE = re.compile(
+    r"date range|range of dates|диапазон дат|за какой период|какой период|какие даты"
+    r"|first and last (?:date|day)|earliest and latest|с какой (?:даты|по какую)",
+    re.IGNORECASE,
+)
+EMPTY_VALUES = re.compile(
+    r"пуст\w*|\bnulls?\b|пропуск\w*|пропущ\w*|незаполн\w*|missing values?|blank", re.IGNORECASE
+)

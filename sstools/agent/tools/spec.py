@@ -66,6 +66,12 @@ class CallScope(BaseModel):
         """The dashboard the page shows, on a dashboard's page; else None."""
         return self.object_id if self.object_type is ObjectType.dashboard else None
 
+    def dataset(self) -> tuple[str, int] | None:
+        """The dataset the page shows (its environment and id), on a dataset's page; else None."""
+        if self.object_type is not ObjectType.dataset or self.object_id is None or not self.env_id:
+            return None
+        return (self.env_id, self.object_id)
+
     def dashboards(self, named: Sequence[int]) -> list[int]:
         """The dashboards the arguments name, else the page's, else none."""
         page = self.page_dashboard

@@ -1,0 +1,236 @@
+"""A data question in words on a dataset, as one SELECT over its columns (issue 36, round 3).
+
+«средняя температура по регионам за последний месяц», "sum of revenue_rub by region», «сколько
+регионов?», «есть ли пустые значения в колонке region?», "what's the date range?": with no model,
+the question's words are matched against the dataset's own columns (their names, and the English
+word a Russian one stands for: «выручка» → revenue), an aggregate word picks the function, «по …» /
+"by …" the grouping, a month, a year or «последний месяц» the period. Whatever it cannot place
+leaves the SQL to the person (None): a wrong number said with confidence is worse than asking.
+
+The SQL is a read on one table, written for the database's dialect (SQLite's date functions,
+else standard SQL transpiled by sqlglot); it is shown before it runs and checked as any SQL is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot.dialects.dialect import Dialect
+
+from sstools.agent.fleet import ListedColumn
+from sstools.agent.texts import vocabulary as vocab
+
+_WORD = re.compile(r"[a-zа-я0-9_]+")
+_NUMERIC = ("int", "real", "float", "double", "numeric", "decimal", "number", "money")
+_TEMPORAL = ("date", "time")
+# Superset's backend names that sqlglot spells otherwise.
+_DIALECTS = {"postgresql": "postgres", "mssql": "tsql", "sqlite": "sqlite"}
+_SQLITE_BUCKETS = {"year": "%Y", "month": "%Y-%m", "week": "%Y-%W", "day": "%Y-%m-%d"}
+
+
+@dataclass(frozen=True)
+class _Column:
+    name: str
+    parts: tuple[str, ...]
+    numeric: bool
+    temporal: bool
+
+    @classmethod
+    def of(cls, column: ListedColumn) -> _Column:
+        kind = (column.type or "").lower()
+        parts = tuple(part for part in re.split(r"[^a-z0-9]+", column.name.lower()) if part)
+        temporal = any(word in kind for word in _TEMPORAL) or column.name.lower() in {"day", "dt"}
+        return cls(column.name, parts, any(word in kind for word in _NUMERIC), temporal)
+
+
+@dataclass(frozen=True)
+class _Period:
+    """A period on the date column: a month of the year, a year, or the last N units."""
+
+    month: int | None = None
+    year: int | None = None
+    last: tuple[int, str] | None = None  # (count, "day" | "month" | "year")
+
+
+def _english(word: str) -> str | None:
+    """The English word a column name would carry for a Russian one («выручку» → revenue)."""
+    return next((en for stem, en in vocab.COLUMN_WORDS if word.startswith(stem)), None)
+
+
+def _names(word: str, column: _Column) -> bool:
+    if word == column.name.lower():
+        return True
+    wanted = _english(word) or word
+    if len(wanted) < 3:
+        return False
+    return any(
+        part == wanted or (len(part) >= 3 and min(len(part), len(wanted)) >= 4 and
+                           (wanted.startswith(part) or part.startswith(wanted)))
+        for part in column.parts
+    )  # fmt: skip
+
+
+def _named(words: Sequence[str], columns: Sequence[_Column]) -> list[_Column]:
+    """The columns the words name, the best matched first (most words), in the text's order."""
+    hits: dict[str, tuple[int, int]] = {}
+    for position, word in enumerate(words):
+        for column in columns:
+            if _names(word, column):
+                count, first = hits.get(column.name, (0, position))
+                hits[column.name] = (count + 1, first)
+    by_name = {column.name: column for column in columns}
+    return [by_name[name] for name in sorted(hits, key=lambda n: (-hits[n][0], hits[n][1]))]
+
+
+def _grouped(words: Sequence[str], columns: Sequence[_Column]) -> tuple[str | None, _Column | None]:
+    """What follows «по», "by", "per": a time bucket («по месяцам») or a column («по регионам»)."""
+    for position, word in enumerate(words[:-1]):
+        if word not in vocab.GROUP_BY_WORDS:
+            continue
+        following = words[position + 1]
+        bucket = next((b for stem, b in vocab.TIME_BUCKETS if following.startswith(stem)), None)
+        if bucket is not None:
+            return bucket, None
+        found = [c for c in columns if not c.numeric and _names(following, c)]
+        if found:
+            return None, found[0]
+    return None, None
+
+
+def _period(text: str, words: Sequence[str]) -> _Period | None:
+    last = vocab.LAST_PERIOD.search(text)
+    if last is not None:
+        count = int(last.group("count") or 1)
+        unit = next(u for stem, u in vocab.TIME_BUCKETS if last.group("unit").startswith(stem))
+        return _Period(last=(7 * count, "day") if unit == "week" else (count, unit))
+    month = next((n for word in words for stem, n in vocab.MONTHS if word.startswith(stem)), None)
+    year = next((int(w) for w in words if re.fullmatch(r"(19|20)[0-9]{2}", w)), None)
+    return _Period(month=month, year=year) if month or year else None
+
+
+def _aggregate(words: Sequence[str], text: str) -> str | None:
+    for function, stems in vocab.AGGREGATE_WORDS:
+        if any(word.startswith(stem) for word in words for stem in stems):
+            return function
+    return "sum" if vocab.COUNT_UP.search(text) else None
+
+
+@dataclass(frozen=True)
+class _Sql:
+    """Spells dates for one dialect: SQLite's functions, else standard SQL for sqlglot."""
+
+    dialect: str | None
+
+    @property
+    def sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    def bucket(self, column: str, unit: str) -> str:
+        if self.sqlite:
+            return f"strftime('{_SQLITE_BUCKETS[unit]}', {column})"
+        return f"DATE_TRUNC('{unit}', {column})"
+
+    def part(self, column: str, unit: str, value: int) -> str:
+        if self.sqlite:
+            spelled = {"year": "%Y", "month": "%m"}[unit]
+            return f"CAST(strftime('{spelled}', {column}) AS INTEGER) = {value}"
+        return f"EXTRACT({unit.upper()} FROM {column}) = {value}"
+
+    def since(self, column: str, count: int, unit: str) -> str:
+        if self.sqlite:
+            return f"{column} >= date('now', '-{count} {unit}')"
+        return f"{column} >= CURRENT_DATE - INTERVAL '{count} {unit}'"
+
+    def finish(self, sql: str) -> str:
+        if self.sqlite or self.dialect is None:
+            return sql
+        return sqlglot.transpile(sql, read="postgres", write=self.dialect)[0]
+
+
+def _dialect(backend: str | None) -> str | None:
+    name = _DIALECTS.get((backend or "").lower(), (backend or "").lower())
+    try:
+        Dialect.get_or_raise(name)
+    except ValueError:
+        return None
+    return name or None
+
+
+def quoted(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def _alias(prefix: str, column: _Column) -> str:
+    named = column.name if column.parts[:1] == (prefix,) else f"{prefix}_{column.name}"
+    return quoted(named)  # avg(avg_temp_c) is avg_temp_c, not avg_avg_temp_c
+
+
+def _picked(function: str, column: _Column) -> str:
+    if function == "distinct":
+        return f"COUNT(DISTINCT {quoted(column.name)}) AS {_alias('distinct', column)}"
+    return f"{function.upper()}({quoted(column.name)}) AS {_alias(function, column)}"
+
+
+def _where(period: _Period, on: str, sql: _Sql) -> list[str]:
+    where = [sql.since(on, *period.last)] if period.last is not None else []
+    where += [sql.part(on, "year", period.year)] if period.year else []
+    return where + ([sql.part(on, "month", period.month)] if period.month else [])
+
+
+def _columns_asked(
+    lower: str, words: Sequence[str], known: Sequence[_Column], date: _Column | None
+) -> str | None:
+    """The SELECT list of a question about the columns themselves: their dates' range, their
+    empty values."""
+    if vocab.DATE_RANGE.search(lower):
+        if date is None:
+            return None
+        name = quoted(date.name)
+        return f"MIN({name}) AS first_date, MAX({name}) AS last_date"
+    named = _named(words, known)
+    if vocab.EMPTY_VALUES.search(lower) and named:
+        empty = (
+            f"SUM(CASE WHEN {quoted(c.name)} IS NULL THEN 1 ELSE 0 END) AS {_alias('empty', c)}"
+            for c in named[:3]
+        )
+        return "COUNT(*) AS row_count, " + ", ".join(empty)
+    return None
+
+
+def select(
+    text: str, table: str, columns: Sequence[ListedColumn], backend: str | None
+) -> str | None:
+    """The SELECT that answers the question on ``table`` (quoted), or None when it cannot say."""
+    lower = text.lower().replace("ё", "е")
+    words = _WORD.findall(lower)
+    known = [_Column.of(column) for column in columns]
+    sql = _Sql(_dialect(backend))
+    dates = [c for c in known if c.temporal]
+    date = next(iter(_named(words, dates) or dates), None)
+    asked = _columns_asked(lower, words, known, date)
+    if asked is not None:
+        return sql.finish(f"SELECT {asked} FROM {table}")  # noqa: S608 - identifiers quoted
+    named = [c for c in _named(words, known) if c is not date]
+    bucket, group = _grouped(words, known)
+    function = _aggregate(words, lower)
+    counted = next((c for c in named if c is not group), None)
+    if function is None and counted is not None and vocab.HOW_MANY.search(lower):
+        function = "sum" if counted.numeric else "distinct"  # «сколько выручки», «сколько регионов»
+    if function != "distinct":
+        counted = next((c for c in named if c.numeric and c is not group), None)
+    period = _period(lower, words)
+    if function is None or counted is None or ((period or bucket) and date is None):
+        return None
+    where = _where(period, quoted(date.name), sql) if period and date else []
+    head = ""
+    if bucket is not None and date is not None:
+        head = f"{sql.bucket(quoted(date.name), bucket)} AS {bucket}, "
+    elif group is not None:
+        head = f"{quoted(group.name)}, "
+    query = f"SELECT {head}{_picked(function, counted)} FROM {table}"  # noqa: S608 - quoted
+    query += " WHERE " + " AND ".join(where) if where else ""
+    query += " GROUP BY 1 ORDER BY 1" if head else ""
+    return sql.finish(query)
