@@ -130,3 +130,62 @@ def test_a_couple_of_rows_is_two() -> None:
     name, args = call(plan("дай пару строк из regions глянуть", role=Role.analyst))
     assert name == "superset_execute_sql"
     assert args["sql"].endswith('"regions" LIMIT 2')
+
+
+def _ids(*titles: str) -> list[int]:
+    return [n for n, spec in enumerate(DASHBOARDS, 1) if spec.title in titles]
+
+
+@pytest.mark.parametrize(
+    ("text", "titles"),
+    [
+        (
+            "перекинь всё про продажи в стейдж",
+            ("Продажи по регионам", "Regional Sales Trends", "Каналы продаж"),
+        ),
+        ("migrate all the weather boards to staging", ("Погода и нагрузка", "Weather Overview")),
+    ],
+)
+def test_all_of_one_topic_moves_that_topic_s_dashboards_only(
+    text: str, titles: tuple[str, ...]
+) -> None:
+    name, args = call(plan(text))
+    assert name == "execute_migration"
+    assert args["dashboard_ids"] == _ids(*titles)
+
+
+def test_everything_but_one_leaves_that_one_out() -> None:
+    name, args = call(plan("всё с дева в прод, кроме черновика"))
+    draft = _ids("Прогноз нагрузки (черновик)")
+    assert name == "execute_migration"
+    assert args["dashboard_ids"] == [n for n in range(1, len(DASHBOARDS) + 1) if n not in draft]
+
+
+def test_all_of_a_topic_no_title_is_about_moves_nothing_it_asks() -> None:
+    reply = plan("перенеси все дашборды про футбол в стейдж")
+    assert not reply.tool_calls  # never every dashboard for a topic it could not place
+    assert "какие дашборды перенести?" in reply.text
+
+
+def test_a_commit_of_a_dashboard_named_by_title_with_an_unquoted_message() -> None:
+    name, args = call(plan("закоммить Weather Overview с сообщением обновил фильтры"))
+    assert (name, args) == (
+        "commit_changes",
+        {"dashboard_ids": _ids("Weather Overview"), "message": "обновил фильтры"},
+    )
+    name, args = call(plan("закоммить все дашборды с сообщением nightly sync"))
+    assert (args["dashboard_ids"], args["message"]) == (list(range(1, 14)), "nightly sync")
+
+
+def test_who_may_see_a_dashboard_named_by_title_is_its_audit() -> None:
+    reply = plan("кто имеет доступ к дашборду Customer Revenue?", role=Role.admin)
+    name, args = call(reply)
+    assert name == "superset_audit_permissions"
+    assert args == {"object_type": "dashboard", "object_id": _ids("Customer Revenue")[0]}
+
+
+def test_a_virtual_dataset_takes_the_name_said_before_its_query() -> None:
+    text = "сделай виртуальный датасет weather_by_region из select region from weather_daily"
+    name, args = call(plan(text, "dataset", "4"))
+    assert name == "superset_create_dataset"
+    assert (args["name"], args["sql"]) == ("weather_by_region", "select region from weather_daily")

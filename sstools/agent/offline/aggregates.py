@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import sqlglot
 from sqlglot.dialects.dialect import Dialect
@@ -55,6 +56,7 @@ class _Period:
     last: tuple[int, str] | None = None  # (count, "day" | "month" | "year")
 
 
+@cache
 def _english(word: str) -> str | None:
     """The English word a column name would carry for a Russian one («выручку» → revenue)."""
     return next((en for stem, en in vocab.COLUMN_WORDS if word.startswith(stem)), None)
@@ -150,6 +152,7 @@ class _Sql:
         return sqlglot.transpile(sql, read="postgres", write=self.dialect)[0]
 
 
+@cache
 def _dialect(backend: str | None) -> str | None:
     name = _DIALECTS.get((backend or "").lower(), (backend or "").lower())
     try:

@@ -29,6 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from pydantic import ValidationError
 
 from sstools.agent.context import ObjectType, UIContext, handed_context
+from sstools.agent.fleet import Fleet
 from sstools.agent.fleet import handed as handed_fleet
 from sstools.agent.offline import dry_run
 from sstools.agent.offline.answers import Hint, render_content
@@ -125,7 +126,7 @@ class OfflinePlanner:
             choice = replace(choice, tools=(_SQL, *choice.tools))
         question: str | None = None
         for name in choice.tools:
-            args = self._arguments(name, said, context, messages, choice.asking)
+            args = self._arguments(name, said, context, messages, choice.asking, fleet)
             refusal = note.refusal(name, args if isinstance(args, dict) else {})
             if refusal is not None:
                 return _said(refusal)
@@ -152,6 +153,7 @@ class OfflinePlanner:
         context: UIContext | None,
         messages: list[BaseMessage],
         asking: Asking | None,
+        fleet: Fleet,
     ) -> dict[str, Any] | str:
         """Arguments from the message; a question back when a required one is missing."""
         here = context.env_id if context else None
@@ -167,7 +169,7 @@ class OfflinePlanner:
                 args,
                 said,
                 context,
-                handed_fleet(messages),
+                fleet,
                 numbered=bool(dashboards(said)),
                 known=self.environment_ids,
             )
@@ -189,7 +191,7 @@ class OfflinePlanner:
                     args["env_id"] = task.env_id
                     missing.remove("env_id")
         if "task_id" in missing and name == "get_task_status":  # then the task records
-            recorded = task_asked(said, handed_fleet(messages), args.get("env_id"))
+            recorded = task_asked(said, fleet, args.get("env_id"))
             if recorded is not None:
                 args["task_id"] = recorded.id
                 missing.remove("task_id")

@@ -110,14 +110,9 @@ def resolve(
             if len(mentioned) >= 2:
                 args["source_env_id"], args["target_env_id"] = mentioned[0], mentioned[-1]
         source = args.get("source_env_id") or here
-        if vocab.ALL_WORDS.search(prose):
-            every = [one.id for one in fleet.dashboards if one.env_id == source]
-            if every:
-                args["dashboard_ids"] = every
-        elif not numbered and not on_dashboard:
-            found = names.named(prose, fleet, source)
-            if found:
-                args["dashboard_ids"] = [one.id for one in found]
+        _several(args, prose, fleet, source, named=not numbered and not on_dashboard)
+    if name == "commit_changes" and "dashboard_ids" not in args and not on_dashboard:
+        _several(args, prose, fleet, here, named=not numbered)
     if name == "restore_backup" and "backup_id" not in args:
         env = args.get("target_env_id") or here
         backups = names.latest_task(fleet, ("backup",), env)
@@ -129,9 +124,46 @@ def resolve(
         page = names.titled(fleet, here, page_id) if page_id else None
         title = page.title if page else (context.object_name if on_dashboard and context else None)
         return _rollback(args, said, fleet, title)
+    if name == "superset_audit_permissions" and "object_id" not in args and not numbered:
+        args |= _audited_by_name(prose, fleet, here)
     if name == "superset_execute_sql" and "sql" not in args:
         return _data_question(args, said, context, fleet)
     return args
+
+
+def _several(
+    args: dict[str, Any], prose: str, fleet: Fleet, source: str | None, *, named: bool
+) -> None:
+    """The dashboards of ``source`` a request means: «все» (of one topic: «всё про продажи»,
+    but one: «всё, кроме черновика»), else those its titles name."""
+    if vocab.ALL_WORDS.search(prose):
+        every = _all_of(prose, fleet, source)
+        if every:
+            args["dashboard_ids"] = every
+    elif named:
+        found = names.named(prose, fleet, source)
+        if found:
+            args["dashboard_ids"] = [one.id for one in found]
+
+
+def _all_of(prose: str, fleet: Fleet, source: str | None) -> list[int]:
+    topic = vocab.ALL_ABOUT.search(prose)
+    if topic:  # a topic no title is about means none, never everything
+        chosen = names.about(next(word for word in topic.groups() if word), fleet, source)
+    else:
+        chosen = [one for one in fleet.dashboards if one.env_id == source]
+    but = vocab.ALL_BUT.search(prose)
+    left_out = {one.id for one in names.about(but.group(1), fleet, source)} if but else set()
+    return [one.id for one in chosen if one.id not in left_out]
+
+
+def _audited_by_name(prose: str, fleet: Fleet, here: str | None) -> dict[str, Any]:
+    """«кто имеет доступ к дашборду Customer Revenue?», «… к датасету sales_orders»."""
+    found = names.named(prose, fleet, here)
+    if len(found) == 1:
+        return {"object_type": "dashboard", "object_id": found[0].id}
+    table = names.dataset_named(prose, fleet, here)
+    return {"object_type": "dataset", "object_id": table.id} if table else {}
 
 
 def _stage(env_id: str) -> int:

@@ -141,7 +141,7 @@ def branch(said: Said, *, new: bool = False) -> str | None:
     if quoted:
         return quoted
     given = vocab.NAME_MENTION.search(prose)
-    if given:
+    if given and given.group(1):
         return given.group(1)
     shaped = [word for word in _BRANCH_SHAPED.findall(prose) if _could_be_branch(word)]
     return shaped[-1] if shaped else None
@@ -204,6 +204,7 @@ def arguments(
             value = numbers or None
         elif key == "message":  # the person's own words for it, or a default made by the planner
             given = vocab.COMMIT_MESSAGE.search(said.prose)
+            given = given or vocab.COMMIT_MESSAGE_BARE.search(said.prose)
             value = given.group(1).strip() if given else None
         elif key == "backup_id":
             value = said.backup_ids[-1] if said.backup_ids else None
@@ -213,7 +214,7 @@ def arguments(
             value = branch(said, new=True)
         elif key == "name":
             named = vocab.NAME_MENTION.search(said.prose)
-            value = named.group(1) if named else None
+            value = (named.group(1) or named.group(2)) if named else None
         elif key == "git_ref":
             value = _ref(said)
         elif key == "commit":

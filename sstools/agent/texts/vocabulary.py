@@ -178,10 +178,28 @@ COMMIT_MESSAGE = re.compile(
     r"(?:сообщени\w*|комментари\w*|месседж\w*|message|msg)\s*[:=]?\s*[«\"'`]([^»\"'`]{1,500})[»\"'`]",
     re.IGNORECASE,
 )
+# A message after «с сообщением», "with message", "-m" without quotes: to the sentence's end.
+COMMIT_MESSAGE_BARE = re.compile(
+    r"(?:с\s+сообщением|с\s+комментарием|with\s+(?:the\s+)?message|message\s*:|-m)\s+"
+    r"([^«\"'`\s][^.!?\n]{0,199})",
+    re.IGNORECASE,
+)
+# «всё про продажи», "all the weather boards", «все дашборды о погоде»: «все» of one topic.
+ALL_ABOUT = re.compile(
+    r"(?:все|всё|всех|all|everything)\s+(?:дашборд\w*\s+)?(?:про|о|об|по\s+теме|about|on)\s+(\w+)"
+    r"|all\s+(?:the\s+|our\s+|my\s+)?([a-z]+)\s+(?:dashboards|boards)"
+    r"|все\s+([а-яё]+)\s+дашборд\w*",
+    re.IGNORECASE,
+)
+# «всё, кроме черновика», "everything except the draft", «без черновика»: one left out.
+ALL_BUT = re.compile(
+    r"(?:кроме|без|except|but\s+not|excluding)\s+(?:the\s+)?([\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE
+)
 # The name a new object is given («с именем sales_eu», «назови его orders_v2», "called churn").
 NAME_MENTION = re.compile(
     r"(?:с именем|под (?:названием|именем)|назови(?:\s+его)?|названи(?:ем|е)|named|called|"
-    r"name it|with (?:the )?name)\s*[:=]?\s*[«\"'`]?([A-Za-z0-9_][\w./-]*)",
+    r"name it|with (?:the )?name)\s*[:=]?\s*[«\"'`]?([A-Za-z0-9_][\w./-]*)"
+    r"|(?:датасет|dataset)\s+([a-z][a-z0-9_]{2,99})\s+(?:из|from|на|as|по)\s",
     re.IGNORECASE,
 )
 # The table, schema and database a message names («таблица events», "schema crm", «в базе 1»).
@@ -217,7 +235,7 @@ ALL_WORDS = re.compile(r"(?<!\w)(?:все|всё|всех|all|everything|vse)(?!
 # «выкати все в стейдж», «всё на прод», «все дашборды»: every dashboard, not «все изменения» of one.
 ALL_DASHBOARDS = re.compile(
     r"(?<!\w)(?:всё|все(?=\s+(?:дашборд\w*|в|во|на|из)(?!\w))|всех\s+дашборд\w*"
-    r"|all\s+(?:the\s+)?dashboards|everything)(?!\w)",
+    r"|all\s+(?:the\s+|our\s+|my\s+)?(?:[a-z]+\s+)?(?:dashboards|boards)|everything)(?!\w)",
     re.IGNORECASE,
 )
 # A task that failed: «почему упала последняя задача?», "what failed".
