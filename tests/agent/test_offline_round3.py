@@ -177,3 +177,20 @@ async def test_a_data_question_it_cannot_place_asks_for_the_sql(
     )
     assert called(events) == [], events
     assert "SQL" in answer(events)  # the person is asked for the query, not told a guess
+
+
+async def test_a_data_change_in_words_from_an_analyst_is_refused_naming_the_engineer(
+    make_agent: Any, server: tuple[Server, str]
+) -> None:
+    made, url = server
+    events = await say(
+        make_agent, url, "удали тестовые заказы из sales_orders", "dataset", Role.analyst
+    )
+    assert called(events) == [], events
+    assert "«инженер»" in answer(events)  # the role that may, not a question for a query
+    assert made.writes == []
+    events = await say(
+        make_agent, url, "удали тестовые заказы из sales_orders", "dataset", Role.engineer
+    )
+    assert called(events) == [], events
+    assert "SQL" in answer(events)  # an engineer is asked for the query: never a DELETE guessed

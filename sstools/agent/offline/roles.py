@@ -53,6 +53,16 @@ class RoleNote:
             tool.title, [required.value], actual, write_only=write_only
         )
 
+    def change_refusal(self, name: str) -> str | None:
+        """The refusal when a request asks a tool that reads or writes by its arguments to
+        change something in words («удали тестовые заказы») and the role may only read with it."""
+        tool = CATALOGUE[name]
+        if tool.classify is None or self.role is None or self.role.allows(tool.write_role):
+            return None
+        return explain.permission_denied(
+            tool.title, [tool.write_role.value], self.role.value, write_only=True
+        )
+
 
 def role_note(messages: Sequence[BaseMessage]) -> RoleNote:
     system = next((m for m in messages if isinstance(m, SystemMessage)), None)

@@ -360,3 +360,9 @@ DATE_RANGE = re.compile(
 EMPTY_VALUES = re.compile(
     r"пуст\w*|\bnulls?\b|пропуск\w*|пропущ\w*|незаполн\w*|missing values?|blank", re.IGNORECASE
 )
+# A change of data asked in words, with no query given («удали тестовые заказы»).
+DATA_CHANGE = re.compile(
+    r"(?<!\w)(?:удали\w*|удалить|сотри|delete|remove|обнови\w*|update|вставь|добавь строк\w*"
+    r"|insert|очисти\w*|truncate|drop|дропни|измени данные|поменяй значени\w*)(?!\w)",
+    re.IGNORECASE,
+)

@@ -124,9 +124,12 @@ class ToolSpec:
         return self.classify(args) if self.classify else self.kind
 
     def required_role(self, args: ToolArgs) -> Role:
-        if self.kind_for(args) is ToolKind.write:  # a write needs an engineer at least
-            return max(self.min_role, Role.engineer, key=lambda role: role.rank)
-        return self.min_role
+        return self.write_role if self.kind_for(args) is ToolKind.write else self.min_role
+
+    @property
+    def write_role(self) -> Role:
+        """The least role that may write with it: an engineer at least."""
+        return max(self.min_role, Role.engineer, key=lambda role: role.rank)
 
     def environment(self, args: ToolArgs, scope: CallScope) -> str | None:
         """The environment the call acts on (the target, for deploys and migrations)."""
