@@ -189,3 +189,38 @@ def test_a_virtual_dataset_takes_the_name_said_before_its_query() -> None:
     name, args = call(plan(text, "dataset", "4"))
     assert name == "superset_create_dataset"
     assert (args["name"], args["sql"]) == ("weather_by_region", "select region from weather_daily")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("а что значит статус degraded?", "(degraded)"),
+        ("что означает «в очереди»?", "(queued)"),
+        ("what does failed mean?", "(failed)"),
+    ],
+)
+def test_what_a_status_means_is_said_in_words(text: str, said: str) -> None:
+    reply = plan(text, "dashboard", "12")
+    assert not reply.tool_calls
+    assert said in reply.text
+
+
+def test_what_is_running_stays_the_task_list_not_a_status_explained() -> None:
+    assert call(plan("what is running on prod?"))[0] == "list_tasks"
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("кто и когда выкатывал Каналы продаж?", "Каналы продаж"),
+        ("history of Customer Revenue", "Customer Revenue"),
+    ],
+)
+def test_who_and_when_of_a_dashboard_named_away_from_its_page_is_its_timeline(
+    text: str, title: str
+) -> None:
+    assert call(plan(text)) == ("get_dashboard_timeline", {"dashboard_id": _ids(title)[0]})
+
+
+def test_what_failed_of_a_named_dashboard_stays_the_task_records() -> None:
+    assert call(plan("почему упала выкатка Каналы продаж?"))[0] == "list_tasks"

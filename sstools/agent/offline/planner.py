@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from sstools.agent.context import ObjectType, UIContext, handed_context
 from sstools.agent.fleet import Fleet
 from sstools.agent.fleet import handed as handed_fleet
-from sstools.agent.offline import dry_run
+from sstools.agent.offline import dry_run, names
 from sstools.agent.offline.answers import Hint, render_content
 from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
@@ -56,6 +56,7 @@ _DEFAULT_FOR_OBJECT = {
     "migration": "list_tasks",
 }
 _EXPLORE, _SQL = "superset_explore_database", "superset_execute_sql"
+_TASKS, _TIMELINE = "list_tasks", "get_dashboard_timeline"
 # Tools whose dashboard is the page's when the message names none.
 _PAGE_DASHBOARD = frozenset(
     {"deploy_dashboard", "get_health_summary", "run_llm_validation", "run_llm_documentation"}
@@ -116,6 +117,8 @@ class OfflinePlanner:
         note = role_note(messages)
         if small_talk(text):
             return _said(offline_texts.SMALL_TALK)
+        if meaning := _status_meaning(text):
+            return _said(meaning)
         choice = choose(text, offered, note.lacking)
         if rollback_elsewhere(text, offered, note.lacking):
             return _said(offline_texts.ROLLBACK_ELSEWHERE)
@@ -125,6 +128,14 @@ class OfflinePlanner:
         if schema_or_nothing and _SQL in offered and data_question(said, context, fleet):
             # «есть ли пустые значения в колонке region?»: a query answers it, not the schema
             choice = replace(choice, tools=(_SQL, *choice.tools))
+        if (
+            choice.tools[:1] == (_TASKS,)
+            and _TIMELINE in offered
+            and _history_of(said, context, fleet)
+        ):
+            # «кто и когда выкатывал Каналы продаж?» away from its page: the task list filters by
+            # the page's dashboard only, its timeline says who changed it and when
+            choice = replace(choice, tools=(_TIMELINE, *choice.tools))
         question: str | None = None
         for name in choice.tools:
             args = self._arguments(name, said, context, messages, choice.asking, fleet)
@@ -249,6 +260,32 @@ class OfflinePlanner:
                 f"**{title}**\\\n{answer}"
             )  # a trailing backslash breaks the line in markdown
         return "\n\n".join(reversed(results))
+
+
+# The answers' Russian words for a status, back to the status they stand for.
+_STATUS_WORDS = {
+    "есть проблемы": "degraded",
+    "в порядке": "ok",
+    **{words: status for status, words in answer_texts.TASK_STATUSES.items()},
+}
+
+
+def _status_meaning(text: str) -> str | None:
+    asked = next((m for pattern in vocab.STATUS_MEANING if (m := pattern.search(text))), None)
+    if asked is None:
+        return None
+    status = asked.group("status").lower()
+    return offline_texts.STATUS_MEANINGS.get(_STATUS_WORDS.get(status, status))
+
+
+def _history_of(said: Said, context: UIContext | None, fleet: Fleet) -> bool:
+    """Whether a history question names one dashboard by title, away from any dashboard's page
+    (and asks who or when, not what failed)."""
+    if context is not None and context.object_type is ObjectType.dashboard:
+        return False
+    here = context.env_id if context else None
+    failed = vocab.FAILED_WORDS.search(said.prose)
+    return not failed and len(names.named(said.prose, fleet, here)) == 1
 
 
 def _overview(content: str, env_id: str | None) -> str:

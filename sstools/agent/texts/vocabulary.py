@@ -366,3 +366,13 @@ DATA_CHANGE = re.compile(
     r"|insert|очисти\w*|truncate|drop|дропни|измени данные|поменяй значени\w*)(?!\w)",
     re.IGNORECASE,
 )
+# «что значит статус degraded?», "what does failed mean": a status explained, in words.
+_STATUS = (
+    r"[«\"'`]?(?P<status>degraded|ok|queued|running|succeeded|failed|cancelled|есть проблемы"
+    r"|в порядке|в очереди|выполняется|выполнена|завершилась ошибкой|отменена)[»\"'`]?(?!\w)"
+)
+STATUS_MEANING = (
+    re.compile(r"(?:что\s+(?:значит|означает)|расшифруй)\b.{0,30}?(?<!\w)" + _STATUS, re.I),
+    re.compile(r"what\s+(?:does|do)\s+(?:the\s+)?(?:status\s+)?" + _STATUS + r"\s+mean", re.I),
+    re.compile(r"(?:explain|meaning of)\s+(?:the\s+)?(?:status\s+)?" + _STATUS, re.I),
+)
