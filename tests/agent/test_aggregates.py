@@ -60,6 +60,23 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[ListedColumn]:
         ),
         ("regions", "сколько регионов в справочнике?", "select count(*) from regions"),
         (
+            "sales_orders",
+            "top 3 regions by revenue",
+            "select region, sum(revenue_rub) from sales_orders group by region"
+            " order by 2 desc limit 3",
+        ),
+        (
+            "weather_daily",
+            "srednyaya temperatura po regionam letom",  # translit, a season
+            "select region, avg(avg_temp_c) from weather_daily"
+            " where substr(day, 6, 2) in ('06', '07', '08') group by region order by region",
+        ),
+        (
+            "sales_orders",
+            "сколько заказов было в декабре?",  # an identifier is counted, never summed
+            "select count(*) from sales_orders where order_date like '%-12-%'",
+        ),
+        (
             "weather_daily",
             "what's the date range in this dataset?",
             "select min(day), max(day) from weather_daily",

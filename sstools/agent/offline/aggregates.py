@@ -1,11 +1,13 @@
 """A data question in words on a dataset, as one SELECT over its columns (issue 36, round 3).
 
 «средняя температура по регионам за последний месяц», "sum of revenue_rub by region», «сколько
-регионов?», «есть ли пустые значения в колонке region?», "what's the date range?": with no model,
-the question's words are matched against the dataset's own columns (their names, and the English
-word a Russian one stands for: «выручка» → revenue), an aggregate word picks the function, «по …» /
-"by …" the grouping, a month, a year or «последний месяц» the period. Whatever it cannot place
-leaves the SQL to the person (None): a wrong number said with confidence is worse than asking.
+регионов?», «есть ли пустые значения в колонке region?», "top 5 regions by revenue": with no
+model, the question's words (folded to one Latin alphabet, so «skolko zakazov» reads as «сколько
+заказов») are matched against the dataset's own columns (their names, and the English word a
+Russian one stands for: «выручка» → revenue), an aggregate word picks the function, «по …» /
+"by …" the grouping, a month, a season, a year or «последний месяц» the period, «топ 5» the
+limit. Whatever it cannot place leaves the SQL to the person (None): a wrong number said with
+confidence is worse than asking.
 
 The SQL is a read on one table, written for the database's dialect (SQLite's date functions,
 else standard SQL transpiled by sqlglot); it is shown before it runs and checked as any SQL is.
@@ -22,21 +24,43 @@ import sqlglot
 from sqlglot.dialects.dialect import Dialect
 
 from sstools.agent.fleet import ListedColumn
+from sstools.agent.routing.tokens import fold
 from sstools.agent.texts import vocabulary as vocab
 
-_WORD = re.compile(r"[a-zа-я0-9_]+")
+_WORD = re.compile(r"[\w]+")
 _NUMERIC = ("int", "real", "float", "double", "numeric", "decimal", "number", "money")
 _TEMPORAL = ("date", "time")
 # Superset's backend names that sqlglot spells otherwise.
 _DIALECTS = {"postgresql": "postgres", "mssql": "tsql", "sqlite": "sqlite"}
 _SQLITE_BUCKETS = {"year": "%Y", "month": "%Y-%m", "week": "%Y-%W", "day": "%Y-%m-%d"}
+_SQLITE_PARTS = {"year": "%Y", "month": "%m"}
+
+
+def _folded(pairs: Sequence[tuple[str, object]]) -> tuple[tuple[str, object], ...]:
+    return tuple((fold(stem), value) for stem, value in pairs)
+
+
+@cache
+def _tables() -> dict[str, tuple[tuple[str, object], ...]]:
+    """The vocabulary's stems folded as the words are, once."""
+    aggregates = [(stem, function) for function, stems in vocab.AGGREGATE_WORDS for stem in stems]
+    return {
+        "columns": _folded(vocab.COLUMN_WORDS),
+        "aggregates": _folded(aggregates),
+        "buckets": _folded(vocab.TIME_BUCKETS),
+        "months": _folded([*vocab.MONTHS, *vocab.SEASONS]),
+    }
+
+
+def _lookup(table: str, word: str) -> object | None:
+    return next((value for stem, value in _tables()[table] if word.startswith(stem)), None)
 
 
 @dataclass(frozen=True)
 class _Column:
     name: str
     parts: tuple[str, ...]
-    numeric: bool
+    numeric: bool  # a measure: summed, averaged (an identifier is counted, never summed)
     temporal: bool
 
     @classmethod
@@ -44,22 +68,24 @@ class _Column:
         kind = (column.type or "").lower()
         parts = tuple(part for part in re.split(r"[^a-z0-9]+", column.name.lower()) if part)
         temporal = any(word in kind for word in _TEMPORAL) or column.name.lower() in {"day", "dt"}
-        return cls(column.name, parts, any(word in kind for word in _NUMERIC), temporal)
+        numeric = any(word in kind for word in _NUMERIC) and parts[-1:] != ("id",)
+        return cls(column.name, parts, numeric, temporal)
 
 
 @dataclass(frozen=True)
 class _Period:
-    """A period on the date column: a month of the year, a year, or the last N units."""
+    """A period on the date column: months of the year, a year, or the last N units."""
 
-    month: int | None = None
+    months: tuple[int, ...] = ()
     year: int | None = None
     last: tuple[int, str] | None = None  # (count, "day" | "month" | "year")
 
 
 @cache
 def _english(word: str) -> str | None:
-    """The English word a column name would carry for a Russian one («выручку» → revenue)."""
-    return next((en for stem, en in vocab.COLUMN_WORDS if word.startswith(stem)), None)
+    """The English word a column name would carry for a Russian one («vyruchku» → revenue)."""
+    found = _lookup("columns", word)
+    return found if isinstance(found, str) else None
 
 
 def _names(word: str, column: _Column) -> bool:
@@ -69,7 +95,7 @@ def _names(word: str, column: _Column) -> bool:
     if len(wanted) < 3:
         return False
     return any(
-        part == wanted or (len(part) >= 3 and min(len(part), len(wanted)) >= 4 and
+        part == wanted or (min(len(part), len(wanted)) >= 4 and
                            (wanted.startswith(part) or part.startswith(wanted)))
         for part in column.parts
     )  # fmt: skip
@@ -90,33 +116,39 @@ def _named(words: Sequence[str], columns: Sequence[_Column]) -> list[_Column]:
 def _grouped(words: Sequence[str], columns: Sequence[_Column]) -> tuple[str | None, _Column | None]:
     """What follows «по», "by", "per": a time bucket («по месяцам») or a column («по регионам»)."""
     for position, word in enumerate(words[:-1]):
-        if word not in vocab.GROUP_BY_WORDS:
+        if word not in _GROUP_BY:
             continue
         following = words[position + 1]
-        bucket = next((b for stem, b in vocab.TIME_BUCKETS if following.startswith(stem)), None)
-        if bucket is not None:
+        bucket = _lookup("buckets", following)
+        if isinstance(bucket, str):
             return bucket, None
-        found = [c for c in columns if not c.numeric and _names(following, c)]
+        found = [c for c in columns if not c.numeric and not c.temporal and _names(following, c)]
         if found:
             return None, found[0]
     return None, None
+
+
+_GROUP_BY = frozenset(fold(word) for word in vocab.GROUP_BY_WORDS)
 
 
 def _period(text: str, words: Sequence[str]) -> _Period | None:
     last = vocab.LAST_PERIOD.search(text)
     if last is not None:
         count = int(last.group("count") or 1)
-        unit = next(u for stem, u in vocab.TIME_BUCKETS if last.group("unit").startswith(stem))
-        return _Period(last=(7 * count, "day") if unit == "week" else (count, unit))
-    month = next((n for word in words for stem, n in vocab.MONTHS if word.startswith(stem)), None)
+        unit = _lookup("buckets", fold(last.group("unit")))
+        if isinstance(unit, str):
+            return _Period(last=(7 * count, "day") if unit == "week" else (count, unit))
+    found = next((value for word in words if (value := _lookup("months", word))), None)
+    months = found if isinstance(found, tuple) else (found,) if isinstance(found, int) else ()
     year = next((int(w) for w in words if re.fullmatch(r"(19|20)[0-9]{2}", w)), None)
-    return _Period(month=month, year=year) if month or year else None
+    return _Period(months=months, year=year) if months or year else None
 
 
 def _aggregate(words: Sequence[str], text: str) -> str | None:
-    for function, stems in vocab.AGGREGATE_WORDS:
-        if any(word.startswith(stem) for word in words for stem in stems):
-            return function
+    found = [value for word in words if isinstance(value := _lookup("aggregates", word), str)]
+    order = [function for function, _ in vocab.AGGREGATE_WORDS]
+    if found:
+        return min(found, key=order.index)
     return "sum" if vocab.COUNT_UP.search(text) else None
 
 
@@ -135,11 +167,15 @@ class _Sql:
             return f"strftime('{_SQLITE_BUCKETS[unit]}', {column})"
         return f"DATE_TRUNC('{unit}', {column})"
 
-    def part(self, column: str, unit: str, value: int) -> str:
-        if self.sqlite:
-            spelled = {"year": "%Y", "month": "%m"}[unit]
-            return f"CAST(strftime('{spelled}', {column}) AS INTEGER) = {value}"
-        return f"EXTRACT({unit.upper()} FROM {column}) = {value}"
+    def part(self, column: str, unit: str, values: Sequence[int]) -> str:
+        taken = (
+            f"CAST(strftime('{_SQLITE_PARTS[unit]}', {column}) AS INTEGER)"
+            if self.sqlite
+            else f"EXTRACT({unit.upper()} FROM {column})"
+        )
+        if len(values) == 1:
+            return f"{taken} = {values[0]}"
+        return f"{taken} IN ({', '.join(str(value) for value in values)})"
 
     def since(self, column: str, count: int, unit: str) -> str:
         if self.sqlite:
@@ -179,8 +215,8 @@ def _picked(function: str, column: _Column) -> str:
 
 def _where(period: _Period, on: str, sql: _Sql) -> list[str]:
     where = [sql.since(on, *period.last)] if period.last is not None else []
-    where += [sql.part(on, "year", period.year)] if period.year else []
-    return where + ([sql.part(on, "month", period.month)] if period.month else [])
+    where += [sql.part(on, "year", [period.year])] if period.year else []
+    return where + ([sql.part(on, "month", period.months)] if period.months else [])
 
 
 def _columns_asked(
@@ -203,12 +239,17 @@ def _columns_asked(
     return None
 
 
+def _top(lower: str) -> int | None:
+    wanted = vocab.TOP_N.search(lower)
+    return int(next(n for n in wanted.groups() if n)) if wanted else None
+
+
 def select(
     text: str, table: str, columns: Sequence[ListedColumn], backend: str | None
 ) -> str | None:
     """The SELECT that answers the question on ``table`` (quoted), or None when it cannot say."""
     lower = text.lower().replace("ё", "е")
-    words = _WORD.findall(lower)
+    words = [fold(word) for word in _WORD.findall(lower)]
     known = [_Column.of(column) for column in columns]
     sql = _Sql(_dialect(backend))
     dates = [c for c in known if c.temporal]
@@ -218,11 +259,14 @@ def select(
         return sql.finish(f"SELECT {asked} FROM {table}")  # noqa: S608 - identifiers quoted
     named = [c for c in _named(words, known) if c is not date]
     bucket, group = _grouped(words, known)
-    function = _aggregate(words, lower)
+    top = _top(lower)
+    if top is not None and group is None:  # «топ-5 регионов по выручке»: ranked by the measure
+        group = next((c for c in named if not c.numeric), None)
+    function = _aggregate(words, lower) or ("sum" if top else None)
     counted = next((c for c in named if c is not group), None)
     if function is None and counted is not None and vocab.HOW_MANY.search(lower):
-        function = "sum" if counted.numeric else "distinct"  # «сколько выручки», «сколько регионов»
-    if function != "distinct":
+        function = "sum" if counted.numeric else "distinct"  # «сколько выручки», «сколько заказов»
+    if function not in (None, "distinct"):
         counted = next((c for c in named if c.numeric and c is not group), None)
     period = _period(lower, words)
     if function is None or counted is None or ((period or bucket) and date is None):
@@ -235,5 +279,6 @@ def select(
         head = f"{quoted(group.name)}, "
     query = f"SELECT {head}{_picked(function, counted)} FROM {table}"  # noqa: S608 - quoted
     query += " WHERE " + " AND ".join(where) if where else ""
-    query += " GROUP BY 1 ORDER BY 1" if head else ""
+    query += " GROUP BY 1" if head else ""
+    query += f" ORDER BY 2 DESC LIMIT {top}" if top and head else " ORDER BY 1" if head else ""
     return sql.finish(query)

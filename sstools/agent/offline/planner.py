@@ -36,7 +36,7 @@ from sstools.agent.offline.answers import Hint, render_content
 from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
 from sstools.agent.offline.followup import follow_up, last_said, rollback_elsewhere, small_talk
-from sstools.agent.offline.intent import Asking, asks, choose, has_plan
+from sstools.agent.offline.intent import Asking, asks, choose, has_plan, writes
 from sstools.agent.offline.resolving import data_question, resolve, task_asked
 from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.slots import Said, arguments, dashboards
@@ -55,7 +55,7 @@ _DEFAULT_FOR_OBJECT = {
     "dataset": "superset_explore_database",
     "migration": "list_tasks",
 }
-_EXPLORE, _SQL = "superset_explore_database", "superset_execute_sql"
+_SQL = "superset_execute_sql"
 _TASKS, _TIMELINE = "list_tasks", "get_dashboard_timeline"
 # Tools whose dashboard is the page's when the message names none.
 _PAGE_DASHBOARD = frozenset(
@@ -123,11 +123,12 @@ class OfflinePlanner:
         if rollback_elsewhere(text, offered, note.lacking):
             return _said(offline_texts.ROLLBACK_ELSEWHERE)
         said = Said.of(text)
-        schema_or_nothing = choice.tools[:1] in ((), (_EXPLORE,))
         fleet = handed_fleet(messages)
-        if schema_or_nothing and _SQL in offered and data_question(said, context, fleet):
-            # «есть ли пустые значения в колонке region?»: a query answers it, not the schema
-            choice = replace(choice, tools=(_SQL, *choice.tools))
+        a_read_first = not choice.tools or not writes(choice.tools[0])
+        if a_read_first and _SQL in offered and data_question(said, context, fleet):
+            # «есть ли пустые значения в колонке region?», "top 5 regions by revenue": a query
+            # over the dataset's columns answers it, not its schema or a search
+            choice = replace(choice, tools=(_SQL, *(t for t in choice.tools if t != _SQL)))
         if (
             choice.tools[:1] == (_TASKS,)
             and _TIMELINE in offered

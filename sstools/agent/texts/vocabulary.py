@@ -304,8 +304,10 @@ COLUMN_WORDS = (
     ("цен", "price"), ("клиент", "customer"), ("прибыл", "profit"), ("стоимост", "cost"),
     ("город", "city"), ("стран", "country"), ("категори", "category"), ("пользовател", "user"),
 )  # fmt: skip
-# The function an aggregate word asks for, tried in this order («средняя сумма» is an average).
+# The function an aggregate word asks for, the first listed winning («средняя сумма» is an
+# average); stems are folded as words are, so «srednyaya» is «средняя».
 AGGREGATE_WORDS = (
+    ("distinct", ("уникальн", "различн", "разных", "distinct", "unique")),
     ("avg", ("средн", "average", "avg", "mean")),
     ("max", ("максим", "наибольш", "highest", "max", "largest", "biggest")),
     ("min", ("миним", "наименьш", "lowest", "min", "smallest")),
@@ -346,12 +348,28 @@ MONTHS = (
     ("december", 12),
 )  # fmt: skip — English "may" is left out: it is far more often the verb
 LAST_PERIOD = re.compile(
-    r"(?:последн\w*|last|past)\s+(?:(?P<count>[0-9]{1,3})\s+)?"
-    r"(?P<unit>месяц\w*|недел\w*|год\w*|лет|дн\w*|день|days?|weeks?|months?|years?)",
+    r"(?:последн\w*|posledn\w*|last|past)\s+(?:(?P<count>[0-9]{1,3})\s+)?"
+    r"(?P<unit>месяц\w*|недел\w*|год\w*|лет|дн\w*|день|days?|weeks?|months?|years?"
+    r"|mesya\w*|nedel\w*|god\w*|dn\w*|den)",
     re.IGNORECASE,
 )
-HOW_MANY = re.compile(r"сколько|how many|number of|количеств\w*|число\b", re.IGNORECASE)
-COUNT_UP = re.compile(r"посчитай|подсчитай|calculate|compute", re.IGNORECASE)
+HOW_MANY = re.compile(
+    r"сколь?ко|скок|скока|skolko|skok|how many|number of|количеств\w*|число\b|kolichestv",
+    re.IGNORECASE,
+)
+COUNT_UP = re.compile(r"посчитай|подсчитай|calculate|compute|poschitaj", re.IGNORECASE)
+# «топ-5 регионов по выручке», "top 10 products", «5 самых крупных»: ranked, then cut.
+TOP_N = re.compile(
+    r"(?:top|топ|первы[ех])\s*-?\s*([0-9]{1,3})\b|\b([0-9]{1,3})\s+(?:самых|лучших|крупнейших|biggest"
+    r"|largest|best)",
+    re.IGNORECASE,
+)
+# «летом», "in winter": the months of a season.
+SEASONS = (
+    ("зим", (12, 1, 2)), ("winter", (12, 1, 2)), ("весн", (3, 4, 5)), ("spring", (3, 4, 5)),
+    ("летом", (6, 7, 8)), ("летн", (6, 7, 8)), ("summer", (6, 7, 8)), ("осен", (9, 10, 11)),
+    ("autumn", (9, 10, 11)),
+)  # fmt: skip
 DATE_RANGE = re.compile(
     r"date range|range of dates|диапазон дат|за какой период|какой период|какие даты"
     r"|first and last (?:date|day)|earliest and latest|с какой (?:даты|по какую)",
