@@ -197,16 +197,32 @@ def test_a_virtual_dataset_takes_the_name_said_before_its_query() -> None:
         ("а что значит статус degraded?", "(degraded)"),
         ("что означает «в очереди»?", "(queued)"),
         ("what does failed mean?", "(failed)"),
+        ("что вообще значит дрейф?", "Дрейф — расхождение"),
+        ("chto takoe dreyf", "Дрейф — расхождение"),
+        ("can you explain what a virtual dataset is?", "Виртуальный датасет — датасет"),
     ],
 )
-def test_what_a_status_means_is_said_in_words(text: str, said: str) -> None:
+def test_what_a_word_of_the_answers_means_is_said_in_words(text: str, said: str) -> None:
     reply = plan(text, "dashboard", "12")
     assert not reply.tool_calls
     assert said in reply.text
 
 
-def test_what_is_running_stays_the_task_list_not_a_status_explained() -> None:
-    assert call(plan("what is running on prod?"))[0] == "list_tasks"
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [("what is running on prod?", "list_tasks"), ("what's the drift on staging?", "get_drift")],
+)
+def test_a_question_that_goes_on_past_the_word_is_a_read_not_a_word_explained(
+    text: str, tool: str
+) -> None:
+    assert call(plan(text))[0] == tool
+
+
+@pytest.mark.parametrize("text", ["spasibo, vyruchil", "норм, пасиб", "got it, thanks"])
+def test_thanks_in_any_spelling_run_nothing(text: str) -> None:
+    reply = plan(text)
+    assert not reply.tool_calls
+    assert reply.text.startswith("Пожалуйста!")
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,7 @@ from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
 from sstools.agent.offline.followup import follow_up, last_said, rollback_elsewhere, small_talk
 from sstools.agent.offline.intent import Asking, asks, choose, has_plan, writes
+from sstools.agent.offline.meanings import meaning
 from sstools.agent.offline.resolving import data_question, resolve, task_asked
 from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.slots import Said, arguments, dashboards
@@ -117,8 +118,8 @@ class OfflinePlanner:
         note = role_note(messages)
         if small_talk(text):
             return _said(offline_texts.SMALL_TALK)
-        if meaning := _status_meaning(text):
-            return _said(meaning)
+        if explained := meaning(text):
+            return _said(explained)
         choice = choose(text, offered, note.lacking)
         if rollback_elsewhere(text, offered, note.lacking):
             return _said(offline_texts.ROLLBACK_ELSEWHERE)
@@ -261,22 +262,6 @@ class OfflinePlanner:
                 f"**{title}**\\\n{answer}"
             )  # a trailing backslash breaks the line in markdown
         return "\n\n".join(reversed(results))
-
-
-# The answers' Russian words for a status, back to the status they stand for.
-_STATUS_WORDS = {
-    "есть проблемы": "degraded",
-    "в порядке": "ok",
-    **{words: status for status, words in answer_texts.TASK_STATUSES.items()},
-}
-
-
-def _status_meaning(text: str) -> str | None:
-    asked = next((m for pattern in vocab.STATUS_MEANING if (m := pattern.search(text))), None)
-    if asked is None:
-        return None
-    status = asked.group("status").lower()
-    return offline_texts.STATUS_MEANINGS.get(_STATUS_WORDS.get(status, status))
 
 
 def _history_of(said: Said, context: UIContext | None, fleet: Fleet) -> bool:

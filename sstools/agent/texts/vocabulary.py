@@ -281,7 +281,9 @@ TITLE_TRANSLATIONS = (
 THANKS = (
     "спасибо", "спс", "благодарю", "ок", "окей", "ok", "okay", "хорошо", "понятно", "ясно",
     "отлично", "супер", "большое", "всё", "все", "thanks", "thank", "you", "thx", "cool",
-    "great", "a", "lot", "so", "much",
+    "great", "a", "lot", "so", "much", "пасиб", "пасибо", "спасибки", "spasibo", "spasib",
+    "sps", "норм", "норма", "выручил", "vyruchil", "помог", "pomog", "молодец", "круто", "класс",
+    "nice", "awesome", "perfect", "got", "it",
 )  # fmt: skip
 # «первый», "the second": which of the choices a question back listed (folded, whole answer).
 ORDINALS = {
@@ -384,13 +386,28 @@ DATA_CHANGE = re.compile(
     r"|insert|очисти\w*|truncate|drop|дропни|измени данные|поменяй значени\w*)(?!\w)",
     re.IGNORECASE,
 )
-# «что значит статус degraded?», "what does failed mean": a status explained, in words.
-_STATUS = (
-    r"[«\"'`]?(?P<status>degraded|ok|queued|running|succeeded|failed|cancelled|есть проблемы"
-    r"|в порядке|в очереди|выполняется|выполнена|завершилась ошибкой|отменена)[»\"'`]?(?!\w)"
-)
-STATUS_MEANING = (
-    re.compile(r"(?:что\s+(?:значит|означает)|расшифруй)\b.{0,30}?(?<!\w)" + _STATUS, re.I),
-    re.compile(r"what\s+(?:does|do)\s+(?:the\s+)?(?:status\s+)?" + _STATUS + r"\s+mean", re.I),
-    re.compile(r"(?:explain|meaning of)\s+(?:the\s+)?(?:status\s+)?" + _STATUS, re.I),
-)
+# «что вообще значит дрейф?», "what does failed mean?", "explain what a virtual dataset is": a
+# word the answers use, explained in words. Each word of a phrase is a word's start, folded.
+MEANING_ASKED = (
+    "что значит", "что означает", "что такое", "что вообще значит", "что вообще такое",
+    "что вообще означает", "объясни что такое", "расшифруй", "what is", "what are", "what does",
+    "what do", "what s", "explain what", "explain", "meaning of",
+)  # fmt: skip
+MEANING_FILLERS = ("a", "an", "the", "статус", "status", "слово", "term", "этот", "это")
+TERMS = {
+    "degraded": ("degraded", "есть проблемы"),
+    "ok": ("ok", "в порядке"),
+    "queued": ("queued", "в очереди"),
+    "running": ("running", "выполняется"),
+    "succeeded": ("succeeded", "выполнена"),
+    "failed": ("failed", "завершилась ошибкой"),
+    "cancelled": ("cancelled", "отменена"),
+    "drift": ("дрейф", "drift", "расхождени"),
+    "virtual_dataset": ("виртуальн датасет", "virtual dataset"),
+    "physical_dataset": ("физическ датасет", "physical dataset"),
+    "migration": ("миграци", "migration"),
+    "deploy": ("выкатк", "деплой", "deploy"),
+    "rollback": ("откат", "rollback", "roll back"),
+    "backup": ("бэкап", "бекап", "резервн копи", "backup"),
+    "dry_run": ("dry run", "пробн прогон"),
+}
