@@ -240,3 +240,23 @@ def test_who_and_when_of_a_dashboard_named_away_from_its_page_is_its_timeline(
 
 def test_what_failed_of_a_named_dashboard_stays_the_task_records() -> None:
     assert call(plan("почему упала выкатка Каналы продаж?"))[0] == "list_tasks"
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "tool"),
+    [
+        ("откатись на вчерашний бэкап", Role.admin, "restore_backup"),  # a backup: its restore
+        ("sdelaj bekap prodа", Role.admin, "run_backup"),  # «j» for «й»
+        ("что Аня вчера деплоила?", Role.engineer, "list_tasks"),  # a deploy in the past
+        ("перекати всё про погоду в стейдж", Role.engineer, "execute_migration"),
+        ("is staging in sync w/ dev?", Role.engineer, "get_drift"),  # nothing named to move
+    ],
+)
+def test_people_s_words_for_restores_backups_history_and_moves(
+    text: str, role: Role, tool: str
+) -> None:
+    assert call(plan(text, role=role))[0] == tool
+
+
+def test_the_page_s_dashboard_the_same_everywhere_is_its_drift() -> None:
+    assert call(plan("этот дашборд везде одинаковый?", "dashboard", "6"))[0] == "get_drift"

@@ -77,12 +77,12 @@ _QUESTION_TOOLS = {
 _NOT_FOR_PLANS = frozenset({"tasks_list", "backup_list", "environments", "health", "search"})
 
 
-_TRANSLIT_I = re.compile(r"(?<=[aeiou])i(?![aeiou])")
+_TRANSLIT_I = re.compile(r"(?<=[aeiou])[ij](?![aeiou])")
 
 
 def spaced(text: str) -> str:
-    """Folded, with every run of non-letters one space: what the phrase patterns read. An «i»
-    after a vowel is the «й» of a transliteration ("sozdai", "poslednii" as «создай»)."""
+    """Folded, with every run of non-letters one space: what the phrase patterns read. An «i» or
+    a «j» after a vowel is the «й» of a transliteration ("sozdai", "sdelaj" as «создай»)."""
     return " ".join(re.findall(r"[a-z0-9]+", _TRANSLIT_I.sub("y", fold(text))))
 
 
@@ -106,6 +106,8 @@ _WRITE_COMMAND_EN = re.compile(
 _READ_QUESTION = phrases(vocab.READ_QUESTIONS)
 _POLITE = phrases(vocab.POLITE_ASKS, whole=True)
 _SEARCH_VERB = phrases(intent_words.SEARCH_VERBS)
+_BACKUP = phrases(vocab.BACKUP_WORDS)
+_PAST_DEPLOY = phrases(vocab.PAST_DEPLOYS)
 # What a write would do, asked outright: its plan answers, not the list of versions.
 _OUTCOME = phrases(vocab.OUTCOME_QUESTIONS)
 # A SQL text: backquoted, or from the keyword a statement starts with to the end.
@@ -164,6 +166,12 @@ def intents(text: str) -> list[str]:
     if searching and max(leading, key=lambda i: leading[i]) == "search":
         found.remove("search")  # «найди дашборды, которые надо перенести»: the verb leads
         return ["search", *sorted(set(found), key=list(_TOOLS).index)]
+    if "rollback" in found and "restore" not in found and _BACKUP.search(said):
+        # «откатись на вчерашний бэкап»: back to a backup is its restore, not a deploy's undo
+        found[found.index("rollback")] = "restore"
+    if _PAST_DEPLOY.search(said) and not SQL.search(text):
+        # «что Аня вчера деплоила?», "when was this pushed to prod?": the records, not a deploy
+        found = [i for i in found if i not in ("deploy", "migration")] + ["tasks_list"]
     if "deploy" in found and "migration" not in found and vocab.ALL_DASHBOARDS.search(text):
         # «выкати все в стейдж»: every dashboard of the source is a migration, not one deploy.
         found[found.index("deploy")] = "migration"

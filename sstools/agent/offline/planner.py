@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -31,14 +31,15 @@ from pydantic import ValidationError
 from sstools.agent.context import ObjectType, UIContext, handed_context
 from sstools.agent.fleet import Fleet
 from sstools.agent.fleet import handed as handed_fleet
-from sstools.agent.offline import dry_run, names
+from sstools.agent.offline import dry_run
 from sstools.agent.offline.answers import Hint, render_content
 from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
 from sstools.agent.offline.followup import follow_up, last_said, rollback_elsewhere, small_talk
-from sstools.agent.offline.intent import Asking, asks, choose, has_plan, writes
+from sstools.agent.offline.intent import Asking, asks, choose, has_plan
 from sstools.agent.offline.meanings import meaning
-from sstools.agent.offline.resolving import data_question, resolve, task_asked
+from sstools.agent.offline.reranking import reranked
+from sstools.agent.offline.resolving import resolve, task_asked
 from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.slots import Said, arguments, dashboards
 from sstools.agent.texts import answers as answer_texts
@@ -56,8 +57,6 @@ _DEFAULT_FOR_OBJECT = {
     "dataset": "superset_explore_database",
     "migration": "list_tasks",
 }
-_SQL = "superset_execute_sql"
-_TASKS, _TIMELINE = "list_tasks", "get_dashboard_timeline"
 # Tools whose dashboard is the page's when the message names none.
 _PAGE_DASHBOARD = frozenset(
     {"deploy_dashboard", "get_health_summary", "run_llm_validation", "run_llm_documentation"}
@@ -125,19 +124,7 @@ class OfflinePlanner:
             return _said(offline_texts.ROLLBACK_ELSEWHERE)
         said = Said.of(text)
         fleet = handed_fleet(messages)
-        a_read_first = not choice.tools or not writes(choice.tools[0])
-        if a_read_first and _SQL in offered and data_question(said, context, fleet):
-            # «есть ли пустые значения в колонке region?», "top 5 regions by revenue": a query
-            # over the dataset's columns answers it, not its schema or a search
-            choice = replace(choice, tools=(_SQL, *(t for t in choice.tools if t != _SQL)))
-        if (
-            choice.tools[:1] == (_TASKS,)
-            and _TIMELINE in offered
-            and _history_of(said, context, fleet)
-        ):
-            # «кто и когда выкатывал Каналы продаж?» away from its page: the task list filters by
-            # the page's dashboard only, its timeline says who changed it and when
-            choice = replace(choice, tools=(_TIMELINE, *choice.tools))
+        choice = reranked(choice, text, said, context, fleet, offered)
         question: str | None = None
         for name in choice.tools:
             args = self._arguments(name, said, context, messages, choice.asking, fleet)
@@ -262,16 +249,6 @@ class OfflinePlanner:
                 f"**{title}**\\\n{answer}"
             )  # a trailing backslash breaks the line in markdown
         return "\n\n".join(reversed(results))
-
-
-def _history_of(said: Said, context: UIContext | None, fleet: Fleet) -> bool:
-    """Whether a history question names one dashboard by title, away from any dashboard's page
-    (and asks who or when, not what failed)."""
-    if context is not None and context.object_type is ObjectType.dashboard:
-        return False
-    here = context.env_id if context else None
-    failed = vocab.FAILED_WORDS.search(said.prose)
-    return not failed and len(names.named(said.prose, fleet, here)) == 1
 
 
 def _overview(content: str, env_id: str | None) -> str:

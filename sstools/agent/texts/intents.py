@@ -111,7 +111,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "расходится с git", "расходятся с main", "расходится с main",
         "рассинхрон", "дрейф", "drift", "out of sync", "differ … from git", "differs from git",
         "differ from git", "differs from main", "differ from main", "поменяли руками",
-        "изменили руками", "правили руками", "руками в прод", "edited directly",
+        "изменили руками", "правили руками", "руками в прод", "edited directly", "руками прав",
+        "руками поменял", "руками измен",
         "changed directly", "напрямую в", "отстает от", "отстают от", "otlichaetsya ot git",
     ),
     "git_status": (
@@ -199,11 +200,12 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     "compare": (
         "сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц",
         "такой же как", "такая же как", "то же самое", "совпадает", "same as", "in sync with",
+        "in sync", "одинаков", "везде такой же",
     ),
     "migration": (
         "миграц", "мигрир", "мигрируй", "перенес", "перенос", "перенеси", "перетащи", "переложи",
         "скопируй", "migrat", "migrate", "move … to", "copy … to", "transfer", "promote",
-        "migracii", "perenes", "перекинь", "перекини",
+        "migracii", "perenes", "перекинь", "перекини", "перекати",
     ),
     "deploy": (
         "выкат", "выкати", "деплой", "депло", "задеплой", "разверн", "разворач", "раскат",
@@ -244,7 +246,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "who owns", "about this", "закоммичен", "в гите",
         "все ок", "все ли ок", "ломаютс", "правили", "менялся", "меняли", "что с этим",
         "is it ok", "is this ok", "whats wrong", "what s wrong", "last modified", "published",
-        "чувствует", "самочувств", "how is … doing", "how s … doing",
+        "чувствует", "самочувств", "how is … doing", "how s … doing", "живой", "живое", "жив ли",
+        "всё живое", "alive",
         "что не так", "красн", "он как", "как он", "looking on", "looking in", "что с",
     ),
     "environments": (

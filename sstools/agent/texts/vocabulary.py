@@ -111,6 +111,12 @@ POLITE_ASKS = (
 
 # What a question is about (then a read answers it: the backups, the task history).
 BACKUP_WORDS = ("бэкап", "бекап", "backup", "резервн", "копи", "архив", "archive")
+# A deploy asked about in the past: «что Аня вчера деплоила?», "when was this pushed to prod?".
+PAST_DEPLOYS = (
+    "деплоил", "выкатывал", "выкатывала", "выкатили", "задеплоил", "раскатывал", "did … deploy",
+    "did … ship", "was … deployed", "were … deployed", "was … pushed", "were … pushed",
+    "got deployed", "has been deployed",
+)  # fmt: skip
 RESTORE_WORDS = ("восстан", "restore", "recover")
 HISTORY_WORDS = (
     "истори", "последн", "недавн", "прошл", "были", "было", "был", "запуска", "сегодня",
@@ -411,3 +417,9 @@ TERMS = {
     "backup": ("бэкап", "бекап", "резервн копи", "backup"),
     "dry_run": ("dry run", "пробн прогон"),
 }
+# «везде одинаковый?», "the same everywhere": every environment, not one to move to.
+EVERYWHERE = re.compile(
+    r"(?<!\w)(?:везде|во всех окружениях|everywhere|in every environment"
+    r"|across environments)(?!\w)",
+    re.IGNORECASE,
+)
