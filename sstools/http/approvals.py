@@ -1,15 +1,18 @@
-"""What every route that takes a second person's decision shares: the decision's body, and who
-may decide a write the domain API held (``/api/write-requests``, ``/api/approvals``, the page),
-and which role a card's second approval needs (``/api/approvals``, the page)."""
+"""What every route that takes a second person's decision shares: the decision's body, who may
+decide a request — an agent card waiting for a second approval or a write the domain API held
+(``/api/write-requests``, ``/api/approvals``, the page) — and which role a card's second
+approval needs."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, StringConstraints
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
+from sstools.storage.confirmations import requested_by
 from sstools.storage.models import Confirmation, WriteRequest
 from sstools.storage.write_requests import RequestStatus
 
@@ -29,19 +32,45 @@ class DecisionBody(BaseModel):
     ) = None
 
 
-def may_decide(row: WriteRequest, user: Caller) -> bool:
-    """Whether ``user`` may approve it now: waiting for them, i.e. their own word on a write
-    their MCP host asked for, or else not theirs (nor their name's) and of their role."""
-    if row.status == RequestStatus.awaiting_first:
-        return row.requester_id == user.uid
-    return (
-        row.status == RequestStatus.awaiting_second
-        and row.requester_id != user.uid
-        and row.requested_by != user.username
-        and user.role.allows(Role(row.approver_role))
-    )
+def one_line(reason: str | None) -> str | None:
+    """A decision's reason as the requester and the audit read it: one line, None when blank."""
+    return " ".join(reason.split()) or None if reason else None
 
 
-def card_approver_role(card: Confirmation) -> Role:
-    """The least role that may give a card's second approval (admin where the row names none)."""
-    return Role(card.approver_role) if card.approver_role else Role.admin
+class Bar(StrEnum):
+    """What keeps a person from giving a request its second approval."""
+
+    own = "own"  # they asked for it: they may withdraw it, never approve it
+    namesake = "namesake"  # an earlier account of their name asked for it
+    role = "role"  # their role is below the one it needs
+
+
+def bar(user: Caller, request: Confirmation | WriteRequest) -> Bar | None:
+    """What keeps ``user`` from deciding ``request`` as its second person, if anything: the
+    requester is their account (by its id), not only their name."""
+    if isinstance(request, Confirmation):
+        own, name = requested_by(request, user.uid), request.username
+    else:
+        own, name = request.requester_id == user.uid, request.requested_by
+    if own:
+        return Bar.own
+    if user.username == name:
+        return Bar.namesake
+    if not user.role.allows(approver_role(request)):
+        return Bar.role
+    return None
+
+
+def may_decide(request: Confirmation | WriteRequest, user: Caller) -> bool:
+    """Whether ``user`` may approve it now: their own word on a write their MCP host asked for,
+    else a request waiting for a second person that nothing bars them from."""
+    if isinstance(request, WriteRequest) and request.status == RequestStatus.awaiting_first:
+        return request.requester_id == user.uid
+    # Both tables name the wait for a second person alike.
+    return request.status == RequestStatus.awaiting_second and bar(user, request) is None
+
+
+def approver_role(request: Confirmation | WriteRequest) -> Role:
+    """The least role that may give a request its second approval (admin where a card's row
+    names none)."""
+    return Role(request.approver_role) if request.approver_role else Role.admin

@@ -15,19 +15,21 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.agent.routes import held_writes
-from sstools.agent.routes.approval_views import (
-    ApprovalView,
-    eligible,
-    held_view,
-    view,
-)
+from sstools.agent.routes.approval_views import ApprovalView, held_view, view
 from sstools.agent.routes.deps import ExecutorDep, RuntimeDep, TokenDep, conflict
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts import approvals as words
 from sstools.auth.tokens import Caller, issue_token
-from sstools.http.approvals import DecisionBody, card_approver_role, may_decide
+from sstools.http.approvals import (
+    Bar,
+    DecisionBody,
+    approver_role,
+    bar,
+    may_decide,
+    one_line,
+)
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
@@ -82,7 +84,7 @@ async def list_approvals(
     shown = [
         view(row, user, services)
         for row in rows
-        if stored.requested_by(row, user.uid) or eligible(row, user)
+        if stored.requested_by(row, user.uid) or may_decide(row, user)
     ]
     shown += [
         held_view(row, user, services)
@@ -140,15 +142,16 @@ def _refuse(confirmation: Confirmation, user: Caller, decision: str) -> None:
     """Who may not decide, and a request that is no longer waiting: 4xx in words. The requester
     may withdraw their own request (deny it), never approve it; an account of the requester's
     name that is not theirs may do neither."""
-    own = stored.requested_by(confirmation, user.uid)
-    if user.username == confirmation.username and not own:
+    barred = bar(user, confirmation)
+    if barred is Bar.namesake:
         raise HTTPException(403, words.NAMESAKE_REQUEST)
-    if own and decision == "approve":
-        raise HTTPException(409, words.OWN_REQUEST)
-    if own and confirmation.status == ConfirmationStatus.awaiting_second:
-        return
-    role = card_approver_role(confirmation)
-    if not user.role.allows(role):
+    if barred is Bar.own:
+        if decision == "approve":
+            raise HTTPException(409, words.OWN_REQUEST)
+        if confirmation.status == ConfirmationStatus.awaiting_second:
+            return
+    role = approver_role(confirmation)
+    if not user.role.allows(role):  # the requester's own closed request too
         raise HTTPException(
             403,
             words.ROLE_NEEDED.format(
@@ -198,7 +201,7 @@ async def decide_approval(
         await runtime.expire_stale(confirmation.conversation_id)
         raise HTTPException(409, words.APPROVAL_CLOSED["expired"])
     requester, requester_token = await _requester(session, services, confirmation)
-    reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
+    reason = one_line(body.reason)
     status = (
         ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
     )

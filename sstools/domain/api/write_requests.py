@@ -18,7 +18,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools import clock
-from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.api.backups import RestoreRequest, apply_restore
 from sstools.domain.api.datasets import CreateRequest, create_dataset_as
@@ -30,7 +29,7 @@ from sstools.domain.deploy import StalePlan
 from sstools.domain.deploy.recent import RecentPlans
 from sstools.domain.writes import Granted, WriteRequestView
 from sstools.git_store import GitStore
-from sstools.http.approvals import DecisionBody
+from sstools.http.approvals import Bar, DecisionBody, approver_role, bar, one_line
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.http.services import Services
@@ -62,9 +61,10 @@ async def _load(session: AsyncSession, request_id: str) -> WriteRequest:
 def _refuse(row: WriteRequest, user: Caller, decision: str) -> None:
     """Who may not decide, and a request no longer waiting: 4xx in words. The requester may
     withdraw (deny) their own request, never approve it."""
-    own = row.requester_id == user.uid
-    if row.requested_by == user.username and not own:
+    barred = bar(user, row)
+    if barred is Bar.namesake:
         raise HTTPException(403, texts.NAMESAKE)
+    own = barred is Bar.own
     if row.status == RequestStatus.awaiting_first:  # the requester's own word comes first
         if not own:
             raise HTTPException(403, texts.FIRST_IS_REQUESTERS)
@@ -73,8 +73,8 @@ def _refuse(row: WriteRequest, user: Caller, decision: str) -> None:
         raise HTTPException(409, texts.OWN_REQUEST)
     if row.status != RequestStatus.awaiting_second:
         raise HTTPException(409, texts.CLOSED.get(row.status, row.status))
-    role = Role(row.approver_role)
-    if not own and not user.role.allows(role):
+    if barred is Bar.role:
+        role = approver_role(row)
         raise HTTPException(
             403,
             texts.ROLE_NEEDED.format(
@@ -160,7 +160,7 @@ async def decide_write_request(
     once, as approved, in the requester's name."""
     row = await _load(session, request_id)
     _refuse(row, user, body.decision)
-    reason = " ".join(body.reason.split()) or None if body.reason else None
+    reason = one_line(body.reason)
     now = clock.now()
     if body.decision == "deny":
         if not await stored.settle(
