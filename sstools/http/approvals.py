@@ -1,7 +1,7 @@
 """What every route that takes a second person's decision shares: the decision's body, who may
 decide a request — an agent card waiting for a second approval or a write the domain API held
-(``/api/write-requests``, ``/api/approvals``, the page) — and which role a card's second
-approval needs."""
+(``/api/write-requests``, ``/api/approvals``, the page), which role it needs, and whether
+its requester may still have the write run in their name."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, StringConstraints
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.storage.confirmations import requested_by
-from sstools.storage.models import Confirmation, WriteRequest
+from sstools.storage.models import Confirmation, User, WriteRequest
 from sstools.storage.write_requests import RequestStatus
 
 
@@ -74,3 +76,27 @@ def approver_role(request: Confirmation | WriteRequest) -> Role:
     """The least role that may give a request its second approval (admin where a card's row
     names none)."""
     return Role(request.approver_role) if request.approver_role else Role.admin
+
+
+class RequesterLost(StrEnum):
+    """Why a request can no longer run in its requester's name."""
+
+    gone = "gone"  # their account was removed (a namesake added since is someone else)
+    signed_out = "signed_out"  # their sessions were revoked, or their password changed, since
+
+
+async def requester_now(
+    session: AsyncSession, request: Confirmation | WriteRequest
+) -> Caller | RequesterLost:
+    """The requester as they are now, if the approved write may still run in their name: the
+    same account (by its id), in the sign-in they asked from."""
+    account = (
+        await session.scalar(select(User).where(User.uid == request.requester_id))
+        if request.requester_id is not None
+        else None
+    )
+    if account is None:
+        return RequesterLost.gone
+    if account.token_version != request.requester_token_version:
+        return RequesterLost.signed_out
+    return Caller.of(account)

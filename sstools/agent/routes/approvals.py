@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.agent.routes import held_writes
@@ -25,10 +24,12 @@ from sstools.auth.tokens import Caller, issue_token
 from sstools.http.approvals import (
     Bar,
     DecisionBody,
+    RequesterLost,
     approver_role,
     bar,
     may_decide,
     one_line,
+    requester_now,
 )
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
@@ -36,7 +37,7 @@ from sstools.http.services import Services
 from sstools.storage import audit
 from sstools.storage import confirmations as stored
 from sstools.storage.confirmations import ConfirmationStatus
-from sstools.storage.models import Confirmation, User
+from sstools.storage.models import Confirmation
 
 router = APIRouter(prefix="/api/approvals", tags=["agent"])
 
@@ -119,20 +120,15 @@ async def _requester(
     their conversation with their rights, as their own approval would have. Their account, by
     its id: a removed account's request runs in nobody's name, an account re-added under the
     same name included."""
-    account = (
-        await session.scalar(select(User).where(User.uid == confirmation.requester_id))
-        if confirmation.requester_id is not None
-        else None
-    )
-    if account is None:
+    requester = await requester_now(session, confirmation)
+    if requester is RequesterLost.gone:
         raise HTTPException(409, words.REQUESTER_GONE)
-    if account.token_version != confirmation.requester_token_version:
-        raise HTTPException(409, words.REQUESTER_SIGNED_OUT)  # their sessions were revoked since
-    requester = Caller.of(account)
+    if requester is RequesterLost.signed_out:
+        raise HTTPException(409, words.REQUESTER_SIGNED_OUT)
     token = issue_token(
         services.settings,
         requester,
-        version=account.token_version,
+        version=requester.token_version,
         ttl_s=min(_REQUESTER_TOKEN_TTL_S, services.settings.jwt_ttl_s),
     )
     return requester, token

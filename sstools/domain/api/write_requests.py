@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools import clock
@@ -29,13 +28,21 @@ from sstools.domain.deploy import StalePlan
 from sstools.domain.deploy.recent import RecentPlans
 from sstools.domain.writes import Granted, WriteRequestView
 from sstools.git_store import GitStore
-from sstools.http.approvals import Bar, DecisionBody, approver_role, bar, one_line
+from sstools.http.approvals import (
+    Bar,
+    DecisionBody,
+    RequesterLost,
+    approver_role,
+    bar,
+    one_line,
+    requester_now,
+)
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import audit
 from sstools.storage import write_requests as stored
-from sstools.storage.models import User, WriteRequest
+from sstools.storage.models import WriteRequest
 from sstools.storage.write_requests import RequestStatus
 from sstools.tasks import Task, TaskKind
 from sstools.texts import http as http_texts
@@ -81,15 +88,6 @@ def _refuse(row: WriteRequest, user: Caller, decision: str) -> None:
                 role=http_texts.ROLES[role.value], yours=http_texts.ROLES[user.role.value]
             ),
         )
-
-
-async def _requester(session: AsyncSession, row: WriteRequest) -> Caller | None:
-    """The requester as they are now, if they may still write in their name: the same account
-    (by its id), not signed out everywhere nor a new password since."""
-    account = await session.scalar(select(User).where(User.uid == row.requester_id))
-    if account is None or account.token_version != row.requester_token_version:
-        return None
-    return Caller.of(account)
 
 
 async def _run(
@@ -169,8 +167,8 @@ async def decide_write_request(
             raise HTTPException(409, texts.CLOSED["denied"])
         await _audit(session, row, user, "denied", reason=reason)
         return view(await _load(session, request_id), services)
-    requester = await _requester(session, row)
-    if requester is None:
+    requester = await requester_now(session, row)
+    if isinstance(requester, RequesterLost):  # removed, or signed out everywhere since
         await stored.settle(
             session, row.id, RequestStatus.denied, by=user.username, now=now, reason=None
         )
