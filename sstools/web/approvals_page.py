@@ -26,7 +26,7 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.deploy.models import FieldChange
 from sstools.environments import Stage
-from sstools.http.approvals import card_approver_role, may_decide
+from sstools.http.approvals import Bar, approver_role, bar, may_decide
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import write_requests as held_requests
@@ -92,16 +92,13 @@ def _state(row: Confirmation) -> str:
     return row.status
 
 
-def _why_not(user: Caller, *, own: bool, username: str, role: Role) -> str | None:
-    if own:
-        return UI["approval_own"]
-    if user.username == username:  # an earlier account of this name asked
-        return UI["approval_namesake"]
-    if not user.role.allows(role):
+def _why_not(barred: Bar | None, user: Caller, role: Role) -> str | None:
+    """What keeps the viewer from deciding, in words."""
+    if barred is Bar.role:
         return UI["approval_not_your_role"].format(
             role=UI[f"role_{role.value}"], yours=UI[f"role_{user.role.value}"]
         )
-    return None
+    return None if barred is None else UI[f"approval_{barred.value}"]
 
 
 def _first_not_yours(first: bool, row: WriteRequest, user: Caller) -> str | None:
@@ -111,9 +108,9 @@ def _first_not_yours(first: bool, row: WriteRequest, user: Caller) -> str | None
 def request_view(row: Confirmation, user: Caller, env_name: str | None) -> RequestView:
     event: dict[str, Any] = row.event
     decision: dict[str, Any] = event.get("decision") or {}
-    role = card_approver_role(row)
+    role = approver_role(row)
     state = _state(row)
-    why_not = _why_not(user, own=requested_by(row, user.uid), username=row.username, role=role)
+    why_not = _why_not(bar(user, row), user, role)
     return RequestView(
         id=row.id,
         env_id=row.env_id,
@@ -148,13 +145,13 @@ def held_view(
     row: WriteRequest, user: Caller, services: Services, env_name: str | None
 ) -> RequestView:
     """A write the domain API held (``write_requests``): its plan is on record by its digest."""
-    role = Role(row.approver_role)
+    role = approver_role(row)
     state = row.status
     first = state == RequestStatus.awaiting_first  # held by an MCP host, for its person's word
     if state == RequestStatus.running:
         state = RequestStatus.approved  # its write is being started
     env = services.environments.get(row.env_id)
-    why_not = _why_not(user, own=row.requester_id == user.uid, username=row.requested_by, role=role)
+    why_not = _why_not(bar(user, row), user, role)
     return RequestView(
         id=row.id,
         env_id=row.env_id,

@@ -13,9 +13,8 @@ from sstools.agent.routes import held_writes
 from sstools.agent.run import approvals
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
-from sstools.http.approvals import card_approver_role, may_decide
+from sstools.http.approvals import approver_role, may_decide
 from sstools.http.services import Services
-from sstools.storage import confirmations as stored
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation, WriteRequest
 
@@ -48,15 +47,6 @@ class ApprovalView(BaseModel):
     task_id: str | None = None  # the task its approval started, once started
 
 
-def eligible(confirmation: Confirmation, user: Caller) -> bool:
-    return (
-        confirmation.status == ConfirmationStatus.awaiting_second
-        and user.username != confirmation.username  # never an account of the requester's name
-        and not stored.requested_by(confirmation, user.uid)
-        and user.role.allows(card_approver_role(confirmation))
-    )
-
-
 def view(confirmation: Confirmation, user: Caller, services: Services) -> ApprovalView:
     card = shown_card(confirmation)
     decision = card.decision
@@ -78,11 +68,11 @@ def view(confirmation: Confirmation, user: Caller, services: Services) -> Approv
         first_approved_at=confirmation.first_approved_at,
         expires_at=confirmation.expires_at,
         status=ConfirmationStatus(confirmation.status),
-        approver_role=card_approver_role(confirmation),
+        approver_role=approver_role(confirmation),
         decided_by=confirmation.second_by,
         decided_at=confirmation.second_at,
         reason=confirmation.reason,
-        can_approve=eligible(confirmation, user),
+        can_approve=may_decide(confirmation, user),
         link=approvals.approval_link(confirmation.id),
         task_id=confirmation.task_id,
     )
@@ -109,7 +99,7 @@ def held_view(row: WriteRequest, user: Caller, services: Services) -> ApprovalVi
         first_approved_at=row.created_at,  # asking through the API is the requester's approval
         expires_at=row.expires_at,
         status=held_writes.status_of(row),
-        approver_role=Role(row.approver_role),
+        approver_role=approver_role(row),
         decided_by=row.decided_by,
         decided_at=row.decided_at,
         reason=row.reason,

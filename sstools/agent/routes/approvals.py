@@ -11,30 +11,33 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.agent.routes import held_writes
-from sstools.agent.routes.approval_views import (
-    ApprovalView,
-    eligible,
-    held_view,
-    view,
-)
+from sstools.agent.routes.approval_views import ApprovalView, held_view, view
 from sstools.agent.routes.deps import ExecutorDep, RuntimeDep, TokenDep, conflict
 from sstools.agent.run import approvals
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts import approvals as words
 from sstools.auth.tokens import Caller, issue_token
-from sstools.http.approvals import DecisionBody, card_approver_role, may_decide
+from sstools.http.approvals import (
+    Bar,
+    DecisionBody,
+    RequesterLost,
+    approver_role,
+    bar,
+    may_decide,
+    one_line,
+    requester_now,
+)
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import audit
 from sstools.storage import confirmations as stored
 from sstools.storage.confirmations import ConfirmationStatus
-from sstools.storage.models import Confirmation, User
+from sstools.storage.models import Confirmation
 
 router = APIRouter(prefix="/api/approvals", tags=["agent"])
 
@@ -82,7 +85,7 @@ async def list_approvals(
     shown = [
         view(row, user, services)
         for row in rows
-        if stored.requested_by(row, user.uid) or eligible(row, user)
+        if stored.requested_by(row, user.uid) or may_decide(row, user)
     ]
     shown += [
         held_view(row, user, services)
@@ -117,20 +120,15 @@ async def _requester(
     their conversation with their rights, as their own approval would have. Their account, by
     its id: a removed account's request runs in nobody's name, an account re-added under the
     same name included."""
-    account = (
-        await session.scalar(select(User).where(User.uid == confirmation.requester_id))
-        if confirmation.requester_id is not None
-        else None
-    )
-    if account is None:
+    requester = await requester_now(session, confirmation)
+    if requester is RequesterLost.gone:
         raise HTTPException(409, words.REQUESTER_GONE)
-    if account.token_version != confirmation.requester_token_version:
-        raise HTTPException(409, words.REQUESTER_SIGNED_OUT)  # their sessions were revoked since
-    requester = Caller.of(account)
+    if requester is RequesterLost.signed_out:
+        raise HTTPException(409, words.REQUESTER_SIGNED_OUT)
     token = issue_token(
         services.settings,
         requester,
-        version=account.token_version,
+        version=requester.token_version,
         ttl_s=min(_REQUESTER_TOKEN_TTL_S, services.settings.jwt_ttl_s),
     )
     return requester, token
@@ -140,15 +138,16 @@ def _refuse(confirmation: Confirmation, user: Caller, decision: str) -> None:
     """Who may not decide, and a request that is no longer waiting: 4xx in words. The requester
     may withdraw their own request (deny it), never approve it; an account of the requester's
     name that is not theirs may do neither."""
-    own = stored.requested_by(confirmation, user.uid)
-    if user.username == confirmation.username and not own:
+    barred = bar(user, confirmation)
+    if barred is Bar.namesake:
         raise HTTPException(403, words.NAMESAKE_REQUEST)
-    if own and decision == "approve":
-        raise HTTPException(409, words.OWN_REQUEST)
-    if own and confirmation.status == ConfirmationStatus.awaiting_second:
-        return
-    role = card_approver_role(confirmation)
-    if not user.role.allows(role):
+    if barred is Bar.own:
+        if decision == "approve":
+            raise HTTPException(409, words.OWN_REQUEST)
+        if confirmation.status == ConfirmationStatus.awaiting_second:
+            return
+    role = approver_role(confirmation)
+    if not user.role.allows(role):  # the requester's own closed request too
         raise HTTPException(
             403,
             words.ROLE_NEEDED.format(
@@ -198,7 +197,7 @@ async def decide_approval(
         await runtime.expire_stale(confirmation.conversation_id)
         raise HTTPException(409, words.APPROVAL_CLOSED["expired"])
     requester, requester_token = await _requester(session, services, confirmation)
-    reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
+    reason = one_line(body.reason)
     status = (
         ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
     )

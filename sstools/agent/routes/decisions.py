@@ -19,6 +19,7 @@ from sstools.agent.routes.deps import ConversationDep, RuntimeDep, TokenDep, con
 from sstools.agent.run.approvals import ask_second_if_needed
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.tools import CATALOGUE, ToolSpec
+from sstools.http.approvals import one_line
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.errors import field_error
@@ -67,7 +68,7 @@ async def decide(
         raise HTTPException(404, texts.CONFIRMATION_NOT_FOUND)
     if confirmation.status != ConfirmationStatus.pending:
         raise HTTPException(409, texts.CONFIRMATION_DECIDED[confirmation.status])
-    reason = " ".join(body.reason.split()) or None if body.reason else None  # one line
+    reason = one_line(body.reason)
     if body.decision == "edit":
         return await _edit(confirmation, body.args or {}, runtime, session, user, token)
     if body.similar and not _may_approve_similar(confirmation, body.decision, services):
@@ -82,17 +83,34 @@ async def decide(
     status = (
         ConfirmationStatus.approved if body.decision == "approve" else ConfirmationStatus.denied
     )
+    await _audit_decided(
+        session,
+        confirmation,
+        user,
+        status,
+        reason=reason if status is ConfirmationStatus.denied else None,
+        similar=body.similar or None,
+    )
+    return DecisionResponse(status=status, run_id=run_id)
+
+
+async def _audit_decided(
+    session: SessionDep,
+    confirmation: Confirmation,
+    user: CurrentUser,
+    status: ConfirmationStatus,
+    **detail: Any,
+) -> None:
+    """The card's ``confirmation_decided`` row: who decided it, how, and ``detail``."""
     await audit.record(
         session,
         action="confirmation_decided",
         outcome=status.value,
         username=user.username,
-        conversation_id=conversation.id,
+        conversation_id=confirmation.conversation_id,
         confirmation_id=confirmation.id,
-        reason=reason if status is ConfirmationStatus.denied else None,
-        similar=body.similar or None,
+        **detail,
     )
-    return DecisionResponse(status=status, run_id=run_id)
 
 
 async def _resumed(resuming: Awaitable[_T]) -> _T:
@@ -138,13 +156,7 @@ async def _edit(
     card, tool = _card(confirmation)
     edited = apply_edit(tool, card.args, card.decision.edits, given)
     run_id = await _resumed(runtime.edit(confirmation, edited, user, token))
-    await audit.record(
-        session,
-        action="confirmation_decided",
-        outcome=ConfirmationStatus.edited.value,
-        username=user.username,
-        conversation_id=confirmation.conversation_id,
-        confirmation_id=confirmation.id,
-        reason=edited.changes,
+    await _audit_decided(
+        session, confirmation, user, ConfirmationStatus.edited, reason=edited.changes
     )
     return DecisionResponse(status=ConfirmationStatus.edited, run_id=run_id)

@@ -8,7 +8,7 @@ See docs/backups.md.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio.to_thread
 from fastapi import APIRouter, Path, Query, status
@@ -16,19 +16,24 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Caller, Principal
+from sstools.auth.tokens import Caller
 from sstools.domain.api.approval import required_digest
 from sstools.domain.backups import archive
 from sstools.domain.backups.errors import ArchiveCorrupt
 from sstools.domain.backups.plan import PlannedRestore, RestorePlan, plan_restore
 from sstools.domain.backups.workflows import run_backup, run_restore
-from sstools.domain.writes import Granted, PlannedWrite, WriteRequestView, apply_approved
+from sstools.domain.writes import (
+    Granted,
+    PlannedWrite,
+    WriteRequestView,
+    apply_approved,
+    audit_write,
+)
 from sstools.http.auth import AdminUser, CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep, find_environment
 from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
-from sstools.storage import audit
 from sstools.tasks import Task, TaskKind
 from sstools.texts import backups as texts
 
@@ -157,19 +162,6 @@ async def restore_plan(
     return planned.plan
 
 
-async def _refused(
-    session: SessionDep, user: Principal, env_id: str, outcome: str, **extra: Any
-) -> None:
-    await audit.record(
-        session,
-        action="restore_refused",
-        outcome=outcome,
-        username=user.username,
-        env_id=env_id,
-        **extra,
-    )
-
-
 async def apply_restore(
     backup_id: str,
     body: RestoreRequest,
@@ -183,7 +175,15 @@ async def apply_restore(
     try:
         _, planned = await _plan(services, backup_id, body.target_env_id)
     except ArchiveCorrupt:
-        await _refused(session, user, body.target_env_id, "corrupt_archive", backup_id=backup_id)
+        await audit_write(
+            session,
+            TaskKind.restore,
+            "refused",
+            "corrupt_archive",
+            by=user,
+            env_id=body.target_env_id,
+            backup_id=backup_id,
+        )
         raise
     plan = planned.plan
     names = [change.name for change in plan.dashboards]

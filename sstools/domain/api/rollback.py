@@ -9,7 +9,7 @@ it is.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Path, status
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Caller, Principal
+from sstools.auth.tokens import Caller
 from sstools.domain.api.approval import required_digest
 from sstools.domain.deploy.apply import rollback
 from sstools.domain.deploy.rollback import (
@@ -27,14 +27,19 @@ from sstools.domain.deploy.rollback import (
     plan_rollback,
     rollback_order,
 )
-from sstools.domain.writes import Granted, PlannedWrite, WriteRequestView, apply_approved
+from sstools.domain.writes import (
+    Granted,
+    PlannedWrite,
+    WriteRequestView,
+    apply_approved,
+    audit_write,
+)
 from sstools.git_store import GitStore
 from sstools.http.auth import CurrentUser, EngineerUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
-from sstools.storage import audit
 from sstools.tasks import Task, TaskKind
 from sstools.texts import STAGES
 from sstools.texts import deploy as texts
@@ -111,21 +116,6 @@ async def plan_roll_back(
     return (await _plan(services, git, done, snapshot)).plan
 
 
-async def _refused(
-    session: SessionDep, user: Principal, done: Task, outcome: str, **extra: Any
-) -> None:
-    await audit.record(
-        session,
-        action="rollback_refused",
-        outcome=outcome,
-        username=user.username,
-        env_id=done.env_id,
-        deploy_task_id=done.id,
-        deployed_by=done.started_by,
-        **extra,
-    )
-
-
 async def apply_rollback(
     task_id: str,
     body: RollbackRequest,
@@ -139,7 +129,16 @@ async def apply_rollback(
     owner or an admin; a held request when the stage needs a second person."""
     done, snapshot = await _undoable(services, task_id, body.env_id)
     if user.username != done.started_by and not user.role.allows(Role.admin):
-        await _refused(session, user, done, "not_owner")
+        await audit_write(
+            session,
+            TaskKind.rollback,
+            "refused",
+            "not_owner",
+            by=user,
+            env_id=done.env_id,
+            deploy_task_id=done.id,
+            deployed_by=done.started_by,
+        )
         raise HTTPException(
             status.HTTP_403_FORBIDDEN,
             texts.ROLLBACK_NOT_OWNER.format(task=done.id, owner=done.started_by),

@@ -14,11 +14,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools import clock
-from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.api.backups import RestoreRequest, apply_restore
 from sstools.domain.api.datasets import CreateRequest, create_dataset_as
@@ -30,13 +28,21 @@ from sstools.domain.deploy import StalePlan
 from sstools.domain.deploy.recent import RecentPlans
 from sstools.domain.writes import Granted, WriteRequestView
 from sstools.git_store import GitStore
-from sstools.http.approvals import DecisionBody
+from sstools.http.approvals import (
+    Bar,
+    DecisionBody,
+    RequesterLost,
+    approver_role,
+    bar,
+    one_line,
+    requester_now,
+)
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import audit
 from sstools.storage import write_requests as stored
-from sstools.storage.models import User, WriteRequest
+from sstools.storage.models import WriteRequest
 from sstools.storage.write_requests import RequestStatus
 from sstools.tasks import Task, TaskKind
 from sstools.texts import http as http_texts
@@ -62,9 +68,10 @@ async def _load(session: AsyncSession, request_id: str) -> WriteRequest:
 def _refuse(row: WriteRequest, user: Caller, decision: str) -> None:
     """Who may not decide, and a request no longer waiting: 4xx in words. The requester may
     withdraw (deny) their own request, never approve it."""
-    own = row.requester_id == user.uid
-    if row.requested_by == user.username and not own:
+    barred = bar(user, row)
+    if barred is Bar.namesake:
         raise HTTPException(403, texts.NAMESAKE)
+    own = barred is Bar.own
     if row.status == RequestStatus.awaiting_first:  # the requester's own word comes first
         if not own:
             raise HTTPException(403, texts.FIRST_IS_REQUESTERS)
@@ -73,23 +80,14 @@ def _refuse(row: WriteRequest, user: Caller, decision: str) -> None:
         raise HTTPException(409, texts.OWN_REQUEST)
     if row.status != RequestStatus.awaiting_second:
         raise HTTPException(409, texts.CLOSED.get(row.status, row.status))
-    role = Role(row.approver_role)
-    if not own and not user.role.allows(role):
+    if barred is Bar.role:
+        role = approver_role(row)
         raise HTTPException(
             403,
             texts.ROLE_NEEDED.format(
                 role=http_texts.ROLES[role.value], yours=http_texts.ROLES[user.role.value]
             ),
         )
-
-
-async def _requester(session: AsyncSession, row: WriteRequest) -> Caller | None:
-    """The requester as they are now, if they may still write in their name: the same account
-    (by its id), not signed out everywhere nor a new password since."""
-    account = await session.scalar(select(User).where(User.uid == row.requester_id))
-    if account is None or account.token_version != row.requester_token_version:
-        return None
-    return Caller.of(account)
 
 
 async def _run(
@@ -160,7 +158,7 @@ async def decide_write_request(
     once, as approved, in the requester's name."""
     row = await _load(session, request_id)
     _refuse(row, user, body.decision)
-    reason = " ".join(body.reason.split()) or None if body.reason else None
+    reason = one_line(body.reason)
     now = clock.now()
     if body.decision == "deny":
         if not await stored.settle(
@@ -169,8 +167,8 @@ async def decide_write_request(
             raise HTTPException(409, texts.CLOSED["denied"])
         await _audit(session, row, user, "denied", reason=reason)
         return view(await _load(session, request_id), services)
-    requester = await _requester(session, row)
-    if requester is None:
+    requester = await requester_now(session, row)
+    if isinstance(requester, RequesterLost):  # removed, or signed out everywhere since
         await stored.settle(
             session, row.id, RequestStatus.denied, by=user.username, now=now, reason=None
         )

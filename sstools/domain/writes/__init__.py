@@ -1,6 +1,6 @@
 """Writes into environments: the one apply of an approved plan, and the two-person rule."""
 
-from sstools.domain.writes.apply import PlannedWrite, apply_approved
+from sstools.domain.writes.apply import PlannedWrite, apply_approved, audit_write
 from sstools.domain.writes.held import (
     Ask,
     Cleared,
@@ -19,6 +19,7 @@ __all__ = [
     "PlannedWrite",
     "WriteRequestView",
     "apply_approved",
+    "audit_write",
     "request_link",
     "second_person",
 ]

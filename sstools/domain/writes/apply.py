@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Caller
+from sstools.auth.tokens import Caller, Principal
 from sstools.domain.deploy import InvalidPlanRequest, StalePlan
 from sstools.domain.writes.held import Ask, Granted, Held, WriteRequestView, second_person
 from sstools.http.services import Services
@@ -50,6 +50,28 @@ class PlannedWrite:
     audit: dict[str, Any] = field(default_factory=dict)  # what the route's audit rows add
 
 
+async def audit_write(
+    session: AsyncSession,
+    kind: TaskKind,
+    verdict: str,
+    outcome: str,
+    *,
+    by: Principal,
+    env_id: str,
+    **detail: Any,
+) -> None:
+    """The audit row of a planned write, ``<kind>_<verdict>``: by whom, where it writes, with
+    ``detail`` (a route's own refusals too, made before its plan is)."""
+    await audit.record(
+        session,
+        action=f"{kind.value}_{verdict}",
+        outcome=outcome,
+        username=by.username,
+        env_id=env_id,
+        **detail,
+    )
+
+
 async def _audit(
     session: AsyncSession,
     planned: PlannedWrite,
@@ -58,13 +80,13 @@ async def _audit(
     outcome: str,
     **detail: Any,
 ) -> None:
-    """The audit row of ``planned``, ``<kind>_<verdict>``: by ``caller``, where it writes, with
-    ``detail`` and what the route's rows add."""
-    await audit.record(
+    """The audit row of ``planned``, with ``detail`` and what the route's rows add."""
+    await audit_write(
         session,
-        action=f"{planned.kind.value}_{verdict}",
-        outcome=outcome,
-        username=caller.username,
+        planned.kind,
+        verdict,
+        outcome,
+        by=caller,
         env_id=planned.env_id,
         **detail,
         **planned.audit,

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sstools import clock
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
+from sstools.http.approvals import approver_role
 from sstools.http.services import Services
 from sstools.storage import audit
 from sstools.storage import write_requests as stored
@@ -62,7 +63,7 @@ class WriteRequestView(BaseModel):
     @classmethod
     def of(cls, row: WriteRequest, env_name: str) -> WriteRequestView:
         status = RequestStatus(row.status)
-        role = Role(row.approver_role)
+        role = approver_role(row)
         link = request_link(row.id)
         if status is RequestStatus.awaiting_first:
             message = texts.HELD_FOR_REQUESTER.format(link=link)
