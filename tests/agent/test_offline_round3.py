@@ -168,13 +168,18 @@ async def test_a_data_question_in_words_on_a_dataset_page_runs_its_select(
     assert "confirm_required" not in types(events)
 
 
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("посчитай средний возраст клиентов", Role.analyst),  # no such column
+        ("удали тестовые заказы из sales_orders", Role.engineer),  # never a DELETE guessed
+    ],
+)
 async def test_a_data_question_it_cannot_place_asks_for_the_sql(
-    make_agent: Any, server: tuple[Server, str]
+    make_agent: Any, server: tuple[Server, str], text: str, role: Role
 ) -> None:
     _, url = server
-    events = await say(
-        make_agent, url, "посчитай средний возраст клиентов", "dataset", Role.analyst
-    )
+    events = await say(make_agent, url, text, "dataset", role)
     assert called(events) == [], events
     assert "SQL" in answer(events)  # the person is asked for the query, not told a guess
 
@@ -183,14 +188,8 @@ async def test_a_data_change_in_words_from_an_analyst_is_refused_naming_the_engi
     make_agent: Any, server: tuple[Server, str]
 ) -> None:
     made, url = server
-    events = await say(
-        make_agent, url, "удали тестовые заказы из sales_orders", "dataset", Role.analyst
-    )
+    text = "удали тестовые заказы из sales_orders"
+    events = await say(make_agent, url, text, "dataset", Role.analyst)
     assert called(events) == [], events
     assert "«инженер»" in answer(events)  # the role that may, not a question for a query
     assert made.writes == []
-    events = await say(
-        make_agent, url, "удали тестовые заказы из sales_orders", "dataset", Role.engineer
-    )
-    assert called(events) == [], events
-    assert "SQL" in answer(events)  # an engineer is asked for the query: never a DELETE guessed

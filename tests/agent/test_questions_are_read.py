@@ -129,25 +129,27 @@ def tool_server() -> Iterator[tuple[ToolServer, str]]:
         yield server, live.url
 
 
+# The object a page shows, as its context names it.
+PAGE_OBJECTS: dict[str, dict[str, Any]] = {
+    "dashboard": {
+        "objectType": "dashboard",
+        "objectId": "10",
+        "objectName": "Отчёт по энергопотреблению",
+        "route": "/dashboards/10",
+    },
+    "dataset": {
+        "objectType": "dataset",
+        "objectId": "3",
+        "objectName": "sales_orders",
+        "route": "/datasets/3",
+    },
+    "migration": {"objectType": "migration", "route": "/migrations"},
+}
+
+
 def page_context(object_type: str | None) -> dict[str, Any]:
     context: dict[str, Any] = {"contextVersion": 1, "envId": "ss-dev", "route": "/agent"}
-    if object_type == "dashboard":
-        context |= {
-            "objectType": "dashboard",
-            "objectId": "10",
-            "objectName": "Отчёт по энергопотреблению",
-            "route": "/dashboards/10",
-        }
-    elif object_type == "migration":
-        context |= {"objectType": "migration", "route": "/migrations"}
-    elif object_type == "dataset":
-        context |= {
-            "objectType": "dataset",
-            "objectId": "3",
-            "objectName": "sales_orders",
-            "route": "/datasets/3",
-        }
-    return context
+    return context | PAGE_OBJECTS.get(object_type or "", {})
 
 
 async def _audited_kinds(agent: Any) -> list[str | None]:
