@@ -200,6 +200,8 @@ def test_a_virtual_dataset_takes_the_name_said_before_its_query() -> None:
         ("что вообще значит дрейф?", "Дрейф — расхождение"),
         ("chto takoe dreyf", "Дрейф — расхождение"),
         ("can you explain what a virtual dataset is?", "Виртуальный датасет — датасет"),
+        ("что означает статус failed у миграции?", "(failed)"),
+        ("what does 'queued' mean for a task?", "(queued)"),
     ],
 )
 def test_what_a_word_of_the_answers_means_is_said_in_words(text: str, said: str) -> None:
@@ -260,3 +262,37 @@ def test_people_s_words_for_restores_backups_history_and_moves(
 
 def test_the_page_s_dashboard_the_same_everywhere_is_its_drift() -> None:
     assert call(plan("этот дашборд везде одинаковый?", "dashboard", "6"))[0] == "get_drift"
+
+
+def test_two_words_told_apart_are_both_explained() -> None:
+    reply = plan("чем миграция отличается от выкатки?")
+    assert not reply.tool_calls
+    assert "Миграция — перенос нескольких" in reply.text
+    assert "Выкатка — перенос одного" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        ("заведи датасет на tariffs_legacy", {"table": "tariffs_legacy"}),
+        ("register weather_daily as a dataset", {"table": "weather_daily"}),
+        (
+            "make a dataset from select region from regions and name it big_regions",
+            {"sql": "select region from regions", "name": "big_regions"},
+        ),
+        (
+            "сделай датасет top_regions: select region from sales_orders",
+            {"sql": "select region from sales_orders", "name": "top_regions"},
+        ),
+        (
+            "сделай виртуальный датасет «выручка по месяцам»: select 1",
+            {"sql": "select 1", "name": "выручка по месяцам"},
+        ),
+    ],
+)
+def test_a_dataset_takes_its_table_or_its_query_and_name_as_people_say_them(
+    text: str, args: dict[str, str]
+) -> None:
+    name, called_with = call(plan(text))
+    assert name == "superset_create_dataset"
+    assert {key: called_with.get(key) for key in args} == args

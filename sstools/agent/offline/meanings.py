@@ -1,5 +1,5 @@
 """A word the answers use, explained in words (issue 36): «что вообще значит дрейф?», "what does
-failed mean?", "explain what a virtual dataset is".
+failed mean?", "explain what a virtual dataset is", «чем миграция отличается от выкатки?».
 
 Read on the spaced text (folded to one Latin alphabet, so «chto takoe dreyf» is the same
 question): an asking phrase, the term, and nothing after it but "is" or "mean" — "what is
@@ -30,15 +30,36 @@ def _asked() -> re.Pattern[str]:
         f"(?P<{key}>{'|'.join(_phrase(one, prefix=True) for one in spelled)})"
         for key, spelled in vocab.TERMS.items()
     )
+    # "… mean for a task?", «… у миграции»: what the term is of, then nothing else
+    of = r"(?: (?:for|of|u|dlya|pri) (?:a |an |the )?[a-z]+)?"
+    verb = r"(?: (?:is|are|mean|means|znachit))?"
+    return re.compile(rf"(?:^| )(?:{asking}) (?:(?:{fillers}) )*(?:{terms}){verb}{of}{verb}$")
+
+
+@cache
+def _two() -> re.Pattern[str]:
+    """«чем миграция отличается от выкатки?», "difference between a deploy and a migration"."""
+    terms = "|".join(
+        _phrase(one, prefix=True) for spelled in vocab.TERMS.values() for one in spelled
+    )
     return re.compile(
-        rf"(?:^| )(?:{asking}) (?:(?:{fillers}) )*(?:{terms})(?: (?:is|are|mean|means|znachit))?$"
+        rf"(?:chem|difference between|differ) (?:a |an |the )?(?P<one>{terms})"
+        rf" (?:otlichaet\w* ot|and|from|vs) (?:a |an |the )?(?P<other>{terms})"
     )
 
 
+def _term(said: str) -> str | None:
+    asked = _asked().search(said)
+    return next(key for key, value in asked.groupdict().items() if value) if asked else None
+
+
 def meaning(text: str) -> str | None:
-    """What the term the message asks about means, or None when it asks for something else."""
-    asked = _asked().search(spaced(text))
-    if asked is None:
-        return None
-    term = next(key for key, value in asked.groupdict().items() if value)
-    return texts.MEANINGS[term]
+    """What the term (or the two terms) the message asks about means, or None when it asks for
+    something else."""
+    said = spaced(text)
+    two = _two().search(said)
+    if two is not None:
+        keys = [term for part in ("one", "other") if (term := _term(f"what is {two[part]}"))]
+        return "\n\n".join(texts.MEANINGS[key] for key in dict.fromkeys(keys)) or None
+    term = _term(said)
+    return texts.MEANINGS[term] if term else None

@@ -214,7 +214,7 @@ def arguments(
             value = branch(said, new=True)
         elif key == "name":
             named = vocab.NAME_MENTION.search(said.prose)
-            value = (named.group(1) or named.group(2)) if named else None
+            value = next((group for group in named.groups() if group), None) if named else None
         elif key == "git_ref":
             value = _ref(said)
         elif key == "commit":
@@ -222,6 +222,8 @@ def arguments(
             value = True if _COMMIT.search(prose) and not _NO_COMMIT.search(prose) else None
         elif key == "table":
             table = vocab.TABLE_MENTION.search(said.prose)
+            if table is None and name == "superset_create_dataset" and not said.sql:
+                table = vocab.TABLE_NAMED.search(said.prose)
             value = table.group(1) if table else None
         elif key == "schema_name":
             schema = vocab.SCHEMA_MENTION.search(said.prose)

@@ -86,6 +86,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "читаемый вид", "в читаем", "readable",
     ),
     "create_dataset": (
+        "зарегистрируй", "зарегай", "как датасет", "kak dataset", "as a dataset",
         "создай … датасет", "создай … dataset", "заведи … датасет", "сделай … датасет",
         "добавь … датасет", "оберни … в датасет", "новый датасет", "create … dataset",
         "new dataset", "register … as a dataset", "register … dataset", "make … dataset",
@@ -148,6 +149,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     ),
     "permissions": (
         "права", "прав доступа", "доступа", "доступ к", "доступы", "кто может", "кто видит",
+        "кто … видит", "who can see", "who can open", "who sees",
         "у кого", "grant", "грант", "роли", "permission", "who can", "who is allowed",
         "who has access", "access to", "rbac", "dostup k",
         "кому доступ", "кто имеет доступ",

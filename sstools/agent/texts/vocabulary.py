@@ -205,13 +205,17 @@ ALL_BUT = re.compile(
 NAME_MENTION = re.compile(
     r"(?:с именем|под (?:названием|именем)|назови(?:\s+его)?|названи(?:ем|е)|named|called|"
     r"name it|with (?:the )?name)\s*[:=]?\s*[«\"'`]?([A-Za-z0-9_][\w./-]*)"
-    r"|(?:датасет|dataset)\s+([a-z][a-z0-9_]{2,99})\s+(?:из|from|на|as|по)\s",
+    r"|(?:датасет|dataset)\s+(?:([a-z][a-z0-9_]{2,99})\s*(?::|\s(?:из|from|на|as|по)\s)"
+    r"|«([^»]{1,100})»)",
     re.IGNORECASE,
 )
 # The table, schema and database a message names («таблица events», "schema crm", «в базе 1»).
 TABLE_MENTION = re.compile(
     r"(?:таблиц\w*|table|tablic\w*|tablits\w*)\s+[«\"'`]?([A-Za-z_][\w.]*)", re.IGNORECASE
 )
+# A table by its name alone, where a dataset is made of one («заведи датасет на tariffs_legacy»,
+# "register weather_daily as a dataset"): a lower-case name with an underscore.
+TABLE_NAMED = re.compile(r"(?<![\w.])([a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])(?![\w.])")
 SCHEMA_MENTION = re.compile(r"(?:схем\w*|schema|shem\w*)\s+[«\"'`]?([A-Za-z_]\w*)", re.IGNORECASE)
 # «датасет 7», «датасету 7», "dataset 7": the dataset a permissions audit is about.
 DATASET_MENTION = re.compile(r"(?:датасет|dataset)\w*\s*#?\s*([0-9]{1,9})", re.IGNORECASE)
@@ -221,7 +225,9 @@ COMMIT_WORDS = ("коммит", "закоммит", "commit", "в гит", "в g
                 "репозитор", "repo", "запуш", "пушн", "push")  # fmt: skip
 # Where a query ends and the person's words resume: «… в базе 3», "… on db 2".
 TRAILING_PROSE = re.compile(
-    r"[\s,;]+(?:(?:в|на|из|по|on|in|against)\s+)?(?:баз\w*|database|db)\s*#?\s*[0-9]+\s*$",
+    r"[\s,;]+(?:(?:в|на|из|по|on|in|against)\s+)?(?:баз\w*|database|db)\s*#?\s*[0-9]+\s*$"
+    r"|[\s,;]+(?:and\s+|и\s+)?(?:name it|call it|назови(?:\s+его)?|с именем|named|called)"
+    r"\s+[«\"'`]?[\w.-]+[»\"'`]?\s*$",
     re.IGNORECASE,
 )
 
