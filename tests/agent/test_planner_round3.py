@@ -296,3 +296,9 @@ def test_a_dataset_takes_its_table_or_its_query_and_name_as_people_say_them(
     name, called_with = call(plan(text))
     assert name == "superset_create_dataset"
     assert {key: called_with.get(key) for key in args} == args
+
+
+def test_a_write_not_done_from_this_page_says_where_to_ask_never_another_tool() -> None:
+    reply = plan("сделай бэкап дева", "dashboard", "10", role=Role.admin)
+    assert not reply.tool_calls  # not the dashboard's documentation, as it was
+    assert "«Резервная копия окружения» не делается со страницы дашборда" in reply.text

@@ -26,6 +26,7 @@ from sqlglot.dialects.dialect import Dialect
 from sstools.agent.fleet import ListedColumn
 from sstools.agent.routing.tokens import fold
 from sstools.agent.texts import vocabulary as vocab
+from sstools.russian import normalize
 
 _WORD = re.compile(r"[\w]+")
 _NUMERIC = ("int", "real", "float", "double", "numeric", "decimal", "number", "money")
@@ -248,7 +249,7 @@ def select(
     text: str, table: str, columns: Sequence[ListedColumn], backend: str | None
 ) -> str | None:
     """The SELECT that answers the question on ``table`` (quoted), or None when it cannot say."""
-    lower = text.lower().replace("ё", "е")
+    lower = normalize(text)
     words = [fold(word) for word in _WORD.findall(lower)]
     known = [_Column.of(column) for column in columns]
     sql = _Sql(_dialect(backend))

@@ -8,8 +8,9 @@
   теперь?» after an answer asks the earlier request again, there or now.
 - :func:`small_talk`: thanks, answered in words, nothing run (a greeting still gets the page's
   default answer).
-- :func:`rollback_elsewhere`: «откати…» where no rollback is offered (a dashboard's chat, before
-  any deploy in it) is told where the rollback is, not answered with another tool's card.
+- :func:`elsewhere`: «откати…» where no rollback is offered (a dashboard's chat, before any
+  deploy in it), «сделай бэкап дева» beside a dashboard: told where to ask, not answered with
+  another tool's card.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from sstools.agent.offline.intent import intents, spaced
+from sstools.agent.context import UIContext
+from sstools.agent.offline.intent import intent_tools, intents, spaced, writes
 from sstools.agent.texts import OFFLINE_PREFIX
+from sstools.agent.texts import offline as texts
 from sstools.agent.texts import vocabulary as vocab
+from sstools.agent.tools import CATALOGUE
 
 # At most this many words answer a question back; a longer message is a request of its own.
 _ANSWER_WORDS = 5
@@ -83,8 +87,22 @@ def small_talk(text: str) -> bool:
     return bool(said) and set(said) <= _SMALL_TALK
 
 
-def rollback_elsewhere(text: str, offered: Sequence[str], lacking: Sequence[str]) -> bool:
-    """«откати…» here, where no rollback is offered and the role would not lack it."""
+def elsewhere(
+    text: str, offered: Sequence[str], lacking: Sequence[str], context: UIContext | None
+) -> str | None:
+    """Where to ask instead, when what the request means is not offered on this page and the
+    role would not lack it: «откати…» in a dashboard's chat before any deploy in it, «сделай
+    бэкап дева» beside a dashboard (a backup is the environment's, not the dashboard's)."""
     found = intents(text)
-    tool = "rollback_deploy"
-    return bool(found) and found[0] == "rollback" and tool not in offered and tool not in lacking
+    if not found:
+        return None
+    tools = intent_tools(found[0])
+    if any(tool in offered or tool in lacking for tool in tools):
+        return None
+    if found[0] == "rollback":
+        return texts.ROLLBACK_ELSEWHERE
+    page = context.object_type if context else None
+    barred = page is not None and all(page not in CATALOGUE[tool].affinity for tool in tools)
+    if page is None or not barred or not all(writes(tool) for tool in tools):
+        return None  # not routed here, or a read: the next best tool answers
+    return texts.ELSEWHERE.format(tool=CATALOGUE[tools[0]].title, page=texts.PAGES[page.value])

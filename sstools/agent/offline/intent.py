@@ -186,6 +186,11 @@ def intents(text: str) -> list[str]:
     return sorted(set(found), key=order.index)
 
 
+def intent_tools(intent: str) -> tuple[str, ...]:
+    """The tools an intent stands for, best first."""
+    return _TOOLS[intent]
+
+
 def writes(name: str) -> bool:
     return CATALOGUE[name].kind is ToolKind.write
 

@@ -35,7 +35,7 @@ from sstools.agent.offline import dry_run
 from sstools.agent.offline.answers import Hint, render_content
 from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
-from sstools.agent.offline.followup import follow_up, last_said, rollback_elsewhere, small_talk
+from sstools.agent.offline.followup import elsewhere, follow_up, last_said, small_talk
 from sstools.agent.offline.intent import Asking, asks, choose, has_plan
 from sstools.agent.offline.meanings import meaning
 from sstools.agent.offline.reranking import reranked
@@ -120,8 +120,8 @@ class OfflinePlanner:
         if explained := meaning(text):
             return _said(explained)
         choice = choose(text, offered, note.lacking)
-        if rollback_elsewhere(text, offered, note.lacking):
-            return _said(offline_texts.ROLLBACK_ELSEWHERE)
+        if where := elsewhere(text, offered, note.lacking, context):
+            return _said(where)
         said = Said.of(text)
         fleet = handed_fleet(messages)
         choice = reranked(choice, text, said, context, fleet, offered)

@@ -85,6 +85,12 @@ ROLLBACK_ELSEWHERE = (
     "на странице задачи или у строки задачи в этом чате, — или напишите «откати выкатку» и "
     "первые 8 цифр её номера в общем чате агента."
 )
+# What the request means is not done from this page (a backup beside a dashboard).
+ELSEWHERE = (
+    "«{tool}» не делается со страницы {page}: откройте агента без объекта (общий чат) и "
+    "попросите там."
+)
+PAGES = {"dashboard": "дашборда", "dataset": "датасета", "migration": "миграций"}
 # The deploy named was undone already: nothing left to roll back.
 ALREADY_ROLLED_BACK = (
     "Выкатка {id} уже откачена — откатывать нечего. Вернуть другую версию можно из истории "
