@@ -10,9 +10,10 @@ tools bound. Each call it makes is then checked as the graph's ``assess`` node c
 (:func:`sstools.agent.invocation.check_call`): a card (``NeedsConfirmation``) or a refusal with
 the role it needs (``Refused.required_role``).
 
-Scored on the held-back split (the tune split's figures and misses go to stderr, the only ones
-tuning looks at): the first tool, questions that got a card, role-hidden requests refused naming
-the role, the slots, asking back for a missing slot, and the time of the planner's call.
+Scored on the held-back split and on the outsiders' held-back file (``requests_outsider.jsonl``;
+the tune split's figures and misses go to stderr, the only ones tuning looks at): the first
+tool, questions that got a card, role-hidden requests refused naming the role, the slots, asking
+back for a missing slot, and the time of the planner's call.
 Slots count over every expected one (a wrong first tool misses them all). A role-hidden request
 is refused when a call is denied for exactly that role, or when a reply with no call names the
 role (``show_capabilities`` or another tool does not count). An ask-back counts when the reply
@@ -68,6 +69,9 @@ from sstools.llm.function_model import FunctionChatModel
 from sstools.sandbox.fleet import INSTANCES
 
 REQUESTS = Path(__file__).resolve().parent / "data" / "requests.jsonl"
+# The second held-back set, written by someone who read neither the planner nor its tuning
+# (its header says who and when): scored beside ours, its misses never printed.
+OUTSIDER = REQUESTS.with_name("requests_outsider.jsonl")
 
 TOOL_GOAL = 0.95
 SLOT_GOAL = 0.95
@@ -354,9 +358,9 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def score(split: str, chosen: Sequence[Request] | None = None) -> Score:
+def score(split: str, chosen: Sequence[Request] | None = None, *, held_back: bool = False) -> Score:
     """The figures of ``split`` (or of ``chosen``, named ``split``), printed to stderr; the
-    misses too, for the tune split and another file (never the held-back split's lines)."""
+    misses too, for the tune split and another file (never a held-back set's lines)."""
     members = chosen if chosen is not None else [r for r in requests() if r.split == split]
     result = scored([plan(request) for request in members])
     shown = " ".join(f"{name} {part}/{whole}" for name, (part, whole) in result.figures.items())
@@ -370,7 +374,7 @@ def score(split: str, chosen: Sequence[Request] | None = None) -> Score:
         for n in slots
     )
     print(f"  {split} slots: {', '.join(each)}", file=sys.stderr)
-    if split != "heldout":
+    if split != "heldout" and not held_back:
         for line in sorted(result.misses):
             print(line, file=sys.stderr)
     answered = Counter(
@@ -393,14 +397,20 @@ GOALS: tuple[tuple[str, str, str, str, float, float], ...] = (
 
 def rows(requests_file: Path | None = None) -> list[Row]:
     score("tune")  # also the warm-up: the first requests pay for the indexes and page faults
-    if requests_file is None:
-        held, name = score("heldout"), "held-back"
-    else:
-        ignored = unknown_keys(requests_file)
-        if ignored:
-            print(f"{requests_file}: left out keys {', '.join(ignored)}", file=sys.stderr)
-        name = requests_file.name
-        held = score(name, read_requests(requests_file, lenient=True))
+    if requests_file is None:  # both held-back sets: ours, and the one written by an outsider
+        outsider = read_requests(OUTSIDER, lenient=True)
+        return [
+            *_rows(score("heldout"), "held-back"),
+            *_rows(score("outsider", outsider, held_back=True), "outsiders' held-back"),
+        ]
+    ignored = unknown_keys(requests_file)
+    if ignored:
+        print(f"{requests_file}: left out keys {', '.join(ignored)}", file=sys.stderr)
+    name = requests_file.name
+    return _rows(score(name, read_requests(requests_file, lenient=True)), name)
+
+
+def _rows(held: Score, name: str) -> list[Row]:
     made: list[Row] = []
     for key, metric, unit, goal, low, high in GOALS:
         part, whole = held.figures[key]
