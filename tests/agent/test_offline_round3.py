@@ -184,11 +184,13 @@ async def test_a_data_question_it_cannot_place_asks_for_the_sql(
     assert "SQL" in answer(events)  # the person is asked for the query, not told a guess
 
 
+@pytest.mark.parametrize(
+    "text", ["удали тестовые заказы из sales_orders", "ок, тогда удали те, где channel пустой"]
+)
 async def test_a_data_change_in_words_from_an_analyst_is_refused_naming_the_engineer(
-    make_agent: Any, server: tuple[Server, str]
+    make_agent: Any, server: tuple[Server, str], text: str
 ) -> None:
     made, url = server
-    text = "удали тестовые заказы из sales_orders"
     events = await say(make_agent, url, text, "dataset", Role.analyst)
     assert called(events) == [], events
     assert "«инженер»" in answer(events)  # the role that may, not a question for a query

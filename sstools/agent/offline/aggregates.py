@@ -245,6 +245,12 @@ def _top(lower: str) -> int | None:
     return int(next(n for n in wanted.groups() if n)) if wanted else None
 
 
+def names_a_column(text: str, columns: Sequence[ListedColumn]) -> bool:
+    """Whether the text names one of the columns («удали те, где quantity больше 15»)."""
+    words = [fold(word) for word in _WORD.findall(normalize(text))]
+    return bool(_named(words, [_Column.of(column) for column in columns]))
+
+
 def select(
     text: str, table: str, columns: Sequence[ListedColumn], backend: str | None
 ) -> str | None:

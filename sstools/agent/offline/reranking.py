@@ -4,7 +4,8 @@
 tool once their names are resolved against the fleet the graph handed over:
 
 - a data question on a dataset («есть ли пустые значения в колонке region?», "top 5 regions by
-  revenue") that a query over its columns answers: the SQL, before its schema or a search;
+  revenue") that a query over its columns answers, or a change of its rows in words («удали те,
+  где quantity больше 15»): the SQL, before its schema or a search;
 - a comparison with nothing named to move («is staging in sync with dev?», «этот дашборд везде
   одинаковый?»): the drift;
 - a history question naming one dashboard by title away from its page («кто и когда выкатывал
@@ -20,7 +21,7 @@ from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.fleet import Fleet
 from sstools.agent.offline import names
 from sstools.agent.offline.intent import Choice, intents, writes
-from sstools.agent.offline.resolving import data_question
+from sstools.agent.offline.resolving import data_change, data_question
 from sstools.agent.offline.slots import Said, dashboards
 from sstools.agent.texts import vocabulary as vocab
 
@@ -44,6 +45,8 @@ def reranked(
     a_read_first = not choice.tools or not writes(choice.tools[0])
     if a_read_first and _SQL in offered and data_question(said, context, fleet):
         return _first(choice, _SQL)
+    if _SQL in offered and data_change(said, context, fleet):
+        return _first(choice, _SQL)  # refused to a reader, asked as SQL from an engineer
     if _DRIFT in offered and _environments_compared(text, said, context, fleet):
         return _first(choice, _DRIFT)
     if choice.tools[:1] == (_TASKS,) and _TIMELINE in offered and _history_of(said, context, fleet):

@@ -266,6 +266,15 @@ def _rows(prose: str) -> int | None:
     return next((n for word, n in vocab.NUMBER_WORDS.items() if count.startswith(word)), None)
 
 
+def data_change(said: Said, context: UIContext | None, fleet: Fleet) -> bool:
+    """A change of the page's dataset's rows asked in words («удали те, где quantity > 15»)."""
+    if context is None or context.object_type is not ObjectType.dataset:
+        return False
+    table = names.dataset(fleet, context.env_id, int(context.object_id or 0))
+    changing = vocab.DATA_CHANGE.search(said.prose) is not None
+    return changing and table is not None and aggregates.names_a_column(said.prose, table.columns)
+
+
 def data_question(said: Said, context: UIContext | None, fleet: Fleet) -> str | None:
     """The SELECT a data question asks on the page's dataset (or the table it names), if any."""
     return _data_question({}, said, context, fleet).get("sql")
@@ -285,8 +294,8 @@ def _data_question(
         if on_dataset
         else names.dataset_named(said.prose, fleet, context.env_id)
     )
-    if table is None:
-        return args
+    if table is None or vocab.DATA_CHANGE.search(said.prose):
+        return args  # «удали те, где channel пустой» asks for no read: its SQL is asked for
     parts = [table.schema_name, table.name] if table.schema_name else [table.name]
     where = ".".join(aggregates.quoted(part) for part in parts)
     # Identifiers quoted, the limit a number; the SQL is shown and checked as any (a read).
