@@ -302,3 +302,20 @@ def test_a_write_not_done_from_this_page_says_where_to_ask_never_another_tool() 
     reply = plan("сделай бэкап дева", "dashboard", "10", role=Role.admin)
     assert not reply.tool_calls  # not the dashboard's documentation, as it was
     assert "«Резервная копия окружения» не делается со страницы дашборда" in reply.text
+
+
+def test_a_deploy_to_undo_named_by_its_dashboard_s_title_is_found_in_the_records() -> None:
+    deploys = [
+        ListedTask(
+            id=task_id,
+            kind="deploy",
+            status="succeeded",
+            env_id="staging",
+            objects=[title],
+            started_by="bo",
+        )
+        for task_id, title in (("e1" * 16, "Executive Summary"), ("f2" * 16, "Weather Overview"))
+    ]
+    handed = FLEET.model_copy(update={"tasks": deploys})
+    reply = plan("roll back the Executive Summary deploy on staging", handed=handed)
+    assert call(reply) == ("rollback_deploy", {"env_id": "staging", "task_id": "e1" * 16})

@@ -123,6 +123,9 @@ def resolve(
     if name == "rollback_deploy":
         page = names.titled(fleet, here, page_id) if page_id else None
         title = page.title if page else (context.object_name if on_dashboard and context else None)
+        if title is None and not numbered:  # "roll back yesterday's Executive Summary deploy"
+            named = names.named(prose, fleet, args.get("env_id") or here)
+            title = named[0].title if len(named) == 1 else None
         return _rollback(args, said, fleet, title)
     if name == "superset_audit_permissions" and "object_id" not in args and not numbered:
         args |= _audited_by_name(prose, fleet, here)
