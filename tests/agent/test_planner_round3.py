@@ -319,3 +319,12 @@ def test_a_deploy_to_undo_named_by_its_dashboard_s_title_is_found_in_the_records
     handed = FLEET.model_copy(update={"tasks": deploys})
     reply = plan("roll back the Executive Summary deploy on staging", handed=handed)
     assert call(reply) == ("rollback_deploy", {"env_id": "staging", "task_id": "e1" * 16})
+
+
+def test_a_check_asked_about_while_it_runs_is_its_task_s_status() -> None:
+    running = ListedTask(
+        id="a7" * 16, kind="validation", status="running", objects=["Customer Revenue"]
+    )
+    handed = FLEET.model_copy(update={"tasks": [running]})
+    reply = plan("проверка Customer Revenue ещё идёт?", handed=handed, role=Role.analyst)
+    assert call(reply) == ("get_task_status", {"task_id": "a7" * 16})

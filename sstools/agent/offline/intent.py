@@ -108,6 +108,7 @@ _POLITE = phrases(vocab.POLITE_ASKS, whole=True)
 _SEARCH_VERB = phrases(intent_words.SEARCH_VERBS)
 _BACKUP = phrases(vocab.BACKUP_WORDS)
 _PAST_DEPLOY = phrases(vocab.PAST_DEPLOYS)
+_IN_PROGRESS = phrases(vocab.IN_PROGRESS)
 # What a write would do, asked outright: its plan answers, not the list of versions.
 _OUTCOME = phrases(vocab.OUTCOME_QUESTIONS)
 # A SQL text: backquoted, or from the keyword a statement starts with to the end.
@@ -169,6 +170,9 @@ def intents(text: str) -> list[str]:
     if "rollback" in found and "restore" not in found and _BACKUP.search(said):
         # «откатись на вчерашний бэкап»: back to a backup is its restore, not a deploy's undo
         found[found.index("rollback")] = "restore"
+    if found[:1] in (["validation"], ["documentation"]) and _IN_PROGRESS.search(said):
+        # «проверка Customer Revenue ещё идёт?»: the task's status, not the dashboard's
+        found.insert(0, "task_status")
     if _PAST_DEPLOY.search(said) and not SQL.search(text):
         # «что Аня вчера деплоила?», "when was this pushed to prod?": the records, not a deploy
         found = [i for i in found if i not in ("deploy", "migration")] + ["tasks_list"]

@@ -117,6 +117,11 @@ PAST_DEPLOYS = (
     "did … ship", "was … deployed", "were … deployed", "was … pushed", "were … pushed",
     "got deployed", "has been deployed",
 )  # fmt: skip
+# A task asked about while it runs: «проверка ещё идёт?», "is the documentation done?".
+IN_PROGRESS = (
+    "ещё идёт", "еще идет", "идёт ли", "идет ли", "закончил", "завершил", "готова", "готов ли",
+    "висит", "still running", "in progress", "done yet", "finished", "is it done", "kicked off",
+)  # fmt: skip
 RESTORE_WORDS = ("восстан", "restore", "recover")
 HISTORY_WORDS = (
     "истори", "последн", "недавн", "прошл", "были", "было", "был", "запуска", "сегодня",
