@@ -193,6 +193,19 @@ def test_an_error_result_reads_as_a_sentence() -> None:
     assert answer == "Не получилось: «Выполнение SQL»: ошибка — нет таблицы t"
 
 
+def test_a_query_s_answer_shows_the_query_that_ran_after_its_rows() -> None:
+    sql = 'SELECT "region", AVG("avg_temp_c") AS "avg_temp_c" FROM "main"."weather_daily"'
+    content = json.dumps(
+        {"columns": ["region", "avg_temp_c"], "rows": [["Москва", 6.1]], "row_count": 1}
+    )
+    answer = render_content("superset_execute_sql", content, {"sql": sql})
+    assert answer.index("| Москва | 6.1 |") < answer.index("Выполненный запрос:")
+    assert f"```sql\n{sql}\n```" in answer  # written from the person's words: they see it
+    empty = render_content("superset_execute_sql", json.dumps({"rows": []}), {"sql": sql})
+    assert empty.startswith("Запрос выполнен; строк нет.")
+    assert sql in empty
+
+
 def test_a_superset_name_cannot_become_a_link_or_break_a_table() -> None:
     evil = "[нажми](javascript:alert(1)) | колонка"
     answer = render("search_dashboards", [{"id": 1, "title": evil, "published": True}])

@@ -281,6 +281,7 @@ SQL_ROWS = "Запрос вернул {count} {rows}{limited}."
 ROWS_RETURNED = ("строку", "строки", "строк")  # accusative: «вернул 1 строку»
 SQL_LIMITED = " (показаны не все: сработал предел)"
 SQL_NO_ROWS = "Запрос выполнен; строк нет."
+SQL_RAN = "Выполненный запрос:"
 SQL_FORMATTED = "SQL отформатирован:"
 DATABASES_FOUND = "Баз данных: {count}."
 DATABASE_LINE = "{name} (#{id}, {backend}){sqllab}"

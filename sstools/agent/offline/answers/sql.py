@@ -32,8 +32,9 @@ def execute(payload: Any, hint: Hint = NO_HINT) -> str | None:
         return None
     rows, total = items_of(payload, "rows")
     total = int(payload.get("row_count") or total)
+    ran = _ran(hint)
     if not total:
-        return texts.SQL_NO_ROWS
+        return texts.SQL_NO_ROWS + ran
     limited = texts.SQL_LIMITED if payload.get("limited") else ""
     out = [
         texts.SQL_ROWS.format(
@@ -54,7 +55,16 @@ def execute(payload: Any, hint: Hint = NO_HINT) -> str | None:
                 out.append("| " + " | ".join(_cell(v) for v in row[: len(columns)]) + " |")
     if (note := more(min(len(rows), _ROWS_SHOWN), total)) is not None:
         out += ["", note]
-    return "\n".join(out)
+    return "\n".join(out) + ran
+
+
+def _ran(hint: Hint) -> str:
+    """The query that ran, shown after its answer: the person sees what the numbers are of
+    (the planner may have written it from their words)."""
+    sql = hint.args.get("sql")
+    if not isinstance(sql, str) or not sql.strip():
+        return ""
+    return f"\n\n{texts.SQL_RAN}\n\n```sql\n{sql.strip().replace('```', '')}\n```"
 
 
 def format_sql(payload: Any, hint: Hint = NO_HINT) -> str | None:
