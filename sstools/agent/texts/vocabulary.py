@@ -117,10 +117,12 @@ PAST_DEPLOYS = (
     "did … ship", "was … deployed", "were … deployed", "was … pushed", "were … pushed",
     "got deployed", "has been deployed",
 )  # fmt: skip
-# A task asked about while it runs: «проверка ещё идёт?», "is the documentation done?".
+# A task asked about while it runs or as it ended: «проверка ещё идёт?», «бэкап прошёл?».
 IN_PROGRESS = (
     "ещё идёт", "еще идет", "идёт ли", "идет ли", "закончил", "завершил", "готова", "готов ли",
     "висит", "still running", "in progress", "done yet", "finished", "is it done", "kicked off",
+    "прошёл", "прошел", "прошла", "удался", "удалась", "успешно", "go through", "went through",
+    "succeed",
 )  # fmt: skip
 RESTORE_WORDS = ("восстан", "restore", "recover")
 HISTORY_WORDS = (
