@@ -36,7 +36,8 @@ from sstools.tasks import TooManyTasks
 from sstools.testing import LiveServer, Script, ScriptedChatModel
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.deploy_server import deploys  # noqa: F401  (a fixture)
-from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
+from tests.conftest import AuthHeaders
+from tests.rig import settings_for_places
 
 
 @pytest.fixture
@@ -50,32 +51,16 @@ def fake_superset() -> FakeSuperset:
 
 @pytest.fixture
 async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
-    env_file = write_environments_file(
-        tmp_path,
-        [
-            {
-                "id": stage_id,
-                "name": name,
-                "stage": stage,
-                "url": "http://superset.test",
-                "username": fake_superset.username,
-                "password_env": "SVC_PASSWORD",
-            }
-            for stage_id, name, stage in (
-                ("ss-dev", "Dev", "dev"),
-                ("staging", "Staging", "staging"),
-                ("prod", "Prod", "prod"),
-            )
-        ],
-        secrets={"SVC_PASSWORD": fake_superset.password},
-    )
+    places = [
+        ("ss-dev", "Dev", "dev", "http://superset.test"),
+        ("staging", "Staging", "staging", "http://superset.test"),
+        ("prod", "Prod", "prod", "http://superset.test"),
+    ]
     # One approval for prod here: these tests are about one person's card (the second person's
     # part has its own tests, test_second_approval.py, which ask for two).
-    settings = make_settings(
-        tmp_path, env_file, tool_timeout_s=5.0, tool_retry_wait_s=1.0, approvals_prod=1
+    return await settings_for_places(
+        tmp_path, fake_superset, places, tool_timeout_s=5.0, tool_retry_wait_s=1.0, approvals_prod=1
     )
-    await seed_users(settings)
-    return settings
 
 
 @dataclass
