@@ -1,10 +1,13 @@
 """Set-up shared by test modules in several folders, written once: a fake Superset holding the one
 dashboard «Отчёт», settings for environments that sign in with one fake's account, the app served
-with its task engine (waited on until every workflow ends), and waiting for a task to end.
+with its task engine (waited on until every workflow ends), waiting for a task to end, rows stored
+in the app's database, a fake Superset that answers its health check, and a page's words.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +18,7 @@ from fastapi import FastAPI
 
 from sstools.app import create_app
 from sstools.config import Settings
+from sstools.storage.db import create_engine, session_factory
 from sstools.tasks import _runtime
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import make_settings, seed_users, write_environments_file
@@ -89,3 +93,38 @@ async def task_when_ended(client: httpx.AsyncClient, task_id: str, headers: dict
 
     await eventually(done, timeout_s=60)
     return (await client.get(f"/api/tasks/{task_id}", headers=headers)).json()
+
+
+async def store_rows(settings: Settings, *rows: Any) -> None:
+    """``rows`` (ORM objects) added to the app's database and committed."""
+    engine = create_engine(settings.database_url)
+    async with session_factory(engine)() as session:
+        session.add_all(rows)
+        await session.commit()
+    await engine.dispose()
+
+
+class AnswersHealth(httpx.AsyncBaseTransport):
+    """The fake Superset, which also answers its health check (the fake alone does not), and,
+    given a ``version``, ``/version`` as that Superset does."""
+
+    def __init__(self, fake: FakeSuperset, version: str | None = None) -> None:
+        self.routing = RoutingTransport(fake)
+        self.version = version
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.host == "superset.test" and request.url.path == "/health":
+            return httpx.Response(200, text="OK")
+        if (
+            self.version is not None
+            and request.url.host == "superset.test"
+            and request.url.path == "/version"
+        ):
+            return httpx.Response(200, json={"version_string": self.version, "branch_name": "main"})
+        return await self.routing.handle_async_request(request)
+
+
+def words_of(page: str) -> str:
+    """What a person reads of a page: its body's text without tags, white space folded."""
+    body = page.split("<body", 1)[1].split(">", 1)[1] if "<body" in page else page
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
