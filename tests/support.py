@@ -2,6 +2,8 @@
 
 - :func:`read_events`: an SSE client that stops at ``done`` or ``confirm_required``.
 - :func:`read_events_sync`: its blocking twin, for hypothesis tests.
+- :func:`start_conversation` and :func:`ask`: a new conversation with one message sent in it
+  (and, for ``ask``, its events).
 """
 
 from __future__ import annotations
@@ -55,6 +57,32 @@ async def read_events(
 
     await asyncio.wait_for(consume(), timeout_s)
     return events
+
+
+async def start_conversation(
+    client: httpx.AsyncClient, headers: dict[str, str], text: str, uicontext: dict[str, Any] | None
+) -> str:
+    """A new conversation of ``headers``' person, ``text`` sent in it from ``uicontext``: its id."""
+    cid: str = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
+    await client.post(
+        f"/api/agent/conversations/{cid}/messages",
+        headers=headers,
+        json={"text": text, "uicontext": uicontext},
+    )
+    return cid
+
+
+async def ask(
+    client: httpx.AsyncClient,
+    headers: dict[str, str],
+    text: str,
+    uicontext: dict[str, Any] | None,
+    *,
+    timeout_s: float = 20.0,
+) -> list[dict[str, Any]]:
+    """:func:`start_conversation`, then its events up to ``done`` or a card."""
+    cid = await start_conversation(client, headers, text, uicontext)
+    return await read_events(client, cid, headers, timeout_s=timeout_s)
 
 
 def types(events: list[dict[str, Any]]) -> list[str]:

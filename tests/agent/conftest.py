@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.deploy_server import deploys  # noqa: F401  (a fixture)
 from tests.conftest import AuthHeaders
 from tests.rig import settings_for_places
+from tests.support import read_events
 
 
 @pytest.fixture
@@ -90,6 +92,24 @@ class Agent:
             f"/api/agent/conversations/{conversation_id}/messages",
             json={"text": text, "uicontext": uicontext},
             headers=self.auth(role),
+        )
+
+    async def ask(
+        self, text: str, uicontext: dict[str, Any] | None, role: Role = Role.engineer
+    ) -> tuple[str, list[dict[str, Any]]]:
+        """A new conversation of ``role`` with ``text`` sent in it from ``uicontext``: its id, and
+        its events up to ``done`` or a card."""
+        conversation_id = await self.conversation(role)
+        await self.send(conversation_id, text, uicontext, role)
+        return conversation_id, await read_events(self.client, conversation_id, self.auth(role))
+
+    async def events_after(
+        self, conversation_id: str, event: dict[str, Any], role: Role = Role.engineer
+    ) -> list[dict[str, Any]]:
+        """The events of the conversation after ``event`` (one read before, with its ``_id``),
+        up to ``done`` or a card, as ``role`` reads them."""
+        return await read_events(
+            self.client, conversation_id, self.auth(role), last_event_id=event["_id"]
         )
 
     async def decide(
@@ -150,6 +170,41 @@ def dataset_context(object_id: str = "15", env_id: str = "staging") -> dict[str,
         "envId": env_id,
         "route": f"/datasets/{object_id}",
     }
+
+
+# The model's call that deletes every sale: a write, so always a card first.
+DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+
+
+async def delete_sales_card(
+    agent: Agent, env_id: str = "prod", role: Role = Role.engineer
+) -> tuple[str, dict[str, Any]]:
+    """«удали продажи» asked by ``role`` on a dataset page of ``env_id``, the model calling
+    ``DELETE``: the conversation, and the card it stopped at."""
+    cid, events = await agent.ask("удали продажи", dataset_context(env_id=env_id), role)
+    assert events[-1]["type"] == "confirm_required", events
+    return cid, events[-1]
+
+
+@dataclass
+class HandClock:
+    """The runtime's clock, moved by hand: expiry without sleeping."""
+
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def delete_sales_card_on_a_hand_clock(
+    agent: Agent,
+) -> tuple[HandClock, str, dict[str, Any]]:
+    """The runtime's clock put in the test's hand, then :func:`delete_sales_card` on prod:
+    (the clock, the conversation, the card)."""
+    clock = HandClock()
+    agent.app.state.agent.clock = clock
+    cid, card = await delete_sales_card(agent)
+    return clock, cid, card
 
 
 AgentFactory = Callable[[Script], Any]
