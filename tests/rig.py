@@ -1,13 +1,16 @@
 """Set-up shared by test modules in several folders, written once: a fake Superset holding the one
 dashboard «Отчёт», settings for environments that sign in with one fake's account, the app served
 with its task engine (waited on until every workflow ends), waiting for a task to end, rows stored
-in the app's database, a fake Superset that answers its health check, and a page's words.
+in the app's database, a fake Superset that answers its health check, a page's words, the
+``sstools`` command run as a person runs it, and a dev environment that does not answer.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -128,3 +131,36 @@ def words_of(page: str) -> str:
     """What a person reads of a page: its body's text without tags, white space folded."""
     body = page.split("<body", 1)[1].split(">", 1)[1] if "<body" in page else page
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+
+
+def run_sstools(cwd: Path, environ: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m sstools ARGS`` as a person runs it, in ``cwd`` with ``environ``: its exit
+    status and output as text, whatever the status (within two minutes)."""
+    return subprocess.run(
+        [sys.executable, "-m", "sstools", *args],
+        env=environ,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def unanswering_dev_environment(folder: Path) -> Path:
+    """An environments file of one dev environment, ``ss-dev``, where nothing answers (port 9,
+    discard), its password ``PW`` in a secrets file."""
+    return write_environments_file(
+        folder,
+        [
+            {
+                "id": "ss-dev",
+                "name": "Dev",
+                "stage": "dev",
+                "url": "http://127.0.0.1:9",
+                "username": "svc",
+                "password_env": "PW",
+            }
+        ],
+        secrets={"PW": "x"},
+    )
