@@ -22,13 +22,18 @@ from sstools.agent.events import AgentEvent
 WIRE_EVENT: TypeAdapter[AgentEvent] = TypeAdapter(AgentEvent)
 
 
+def done_or_card(event: dict[str, Any]) -> bool:
+    """Where a read of the stream stops unless told otherwise: the run's end or a card."""
+    return bool(event["type"] in ("done", "confirm_required"))
+
+
 async def read_events(
     client: httpx.AsyncClient,
     conversation_id: str,
     headers: dict[str, str],
     *,
     last_event_id: int | None = None,
-    until: Callable[[dict[str, Any]], bool] = lambda e: e["type"] in ("done", "confirm_required"),
+    until: Callable[[dict[str, Any]], bool] = done_or_card,
     timeout_s: float = 20.0,
 ) -> list[dict[str, Any]]:
     """Events from the SSE stream (each with its ``_id``) up to and including ``until``."""
@@ -94,7 +99,7 @@ def read_events_sync(
     conversation_id: str,
     headers: dict[str, str],
     *,
-    until: Callable[[dict[str, Any]], bool] = lambda e: e["type"] in ("done", "confirm_required"),
+    until: Callable[[dict[str, Any]], bool] = done_or_card,
 ) -> list[dict[str, Any]]:
     """The blocking twin of :func:`read_events`, for hypothesis tests (which are synchronous)."""
     events: list[dict[str, Any]] = []

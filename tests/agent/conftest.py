@@ -24,10 +24,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sstools.agent.context import UIContext
+from sstools.agent.context import ObjectType, UIContext
+from sstools.agent.executor import ToolExecutor, ToolResult
 from sstools.agent.invocation import ToolCall, Verdict, check_call
 from sstools.agent.selection import select_tools
-from sstools.agent.tools import CallScope
+from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
@@ -39,7 +40,7 @@ from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.deploy_server import deploys  # noqa: F401  (a fixture)
 from tests.conftest import AuthHeaders
 from tests.rig import settings_for_places
-from tests.support import read_events
+from tests.support import done_or_card, read_events
 
 
 @pytest.fixture
@@ -104,12 +105,17 @@ class Agent:
         return conversation_id, await read_events(self.client, conversation_id, self.auth(role))
 
     async def events_after(
-        self, conversation_id: str, event: dict[str, Any], role: Role = Role.engineer
+        self,
+        conversation_id: str,
+        event: dict[str, Any],
+        role: Role = Role.engineer,
+        *,
+        until: Callable[[dict[str, Any]], bool] = done_or_card,
     ) -> list[dict[str, Any]]:
         """The events of the conversation after ``event`` (one read before, with its ``_id``),
-        up to ``done`` or a card, as ``role`` reads them."""
+        up to ``done`` or a card (or to ``until``), as ``role`` reads them."""
         return await read_events(
-            self.client, conversation_id, self.auth(role), last_event_id=event["_id"]
+            self.client, conversation_id, self.auth(role), last_event_id=event["_id"], until=until
         )
 
     async def decide(
@@ -358,6 +364,24 @@ class FaultServer:
         if status == 403:
             return JSONResponse({"detail": "no", "required_role": "engineer"}, status_code=403)
         return JSONResponse({"status": status, "path": path}, status_code=status)
+
+
+@pytest.fixture
+def fault() -> Iterator[tuple[FaultServer, str]]:
+    """A :class:`FaultServer`, served live: (it, its URL)."""
+    server = FaultServer()
+    with LiveServer(server.app) as live:
+        yield server, live.url
+
+
+async def run_tool(executor: ToolExecutor, tool: str, args: dict[str, object]) -> ToolResult:
+    """``tool`` run by ``executor`` with ``args``, asked from dashboard 10's page on ss-dev by
+    «ирина» (token ``t``)."""
+    spec = CATALOGUE[tool]
+    scope = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
+    return await executor.execute(
+        spec, spec.args_model.model_validate(args), scope, token="t", username="ирина"
+    )
 
 
 # A deploy plan as POST /api/deploy/plan answers it: one dashboard changed, applicable.

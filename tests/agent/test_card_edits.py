@@ -9,6 +9,8 @@ tests/integration/test_card_edits.py.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -35,14 +37,24 @@ async def _card(agent: Any) -> tuple[str, dict[str, Any]]:
     return cid, events[-1]
 
 
-async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_plan(
-    make_agent: Any, deploys: tuple[DeployServer, str]
-) -> None:
-    server, url = deploys
+@asynccontextmanager
+async def _migration_card(
+    make_agent: Any, url: str
+) -> AsyncIterator[tuple[Any, str, dict[str, Any]]]:
+    """An agent whose model migrates ``MIGRATE`` (one approval for prod), its tools on ``url``,
+    asked to: (the agent, the conversation, the card it stopped at)."""
     async with make_agent(
         call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
     ) as agent:
         cid, card = await _card(agent)
+        yield agent, cid, card
+
+
+async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_plan(
+    make_agent: Any, deploys: tuple[DeployServer, str]
+) -> None:
+    server, url = deploys
+    async with _migration_card(make_agent, url) as (agent, cid, card):
         edits = {edit["field"]: edit for edit in card["decision"]["edits"]}
         assert edits["dashboard_ids"]["kind"] == "subset"
         assert edits["dashboard_ids"]["value"] == ["10", "11", "12"]
@@ -123,10 +135,7 @@ async def test_an_edit_the_card_did_not_offer_is_a_422_naming_the_field_and_chan
     make_agent: Any, deploys: tuple[DeployServer, str], args: dict[str, Any], field: str
 ) -> None:
     server, url = deploys
-    async with make_agent(
-        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
-    ) as agent:
-        cid, card = await _card(agent)
+    async with _migration_card(make_agent, url) as (agent, cid, card):
         answer = await agent.edit(cid, card, args)
         assert answer.status_code == 422, answer.text
         problem = answer.json()["detail"][0]
@@ -144,10 +153,7 @@ async def test_an_edit_is_checked_like_the_models_call_a_role_or_an_expired_card
     make_agent: Any, deploys: tuple[DeployServer, str]
 ) -> None:
     server, url = deploys
-    async with make_agent(
-        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
-    ) as agent:
-        cid, card = await _card(agent)
+    async with _migration_card(make_agent, url) as (agent, cid, card):
         other = await agent.client.post(
             f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
             json={"decision": "edit", "args": {"target_env_id": "staging"}},

@@ -93,13 +93,7 @@ async def test_an_expired_card_is_told_as_expired_by_nobody(
             if history.json()["pending_confirmation"] is None:
                 break
             await asyncio.sleep(0.05)
-        after = await read_events(
-            agent.client,
-            cid,
-            agent.auth(Role.engineer),
-            last_event_id=card["_id"],
-            until=lambda e: e["type"] == "done",
-        )
+        after = await agent.events_after(cid, card, until=lambda e: e["type"] == "done")
     started = next(e for e in after if e["type"] == "run_started")
     assert after.index(started) <= 1, after  # at most the card re-sent before it
     assert (started["decided"]["status"], started["decided"]["by"]) == ("expired", None)

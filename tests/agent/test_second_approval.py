@@ -73,12 +73,8 @@ async def test_the_requester_alone_runs_nothing_and_a_second_engineer_runs_it_on
         first = await agent.decide(cid, card["confirmation_id"], "approve")
         assert first.status_code == 200
         assert first.json() == {"status": "awaiting_second", "run_id": None}
-        waiting = await read_events(
-            agent.client,
-            cid,
-            agent.auth(Role.engineer),
-            last_event_id=card["_id"],
-            until=lambda e: e["type"] == "approval_waiting",
+        waiting = await agent.events_after(
+            cid, card, until=lambda e: e["type"] == "approval_waiting"
         )
         assert fake_superset.executed_sql == []  # the requester's approval ran nothing
         again = await agent.decide(cid, card["confirmation_id"], "approve")
