@@ -203,17 +203,20 @@ def auth(token_for: Callable[[Role], str]) -> Callable[[Role], dict[str, str]]:
 
 @asynccontextmanager
 async def app_client(
-    settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+    settings: Settings,
+    transport: httpx.AsyncBaseTransport | None = None,
+    *,
+    raise_app_exceptions: bool = True,
 ) -> AsyncIterator[httpx.AsyncClient]:
     """``async with app_client(settings) as client``: the app's lifespan around an ASGI client.
     A context manager, so a failing test still stops the app (its task engine and schedules)
-    at once, not when an abandoned generator is collected."""
+    at once, not when an abandoned generator is collected. ``raise_app_exceptions=False``: an
+    unhandled error is answered as a browser would see it (a 500), not raised in the test."""
     app = create_app(settings, superset_transport=transport)
+    asgi = httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions)
     async with (
         app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://sstools.test"
-        ) as client,
+        httpx.AsyncClient(transport=asgi, base_url="http://sstools.test") as client,
     ):
         yield client
 

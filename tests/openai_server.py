@@ -125,6 +125,15 @@ def tool_then_text(name: str, args: dict[str, Any], text: str) -> OpenAIScript:
     return script
 
 
+def tagged_health_call(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+    """As Qwen2.5 served by llama.cpp without its tool-call parser answers: the call of
+    get_health_summary written in ``<tool_call>`` tags in the content; after its result, an
+    answer about dashboard 3."""
+    if messages[-1]["role"] == "tool":
+        return {"text": "Дашборд 3 в порядке."}
+    return {"text": '<tool_call>\n{"name": "get_health_summary", "arguments": {}}\n</tool_call>'}
+
+
 @asynccontextmanager
 async def chat_through_openai_client(
     script: OpenAIScript, settings: Settings, fake_superset: FakeSuperset

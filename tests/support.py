@@ -2,6 +2,8 @@
 
 - :func:`read_events`: an SSE client that stops at ``done`` or ``confirm_required``.
 - :func:`read_events_sync`: its blocking twin, for hypothesis tests.
+- :func:`start_conversation` and :func:`ask`: a new conversation with one message sent in it
+  (and, for ``ask``, its events).
 """
 
 from __future__ import annotations
@@ -20,13 +22,18 @@ from sstools.agent.events import AgentEvent
 WIRE_EVENT: TypeAdapter[AgentEvent] = TypeAdapter(AgentEvent)
 
 
+def done_or_card(event: dict[str, Any]) -> bool:
+    """Where a read of the stream stops unless told otherwise: the run's end or a card."""
+    return bool(event["type"] in ("done", "confirm_required"))
+
+
 async def read_events(
     client: httpx.AsyncClient,
     conversation_id: str,
     headers: dict[str, str],
     *,
     last_event_id: int | None = None,
-    until: Callable[[dict[str, Any]], bool] = lambda e: e["type"] in ("done", "confirm_required"),
+    until: Callable[[dict[str, Any]], bool] = done_or_card,
     timeout_s: float = 20.0,
 ) -> list[dict[str, Any]]:
     """Events from the SSE stream (each with its ``_id``) up to and including ``until``."""
@@ -57,6 +64,32 @@ async def read_events(
     return events
 
 
+async def start_conversation(
+    client: httpx.AsyncClient, headers: dict[str, str], text: str, uicontext: dict[str, Any] | None
+) -> str:
+    """A new conversation of ``headers``' person, ``text`` sent in it from ``uicontext``: its id."""
+    cid: str = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
+    await client.post(
+        f"/api/agent/conversations/{cid}/messages",
+        headers=headers,
+        json={"text": text, "uicontext": uicontext},
+    )
+    return cid
+
+
+async def ask(
+    client: httpx.AsyncClient,
+    headers: dict[str, str],
+    text: str,
+    uicontext: dict[str, Any] | None,
+    *,
+    timeout_s: float = 20.0,
+) -> list[dict[str, Any]]:
+    """:func:`start_conversation`, then its events up to ``done`` or a card."""
+    cid = await start_conversation(client, headers, text, uicontext)
+    return await read_events(client, cid, headers, timeout_s=timeout_s)
+
+
 def types(events: list[dict[str, Any]]) -> list[str]:
     return [event["type"] for event in events]
 
@@ -66,7 +99,7 @@ def read_events_sync(
     conversation_id: str,
     headers: dict[str, str],
     *,
-    until: Callable[[dict[str, Any]], bool] = lambda e: e["type"] in ("done", "confirm_required"),
+    until: Callable[[dict[str, Any]], bool] = done_or_card,
 ) -> list[dict[str, Any]]:
     """The blocking twin of :func:`read_events`, for hypothesis tests (which are synchronous)."""
     events: list[dict[str, Any]] = []

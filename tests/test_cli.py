@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -14,6 +13,7 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Principal, issue_token
 from sstools.config import Settings
 from tests.conftest import write_environments_file
+from tests.rig import run_sstools, unanswering_dev_environment
 
 
 def _sstools(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -23,15 +23,7 @@ def _sstools(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProc
         "SSTOOLS_ENVIRONMENTS_FILE": str(tmp_path / "environments.yaml"),
         **env,
     }
-    return subprocess.run(
-        [sys.executable, "-m", "sstools", *args],
-        env=environ,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_sstools(tmp_path, environ, *args)
 
 
 def test_users_add_and_list(tmp_path: Path) -> None:
@@ -83,20 +75,7 @@ def test_serve_refuses_the_default_secret_in_production(tmp_path: Path) -> None:
 
 
 def _live_settings(tmp_path: Path) -> Settings:
-    environments = write_environments_file(
-        tmp_path,
-        [
-            {
-                "id": "ss-dev",
-                "name": "Dev",
-                "stage": "dev",
-                "url": "http://127.0.0.1:9",
-                "username": "svc",
-                "password_env": "PW",
-            }
-        ],
-        secrets={"PW": "x"},
-    )
+    environments = unanswering_dev_environment(tmp_path)
     return Settings(
         _env_file=None,
         database_url=f"sqlite:///{tmp_path / 'cli.db'}",

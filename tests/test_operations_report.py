@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from sqlalchemy import insert
 from sstools.operations_report import OperationsReport, operations_report, parse_span
 from sstools.storage.db import create_blocking_engine, create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry
+from tests.rig import run_sstools
 
 NOW = datetime.now(UTC)
 
@@ -165,15 +165,7 @@ def test_spans_as_people_write_them() -> None:
 
 def _sstools(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     environ = {**os.environ, "SSTOOLS_DATABASE_URL": f"sqlite:///{tmp_path / 'sstools.db'}"}
-    return subprocess.run(
-        [sys.executable, "-m", "sstools", "report", *args],
-        env=environ,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_sstools(tmp_path, environ, "report", *args)
 
 
 def test_the_command_prints_the_figures_as_json_and_as_a_table(tmp_path: Path) -> None:

@@ -14,24 +14,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import write_environments_file
+from tests.rig import run_sstools, unanswering_dev_environment
 
 
 def _environ(tmp_path: Path, database_url: str) -> dict[str, str]:
-    write_environments_file(
-        tmp_path,
-        [
-            {
-                "id": "ss-dev",
-                "name": "Dev",
-                "stage": "dev",
-                "url": "http://127.0.0.1:9",
-                "username": "svc",
-                "password_env": "PW",
-            }
-        ],
-        secrets={"PW": "x"},
-    )
+    unanswering_dev_environment(tmp_path)
     return {
         **os.environ,
         "SSTOOLS_DATABASE_URL": database_url,
@@ -41,15 +28,8 @@ def _environ(tmp_path: Path, database_url: str) -> dict[str, str]:
 
 
 def test_several_workers_on_sqlite_are_refused(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "sstools", "serve", "--workers", "2"],
-        env=_environ(tmp_path, f"sqlite:///{tmp_path / 'one.db'}"),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    environ = _environ(tmp_path, f"sqlite:///{tmp_path / 'one.db'}")
+    result = run_sstools(tmp_path, environ, "serve", "--workers", "2")
     assert result.returncode == 2
     assert "--workers above 1 needs SSTOOLS_DATABASE_URL=postgresql://" in result.stderr
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sstools.agent.context import UIContext
+from sstools.agent.context import ObjectType, UIContext
+from sstools.agent.executor import ToolExecutor, ToolResult
 from sstools.agent.invocation import ToolCall, Verdict, check_call
 from sstools.agent.selection import select_tools
-from sstools.agent.tools import CallScope
+from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
@@ -36,7 +38,9 @@ from sstools.tasks import TooManyTasks
 from sstools.testing import LiveServer, Script, ScriptedChatModel
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.deploy_server import deploys  # noqa: F401  (a fixture)
-from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
+from tests.conftest import AuthHeaders
+from tests.rig import settings_for_places
+from tests.support import done_or_card, read_events
 
 
 @pytest.fixture
@@ -50,32 +54,16 @@ def fake_superset() -> FakeSuperset:
 
 @pytest.fixture
 async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
-    env_file = write_environments_file(
-        tmp_path,
-        [
-            {
-                "id": stage_id,
-                "name": name,
-                "stage": stage,
-                "url": "http://superset.test",
-                "username": fake_superset.username,
-                "password_env": "SVC_PASSWORD",
-            }
-            for stage_id, name, stage in (
-                ("ss-dev", "Dev", "dev"),
-                ("staging", "Staging", "staging"),
-                ("prod", "Prod", "prod"),
-            )
-        ],
-        secrets={"SVC_PASSWORD": fake_superset.password},
-    )
+    places = [
+        ("ss-dev", "Dev", "dev", "http://superset.test"),
+        ("staging", "Staging", "staging", "http://superset.test"),
+        ("prod", "Prod", "prod", "http://superset.test"),
+    ]
     # One approval for prod here: these tests are about one person's card (the second person's
     # part has its own tests, test_second_approval.py, which ask for two).
-    settings = make_settings(
-        tmp_path, env_file, tool_timeout_s=5.0, tool_retry_wait_s=1.0, approvals_prod=1
+    return await settings_for_places(
+        tmp_path, fake_superset, places, tool_timeout_s=5.0, tool_retry_wait_s=1.0, approvals_prod=1
     )
-    await seed_users(settings)
-    return settings
 
 
 @dataclass
@@ -105,6 +93,29 @@ class Agent:
             f"/api/agent/conversations/{conversation_id}/messages",
             json={"text": text, "uicontext": uicontext},
             headers=self.auth(role),
+        )
+
+    async def ask(
+        self, text: str, uicontext: dict[str, Any] | None, role: Role = Role.engineer
+    ) -> tuple[str, list[dict[str, Any]]]:
+        """A new conversation of ``role`` with ``text`` sent in it from ``uicontext``: its id, and
+        its events up to ``done`` or a card."""
+        conversation_id = await self.conversation(role)
+        await self.send(conversation_id, text, uicontext, role)
+        return conversation_id, await read_events(self.client, conversation_id, self.auth(role))
+
+    async def events_after(
+        self,
+        conversation_id: str,
+        event: dict[str, Any],
+        role: Role = Role.engineer,
+        *,
+        until: Callable[[dict[str, Any]], bool] = done_or_card,
+    ) -> list[dict[str, Any]]:
+        """The events of the conversation after ``event`` (one read before, with its ``_id``),
+        up to ``done`` or a card (or to ``until``), as ``role`` reads them."""
+        return await read_events(
+            self.client, conversation_id, self.auth(role), last_event_id=event["_id"], until=until
         )
 
     async def decide(
@@ -165,6 +176,41 @@ def dataset_context(object_id: str = "15", env_id: str = "staging") -> dict[str,
         "envId": env_id,
         "route": f"/datasets/{object_id}",
     }
+
+
+# The model's call that deletes every sale: a write, so always a card first.
+DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+
+
+async def delete_sales_card(
+    agent: Agent, env_id: str = "prod", role: Role = Role.engineer
+) -> tuple[str, dict[str, Any]]:
+    """«удали продажи» asked by ``role`` on a dataset page of ``env_id``, the model calling
+    ``DELETE``: the conversation, and the card it stopped at."""
+    cid, events = await agent.ask("удали продажи", dataset_context(env_id=env_id), role)
+    assert events[-1]["type"] == "confirm_required", events
+    return cid, events[-1]
+
+
+@dataclass
+class HandClock:
+    """The runtime's clock, moved by hand: expiry without sleeping."""
+
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def delete_sales_card_on_a_hand_clock(
+    agent: Agent,
+) -> tuple[HandClock, str, dict[str, Any]]:
+    """The runtime's clock put in the test's hand, then :func:`delete_sales_card` on prod:
+    (the clock, the conversation, the card)."""
+    clock = HandClock()
+    agent.app.state.agent.clock = clock
+    cid, card = await delete_sales_card(agent)
+    return clock, cid, card
 
 
 AgentFactory = Callable[[Script], Any]
@@ -318,6 +364,24 @@ class FaultServer:
         if status == 403:
             return JSONResponse({"detail": "no", "required_role": "engineer"}, status_code=403)
         return JSONResponse({"status": status, "path": path}, status_code=status)
+
+
+@pytest.fixture
+def fault() -> Iterator[tuple[FaultServer, str]]:
+    """A :class:`FaultServer`, served live: (it, its URL)."""
+    server = FaultServer()
+    with LiveServer(server.app) as live:
+        yield server, live.url
+
+
+async def run_tool(executor: ToolExecutor, tool: str, args: dict[str, object]) -> ToolResult:
+    """``tool`` run by ``executor`` with ``args``, asked from dashboard 10's page on ss-dev by
+    «ирина» (token ``t``)."""
+    spec = CATALOGUE[tool]
+    scope = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
+    return await executor.execute(
+        spec, spec.args_model.model_validate(args), scope, token="t", username="ирина"
+    )
 
 
 # A deploy plan as POST /api/deploy/plan answers it: one dashboard changed, applicable.

@@ -21,7 +21,6 @@ from sstools.auth.roles import Role
 from sstools.environments import Environment, EnvironmentRegistry, Stage
 from sstools.testing import call_tool
 from tests.agent.conftest import dashboard_context
-from tests.support import read_events
 
 ENVS = EnvironmentRegistry(
     [
@@ -297,9 +296,7 @@ async def test_the_confirmation_event_carries_the_labelled_arguments(
     The dashboard is named as Superset has it («Дашборд 3»), not as the page's URL did."""
     deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"})
     async with make_agent(deploy, tools_base_url=plan_server) as agent:
-        cid = await agent.conversation(Role.engineer)
-        await agent.send(cid, "выкати на прод", dashboard_context("3"), Role.engineer)
-        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+        _, events = await agent.ask("выкати на прод", dashboard_context("3"))
     card = events[-1]
     assert card["type"] == "confirm_required", events
     assert card["args"] == {"target_env_id": "prod"}

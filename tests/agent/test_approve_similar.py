@@ -49,9 +49,7 @@ async def test_a_dev_approval_for_similar_calls_runs_the_next_ones_on_fresh_plan
         assert card["type"] == "confirm_required", first
         assert card["decision"]["similar"] is True  # a plan-bound write to dev
         assert (await _approve(agent, cid, card, similar=True)).status_code == 200
-        ran = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        ran = await agent.events_after(cid, card)
         assert len(server.applies) == 1
 
         # The same call into the same dev environment: no card, it runs, its line says why.
@@ -121,9 +119,7 @@ async def test_a_call_that_maps_a_database_gets_a_card_even_after_approving_simi
         cid = await agent.conversation()
         first = await _turn(agent, cid, None)
         assert (await _approve(agent, cid, first[-1], similar=True)).status_code == 200
-        ran = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=first[-1]["_id"]
-        )
+        ran = await agent.events_after(cid, first[-1])
         again = await _turn(agent, cid, ran[-1]["_id"])
     assert again[-1]["type"] == "confirm_required", again
     assert again[-1]["args"]["database_mapping"] == {"Демо-данные": "Склад DWH"}
@@ -141,9 +137,7 @@ async def test_an_approval_for_similar_ones_ends_with_its_sign_in_and_after_its_
         cid = await agent.conversation()
         first = await _turn(agent, cid, None)
         assert (await _approve(agent, cid, first[-1], similar=True)).status_code == 200
-        ran = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=first[-1]["_id"]
-        )
+        ran = await agent.events_after(cid, first[-1])
         await agent.idle(cid)
         headers = agent.auth(Role.engineer)
         if ending == "signed_out":

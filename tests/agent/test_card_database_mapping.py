@@ -9,20 +9,17 @@ from typing import Any
 
 import pytest
 
-from sstools.auth.roles import Role
 from sstools.testing import call_tool
 from tests.agent.conftest import dashboard_context
 from tests.agent.deploy_server import DeployServer
-from tests.support import read_events, types
+from tests.support import types
 
 DEPLOY = {"target_env_id": "staging"}
 TWO_CONNECTIONS = {"db-target": "Демо-данные", "db-dwh": "Склад DWH"}
 
 
 async def _card(agent: Any, text: str = "выкати этот дашборд в staging") -> tuple[str, Any]:
-    cid = await agent.conversation()
-    await agent.send(cid, text, dashboard_context())
-    events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    cid, events = await agent.ask(text, dashboard_context())
     return cid, events
 
 
@@ -43,9 +40,7 @@ async def test_a_database_mapped_on_the_card_is_planned_again_and_applied_as_map
 
         answer = await agent.edit(cid, card, {"database_mapping": {"Демо-данные": "Склад DWH"}})
         assert answer.status_code == 200, answer.text
-        later = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        later = await agent.events_after(cid, card)
         new = later[-1]
         assert new["type"] == "confirm_required", later
         assert new["args"]["database_mapping"] == {"Демо-данные": "Склад DWH"}
@@ -56,9 +51,7 @@ async def test_a_database_mapped_on_the_card_is_planned_again_and_applied_as_map
         assert server.applies == []
 
         assert (await agent.decide(cid, new["confirmation_id"], "approve")).status_code == 200
-        done = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=new["_id"]
-        )
+        done = await agent.events_after(cid, new)
         assert "done" in types(done)
     assert len(server.applies) == 1
     assert server.applies[0]["database_mapping"] == {"Демо-данные": "Склад DWH"}
@@ -91,7 +84,7 @@ async def test_a_mapping_the_card_did_not_offer_is_a_422_and_the_card_still_wait
         assert problem["loc"] == ["body", "args", "database_mapping"]
         assert "db-" not in problem["msg"]  # words, not the ids
         assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
-        await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"])
+        await agent.events_after(cid, card)
     assert len(server.plans) == 1  # nothing planned for the refused edit
     assert [apply.get("database_mapping") for apply in server.applies] == [None]
 
@@ -136,14 +129,10 @@ async def test_a_new_target_drops_the_mapping_made_for_the_old_one(
         assert refused.json()["detail"][0]["loc"] == ["body", "args", "database_mapping"]
         mapped = await agent.edit(cid, card, {"database_mapping": {"Демо-данные": "Склад DWH"}})
         assert mapped.status_code == 200, mapped.text
-        later = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        later = await agent.events_after(cid, card)
         moved = await agent.edit(cid, later[-1], {"target_env_id": "prod"})
         assert moved.status_code == 200, moved.text
-        last = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=later[-1]["_id"]
-        )
+        last = await agent.events_after(cid, later[-1])
     assert last[-1]["type"] == "confirm_required", last
     assert last[-1]["args"].get("database_mapping") is None
     assert "database_mapping" not in server.plans[-1]

@@ -9,6 +9,8 @@ tests/integration/test_card_edits.py.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -24,27 +26,35 @@ from sstools.storage.models import AuditEntry
 from sstools.testing import call_tool
 from tests.agent.conftest import ENVS, dashboard_context
 from tests.agent.deploy_server import DeployServer
-from tests.support import read_events, types
+from tests.support import types
 
 MIGRATE = {"dashboard_ids": [10, 11, 12], "target_env_id": "prod"}
 
 
 async def _card(agent: Any) -> tuple[str, dict[str, Any]]:
-    cid = await agent.conversation()
-    await agent.send(cid, "перенеси дашборды 10, 11 и 12 в prod", dashboard_context())
-    events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    cid, events = await agent.ask("перенеси дашборды 10, 11 и 12 в prod", dashboard_context())
     assert events[-1]["type"] == "confirm_required", events
     return cid, events[-1]
+
+
+@asynccontextmanager
+async def _migration_card(
+    make_agent: Any, url: str
+) -> AsyncIterator[tuple[Any, str, dict[str, Any]]]:
+    """An agent whose model migrates ``MIGRATE`` (one approval for prod), its tools on ``url``,
+    asked to: (the agent, the conversation, the card it stopped at)."""
+    async with make_agent(
+        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
+    ) as agent:
+        cid, card = await _card(agent)
+        yield agent, cid, card
 
 
 async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_plan(
     make_agent: Any, deploys: tuple[DeployServer, str]
 ) -> None:
     server, url = deploys
-    async with make_agent(
-        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
-    ) as agent:
-        cid, card = await _card(agent)
+    async with _migration_card(make_agent, url) as (agent, cid, card):
         edits = {edit["field"]: edit for edit in card["decision"]["edits"]}
         assert edits["dashboard_ids"]["kind"] == "subset"
         assert edits["dashboard_ids"]["value"] == ["10", "11", "12"]
@@ -58,9 +68,7 @@ async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_pl
         )
         assert answer.status_code == 200, answer.text
         assert answer.json()["status"] == "edited"
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
         assert events[0]["decided"]["status"] == "edited"
         assert events[0]["decided"]["by"] == "engineer"
         new = events[-1]
@@ -82,9 +90,7 @@ async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_pl
         stale = await agent.decide(cid, card["confirmation_id"], "approve")
         assert stale.status_code == 409
         assert (await agent.decide(cid, new["confirmation_id"], "approve")).status_code == 200
-        done = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=new["_id"]
-        )
+        done = await agent.events_after(cid, new)
         assert "done" in types(done)
         async with agent.app.state.services.sessions() as session:  # while the app runs
             audited = (
@@ -129,10 +135,7 @@ async def test_an_edit_the_card_did_not_offer_is_a_422_naming_the_field_and_chan
     make_agent: Any, deploys: tuple[DeployServer, str], args: dict[str, Any], field: str
 ) -> None:
     server, url = deploys
-    async with make_agent(
-        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
-    ) as agent:
-        cid, card = await _card(agent)
+    async with _migration_card(make_agent, url) as (agent, cid, card):
         answer = await agent.edit(cid, card, args)
         assert answer.status_code == 422, answer.text
         problem = answer.json()["detail"][0]
@@ -142,7 +145,7 @@ async def test_an_edit_the_card_did_not_offer_is_a_422_naming_the_field_and_chan
         assert "_" not in problem["msg"]  # words, not an argument's name
         # The card still waits, as it was: approving it applies the model's plan.
         assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
-        await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"])
+        await agent.events_after(cid, card)
     assert [body["dashboard_ids"] for body in server.applies] == [[10, 11, 12]]
 
 
@@ -150,10 +153,7 @@ async def test_an_edit_is_checked_like_the_models_call_a_role_or_an_expired_card
     make_agent: Any, deploys: tuple[DeployServer, str]
 ) -> None:
     server, url = deploys
-    async with make_agent(
-        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
-    ) as agent:
-        cid, card = await _card(agent)
+    async with _migration_card(make_agent, url) as (agent, cid, card):
         other = await agent.client.post(
             f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
             json={"decision": "edit", "args": {"target_env_id": "staging"}},
@@ -213,9 +213,7 @@ async def test_an_expired_card_cannot_be_edited_and_a_prod_target_still_needs_a_
         # Edited to prod (two people by default): the new card's approval asks a second one.
         answer = await agent.edit(cid, card, {"target_env_id": "prod"})
         assert answer.status_code == 200, answer.text
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
         new = events[-1]
         assert new["decision"]["stage"] == "prod"
         assert new["decision"]["level"] == "dangerous"
@@ -245,9 +243,7 @@ async def test_an_edit_that_leaves_nothing_to_approve_is_still_told_to_the_model
     async with make_agent(call_tool("execute_migration", MIGRATE), tools_base_url=url) as agent:
         cid, card = await _card(agent)
         assert (await agent.edit(cid, card, {"target_env_id": "staging"})).status_code == 200
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
     assert "confirm_required" not in types(events)
     said = next(event for event in events if event["type"] == "tool_result")
     assert said["outcome"] == "refused"

@@ -60,9 +60,7 @@ async def test_a_deleted_conversation_is_gone_with_its_card_and_checkpoints(
 ) -> None:
     write = call_tool("superset_execute_sql", {"sql": "delete from t", "database_id": 1})
     async with make_agent(write) as agent:
-        cid = await agent.conversation(Role.engineer)
-        await agent.send(cid, "удали строки", dataset_context())
-        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+        cid, events = await agent.ask("удали строки", dataset_context())
         assert events[-1]["type"] == "confirm_required"
         assert await _rows(agent.app, cid) == {
             "ConversationMessage": 1,

@@ -9,29 +9,21 @@ from sstools.auth.users import set_role
 from sstools.http.services import Services
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import dataset_context
-from tests.support import read_events, types
-
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+from tests.agent.conftest import DELETE, delete_sales_card
+from tests.support import types
 
 
 async def test_an_engineer_demoted_before_approving_cannot_run_the_write(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE, text="Удалено.")) as agent:
-        cid = await agent.conversation(Role.engineer)
-        await agent.send(cid, "удали продажи", dataset_context(env_id="prod"))
-        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
-        card = events[-1]
-        assert card["type"] == "confirm_required", events
+        cid, card = await delete_sales_card(agent)
         services: Services = agent.app.state.services
         async with services.sessions() as session:
             await set_role(session, "engineer", Role.analyst)
         # The same token, minutes later: its holder is an analyst now.
         decided = await agent.decide(cid, card["confirmation_id"], "approve")
-        after = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        after = await agent.events_after(cid, card)
     assert decided.status_code == 200, decided.text
     assert types(after)[:3] == ["run_started", "tool_result", "permission_denied"]
     assert after[1]["outcome"] == "permission_denied"

@@ -13,7 +13,7 @@ from sstools.agent.invocation import Cleared, NeedsConfirmation, Refused
 from sstools.auth.roles import Role
 from sstools.testing import call_tool
 from tests.agent.conftest import DASHBOARD_PAGE, check_on_page, dashboard_context
-from tests.support import read_events, types
+from tests.support import types
 from tests.tasks.support import eventually
 
 
@@ -60,9 +60,7 @@ async def _started(agent: Any, events: list[dict[str, Any]]) -> dict[str, Any]:
 async def test_an_approved_commit_starts_a_committing_task_once(make_agent: Any) -> None:
     script = call_tool("run_llm_documentation", {"commit": True}, text="Запустил.")
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.engineer)
-        await agent.send(cid, "задокументируй и закоммить", dashboard_context("3"))
-        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+        cid, events = await agent.ask("задокументируй и закоммить", dashboard_context("3"))
         card = events[-1]
         assert card["type"] == "confirm_required", events
         assert card["decision"]["prompt"] == "Изменения в git-репозитории"
@@ -70,9 +68,7 @@ async def test_an_approved_commit_starts_a_committing_task_once(make_agent: Any)
         assert tasks_before.json() == []  # nothing runs before the decision
 
         assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
-        after = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        after = await agent.events_after(cid, card)
         assert types(after) == ["run_started", "tool_result", "message", "done"]
         task = await _started(agent, after)
         tasks_after = await agent.client.get("/api/tasks", headers=agent.auth(Role.engineer))
@@ -86,9 +82,7 @@ async def test_an_analysts_document_runs_without_a_card_and_is_not_committed(
     make_agent: Any,
 ) -> None:
     async with make_agent(call_tool("run_llm_documentation", {}, text="Запустил.")) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "задокументируй", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("задокументируй", dashboard_context("3"), Role.analyst)
         assert "confirm_required" not in types(events)
         task = await _started(agent, events)
     assert task["started_by"] == "analyst"

@@ -131,9 +131,7 @@ async def test_a_model_call_that_raises_is_an_llm_error(make_agent: Any) -> None
         raise RuntimeError(RAW)
 
     async with make_agent(model_down) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "привет", None, Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("привет", None, Role.analyst)
     assert types(events) == ["run_started", "error", "done"]
     assert (events[1]["code"], events[1]["message"]) == ("llm_error", texts.LLM_FAILED)
     assert not _raw_seen(events)
@@ -148,9 +146,7 @@ async def test_a_tool_that_fails_unexpectedly_is_a_tool_error_and_the_model_hear
     async with make_agent(call_tool("get_health_summary", {}, text="Не получилось.")) as agent:
         # In process, the tool's HTTP call reaches this app; its Superset client is what breaks.
         agent.app.dependency_overrides[get_superset] = broken_superset
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("как дела у дашборда?", dashboard_context("3"), Role.analyst)
     crashed = texts.TOOL_CRASHED.format(tool=CATALOGUE["get_health_summary"].title)
     assert types(events) == ["run_started", "tool_call", "tool_result", "error", "message", "done"]
     assert (events[2]["outcome"], events[2]["message"]) == ("error", crashed)
@@ -171,9 +167,7 @@ async def test_a_storage_failure_is_an_internal_error_and_frees_the_conversation
     async with make_agent(call_tool("superset_execute_sql", delete)) as agent:
         engine = agent.app.state.services.engine.sync_engine
         event.listen(engine, "before_cursor_execute", refuse_confirmations)
-        cid = await agent.conversation()
-        await agent.send(cid, "удали продажи", dataset_context(env_id="prod"))
-        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+        cid, events = await agent.ask("удали продажи", dataset_context(env_id="prod"))
         event.remove(engine, "before_cursor_execute", refuse_confirmations)
         history = await agent.client.get(
             f"/api/agent/conversations/{cid}", headers=agent.auth(Role.engineer)

@@ -4,26 +4,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
-from sstools.agent.context import ObjectType
-from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
-from sstools.agent.tools import CATALOGUE, CallScope
+from sstools.agent.executor import Outcome, ToolExecutor
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry
-from sstools.testing import LiveServer
-from tests.agent.conftest import FaultServer
-
-
-@pytest.fixture
-def fault() -> Iterator[tuple[FaultServer, str]]:
-    server = FaultServer()
-    with LiveServer(server.app) as live:
-        yield server, live.url
+from tests.agent.conftest import FaultServer, run_tool
 
 
 @pytest.fixture
@@ -54,26 +44,12 @@ async def executor(
     await engine.dispose()
 
 
-SCOPE = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
-
-
-async def _run(executor: ToolExecutor, tool: str, args: dict[str, object]) -> ToolResult:
-    spec = CATALOGUE[tool]
-    return await executor.execute(
-        spec,
-        spec.args_model.model_validate(args),
-        SCOPE,
-        token="t",
-        username="ирина",
-    )
-
-
 async def test_agtl_fr_002_read_retries_once_after_a_fixed_second(
     executor: ToolExecutor, fault: tuple[FaultServer, str], waits: list[float]
 ) -> None:
     server, _ = fault
     server.plan["/api/dashboards"] = [503, 200]
-    result = await _run(executor, "search_dashboards", {})
+    result = await run_tool(executor, "search_dashboards", {})
     assert result.outcome is Outcome.ok
     assert result.attempts == 2
     assert waits == [1.0]
@@ -84,7 +60,7 @@ async def test_agtl_fr_002_read_reports_failure_after_the_one_retry(
     executor: ToolExecutor, fault: tuple[FaultServer, str], waits: list[float]
 ) -> None:
     fault[0].plan["/api/dashboards"] = [502]
-    result = await _run(executor, "search_dashboards", {})
+    result = await run_tool(executor, "search_dashboards", {})
     assert result.outcome is Outcome.error
     assert result.attempts == 2
     assert result.status == 502
@@ -96,8 +72,8 @@ async def test_a_success_or_a_refusal_is_not_waited_for(
     executor: ToolExecutor, fault: tuple[FaultServer, str], waits: list[float]
 ) -> None:
     fault[0].plan["/api/dashboards"] = [404]
-    await _run(executor, "search_dashboards", {})
-    await _run(executor, "get_health_summary", {})
+    await run_tool(executor, "search_dashboards", {})
+    await run_tool(executor, "get_health_summary", {})
     assert waits == []
 
 
@@ -106,7 +82,7 @@ async def test_agtl_fr_002_write_is_never_retried_and_sent_once_without_an_unrea
 ) -> None:
     server, _ = fault
     server.plan["/api/deploy"] = [503, 200]
-    result = await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
+    result = await run_tool(executor, "deploy_dashboard", {"target_env_id": "prod"})
     assert result.outcome is Outcome.error
     assert result.attempts == 1
     assert waits == []
@@ -119,7 +95,7 @@ async def test_a_capped_start_reads_as_the_servers_reason_not_as_a_failure(
     executor: ToolExecutor, fault: tuple[FaultServer, str], waits: list[float]
 ) -> None:
     fault[0].plan["/api/dashboards/10/validate"] = ["capped"]
-    result = await _run(executor, "run_llm_validation", {})
+    result = await run_tool(executor, "run_llm_validation", {})
     assert (result.outcome, result.status, result.attempts) == (Outcome.error, 429, 1)
     assert result.message == (
         "«Проверка дашборда»: не запущено, сработал предел — у вас уже выполняется "
@@ -135,7 +111,7 @@ async def test_agtl_fr_004_a_hanging_read_times_out_clearly(
 ) -> None:
     fault[0].plan["/api/dashboards/10/health"] = ["hang"]
     started = time.monotonic()  # httpx's timeout runs on the real clock: the one timed check
-    result = await _run(executor, "get_health_summary", {})
+    result = await run_tool(executor, "get_health_summary", {})
     assert time.monotonic() - started < 1.5
     assert result.outcome is Outcome.timeout
     assert "нет ответа за 0.5 с" in (result.message or "")
@@ -146,7 +122,7 @@ async def test_agtl_fr_004_a_hanging_write_has_unknown_status(
     executor: ToolExecutor, fault: tuple[FaultServer, str]
 ) -> None:
     fault[0].plan["/api/deploy"] = ["hang"]
-    result = await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
+    result = await run_tool(executor, "deploy_dashboard", {"target_env_id": "prod"})
     assert result.outcome is Outcome.unknown
     assert "статус операции неизвестен — проверьте статус" in (result.message or "")
     assert "проверьте статус задачи" in json.loads(result.content)["error"]
@@ -157,7 +133,7 @@ async def test_expired_session_is_reported_without_retry(
     executor: ToolExecutor, fault: tuple[FaultServer, str]
 ) -> None:
     fault[0].plan["/api/dashboards"] = [401]
-    result = await _run(executor, "search_dashboards", {})
+    result = await run_tool(executor, "search_dashboards", {})
     assert result.outcome is Outcome.session_expired
     assert result.attempts == 1
     assert result.message == "сессия истекла, обновите страницу"
@@ -167,7 +143,7 @@ async def test_a_refused_request_names_each_field_and_its_problem(
     executor: ToolExecutor, fault: tuple[FaultServer, str]
 ) -> None:
     fault[0].plan["/api/sql/execute"] = ["invalid"]
-    result = await _run(executor, "superset_execute_sql", {"sql": "select 1", "database_id": 1})
+    result = await run_tool(executor, "superset_execute_sql", {"sql": "select 1", "database_id": 1})
     assert result.outcome is Outcome.error
     assert result.status == 422
     assert result.message == (
@@ -181,7 +157,7 @@ async def test_forbidden_is_permission_denied_with_the_role(
     executor: ToolExecutor, fault: tuple[FaultServer, str]
 ) -> None:
     fault[0].plan["/api/sql/execute"] = [403]
-    result = await _run(
+    result = await run_tool(
         executor, "superset_execute_sql", {"sql": "delete from t", "database_id": 1}
     )
     assert result.outcome is Outcome.permission_denied
@@ -192,7 +168,7 @@ async def test_story3_acceptance3_large_answers_are_summarised_and_audited(
     executor: ToolExecutor, fault: tuple[FaultServer, str], tmp_path: Path
 ) -> None:
     fault[0].plan["/api/dashboards"] = ["big"]
-    result = await _run(executor, "search_dashboards", {})
+    result = await run_tool(executor, "search_dashboards", {})
     assert result.raw_size > 4000 >= len(result.content)
     assert json.loads(result.content)["items_total_count"] == 400
     engine = create_engine(f"sqlite:///{tmp_path / 'audit.db'}")

@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
@@ -19,10 +18,15 @@ from sstools.config import Settings
 from sstools.storage.models import AuditEntry, Confirmation, Conversation
 from sstools.testing import answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import DASHBOARD_SET, dashboard_context, dataset_context
-from tests.support import read_events, types
-
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+from tests.agent.conftest import (
+    DASHBOARD_SET,
+    DELETE,
+    dashboard_context,
+    dataset_context,
+    delete_sales_card,
+    delete_sales_card_on_a_hand_clock,
+)
+from tests.support import read_events, start_conversation, types
 
 
 async def _audit(agent: Any, action: str) -> list[AuditEntry]:
@@ -35,9 +39,9 @@ async def test_sc_001_dashboard_context_reaches_the_prompt_with_only_dashboard_t
 ) -> None:
     # The exact set is the hard filter's (Story 1 acceptance 3): routing off, it is what's sent.
     async with make_agent(answer("Это дашборд 42."), router="off") as agent:
-        cid = await agent.conversation(Role.admin)
-        await agent.send(cid, "расскажи про этот дашборд", dashboard_context("42"), Role.admin)
-        events = await read_events(agent.client, cid, agent.auth(Role.admin))
+        _, events = await agent.ask(
+            "расскажи про этот дашборд", dashboard_context("42"), Role.admin
+        )
     assert types(events) == ["run_started", "message", "done"]
     system = agent.model.system_prompts()[0]
     block = system.split(BLOCK_START, 1)[1].split(BLOCK_END, 1)[0]
@@ -51,11 +55,9 @@ async def test_story1_acceptance1_this_dashboard_is_understood_without_naming_it
     make_agent: Any,
 ) -> None:
     async with make_agent(call_tool("get_health_summary", {})) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(
-            cid, "какой статус у этого дашборда?", dashboard_context("3"), Role.analyst
+        _, events = await agent.ask(
+            "какой статус у этого дашборда?", dashboard_context("3"), Role.analyst
         )
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
     assert types(events) == ["run_started", "tool_call", "tool_result", "message", "done"]
     assert events[2]["outcome"] == "ok"
     health = json.loads(str(agent.model.prompts[-1][-1].content))
@@ -155,9 +157,7 @@ async def test_aggrd_fr_003_permission_denied_comes_before_any_card(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "удали продажи", dataset_context(), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("удали продажи", dataset_context(), Role.analyst)
     assert types(events) == [
         "run_started",
         "tool_call",
@@ -173,33 +173,18 @@ async def test_aggrd_fr_003_permission_denied_comes_before_any_card(
     assert fake_superset.executed_sql == []
 
 
-async def _card(
-    agent: Any,
-    script_args: dict[str, Any] = DELETE,
-    role: Role = Role.engineer,
-    context: dict[str, Any] | None = None,
-) -> tuple[str, dict[str, Any]]:
-    cid = await agent.conversation(role)
-    await agent.send(cid, "удали продажи", context or dataset_context(env_id="prod"), role)
-    events = await read_events(agent.client, cid, agent.auth(role))
-    assert events[-1]["type"] == "confirm_required", events
-    return cid, events[-1]
-
-
 async def test_story2_prod_write_gets_a_destructive_card_and_runs_once_on_approval(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE, text="Удалено.")) as agent:
-        cid, card = await _card(agent)
+        cid, card = await delete_sales_card(agent)
         assert card["decision"]["tone"] == "destructive"
         assert card["decision"]["stage"] == "prod"
         assert card["decision"]["prompt"].startswith("⚠️ ПРОДУКТИВ")
         assert fake_superset.executed_sql == []  # nothing before the decision
         response = await agent.decide(cid, card["confirmation_id"], "approve")
         assert response.status_code == 200
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
         again = await agent.decide(cid, card["confirmation_id"], "approve")
     assert types(events) == ["run_started", "tool_result", "message", "done"]
     assert fake_superset.executed_sql == [DELETE["sql"]]
@@ -210,11 +195,9 @@ async def test_aggrd_fr_004_deny_cancels_explicitly_and_nothing_runs(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        cid, card = await _card(agent)
+        cid, card = await delete_sales_card(agent)
         assert (await agent.decide(cid, card["confirmation_id"], "deny")).status_code == 200
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
         history = (
             await agent.client.get(
                 f"/api/agent/conversations/{cid}", headers=agent.auth(Role.engineer)
@@ -232,11 +215,11 @@ async def test_twenty_parallel_approvals_execute_once(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        cid, card = await _card(agent)
+        cid, card = await delete_sales_card(agent)
         responses = await asyncio.gather(
             *(agent.decide(cid, card["confirmation_id"], "approve") for _ in range(20))
         )
-        await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"])
+        await agent.events_after(cid, card)
     assert sorted(r.status_code for r in responses) == [200] + [409] * 19
     assert fake_superset.executed_sql == [DELETE["sql"]]
 
@@ -245,7 +228,7 @@ async def test_confirmation_is_bound_to_its_owner_and_its_arguments(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        cid, card = await _card(agent)
+        cid, card = await delete_sales_card(agent)
         url = f"/api/agent/conversations/{cid}"
         other = agent.auth(Role.admin)  # another user, even a more powerful one
         assert (await agent.client.get(url, headers=other)).status_code == 404
@@ -268,9 +251,7 @@ async def test_confirmation_is_bound_to_its_owner_and_its_arguments(
             await session.execute(update(Confirmation).values(args_hash="0" * 64))
             await session.commit()
         assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
     assert "cancelled" in types(events)
     assert "не совпадает" in next(e for e in events if e["type"] == "cancelled")["message"]
     assert fake_superset.executed_sql == []
@@ -278,10 +259,8 @@ async def test_confirmation_is_bound_to_its_owner_and_its_arguments(
 
 async def test_reconnect_re_emits_the_pending_confirmation_once(make_agent: Any) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        cid, card = await _card(agent)
-        replay = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        cid, card = await delete_sales_card(agent)
+        replay = await agent.events_after(cid, card)
         fresh = await read_events(agent.client, cid, agent.auth(Role.engineer))
     assert types(replay) == ["confirm_required"]
     assert replay[0]["confirmation_id"] == card["confirmation_id"]
@@ -291,30 +270,16 @@ async def test_reconnect_re_emits_the_pending_confirmation_once(make_agent: Any)
     ]
 
 
-@dataclass
-class _Clock:
-    """The runtime's clock, moved by hand: expiry without sleeping."""
-
-    now: datetime = field(default_factory=lambda: datetime.now(UTC))
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 async def test_expired_confirmation_is_cancelled(
     make_agent: Any, fake_superset: FakeSuperset, settings: Settings
 ) -> None:
-    clock = _Clock()
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        agent.app.state.agent.clock = clock
-        cid, card = await _card(agent)
+        clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
         clock.now += timedelta(seconds=settings.confirmation_ttl_s - 1)
         assert await _pending_card(agent, cid) is not None  # not yet
         clock.now += timedelta(seconds=1)
         late = await agent.decide(cid, card["confirmation_id"], "approve")
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
     assert late.status_code == 409
     assert types(events) == ["run_started", "cancelled", "message", "done"]
     assert "истекло" in events[1]["message"]
@@ -324,15 +289,11 @@ async def test_expired_confirmation_is_cancelled(
 async def test_a_confirmation_expires_on_its_own_and_frees_the_conversation(
     make_agent: Any, fake_superset: FakeSuperset, settings: Settings
 ) -> None:
-    clock = _Clock()
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        agent.app.state.agent.clock = clock
-        cid, card = await _card(agent)
+        clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
         clock.now += timedelta(seconds=settings.confirmation_ttl_s)
         assert await _pending_card(agent, cid) is None  # nobody decided: reading expires it
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
         await agent.idle(cid)  # the expiry's run lets go just after its last event
         again = await agent.send(cid, "ещё раз", dataset_context(env_id="prod"))
         late = await agent.decide(cid, card["confirmation_id"], "approve")
@@ -356,7 +317,9 @@ async def test_hitl_all_asks_for_reads_with_a_green_card(make_agent: Any) -> Non
     async with make_agent(
         call_tool("search_dashboards", {"query": "дашборд"}), hitl="all"
     ) as agent:
-        _cid, card = await _card(agent, context=dashboard_context())
+        _, events = await agent.ask("удали продажи", dashboard_context())
+        card = events[-1]
+        assert card["type"] == "confirm_required", events
     assert card["tool"] == "search_dashboards"
     assert (card["decision"]["tone"], card["decision"]["level"], card["decision"]["prompt"]) == (
         "success",
@@ -379,12 +342,7 @@ async def test_jwt_expiring_mid_conversation_is_reported_once(
     async with make_agent(slow_search) as agent:
         token = issue_token(settings, Principal(username="engineer", role=Role.engineer), ttl_s=2)
         headers = {"Authorization": f"Bearer {token}"}
-        cid = (await agent.client.post("/api/agent/conversations", headers=headers)).json()["id"]
-        await agent.client.post(
-            f"/api/agent/conversations/{cid}/messages",
-            headers=headers,
-            json={"text": "найди", "uicontext": dashboard_context()},
-        )
+        cid = await start_conversation(agent.client, headers, "найди", dashboard_context())
         events = await read_events(agent.client, cid, agent.auth(Role.engineer))
     assert types(events) == ["run_started", "tool_call", "tool_result", "error", "done"]
     assert events[3] == {
@@ -443,9 +401,7 @@ async def test_a_write_whose_plan_cannot_be_made_gets_no_card_but_the_reason(
     fake_superset.fail_with = 503
     deploy = call_tool("deploy_dashboard", {"target_env_id": "prod"}, text="Не вышло.")
     async with make_agent(deploy) as agent:
-        cid = await agent.conversation()
-        await agent.send(cid, "разверни этот дашборд в prod", dashboard_context())
-        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+        _, events = await agent.ask("разверни этот дашборд в prod", dashboard_context())
         tasks = await agent.client.get("/api/tasks", headers=agent.auth(Role.engineer))
     assert "confirm_required" not in types(events)
     assert tasks.json() == [], "no task may start without an approved plan"

@@ -10,7 +10,7 @@ from langchain_core.messages import ToolMessage
 from sstools.auth.roles import Role
 from sstools.testing import call_tool
 from tests.agent.conftest import dashboard_context
-from tests.support import read_events, types
+from tests.support import types
 
 
 def _commits(agent: Any) -> list[str]:
@@ -18,9 +18,7 @@ def _commits(agent: Any) -> list[str]:
 
 
 async def _commit_card(agent: Any) -> tuple[str, dict[str, Any]]:
-    cid = await agent.conversation(Role.engineer)
-    await agent.send(cid, "закоммить этот дашборд", dashboard_context("3"))
-    events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+    cid, events = await agent.ask("закоммить этот дашборд", dashboard_context("3"))
     assert events[-1]["type"] == "confirm_required", events
     return cid, events[-1]
 
@@ -34,9 +32,7 @@ async def test_commit_changes_asks_then_commits_once_as_the_user(make_agent: Any
         assert card["decision"]["prompt"] == "Изменения в git-репозитории"
         assert _commits(agent) == before  # nothing before the decision
         assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
         (branch,) = agent.app.state.services.git.repository.branches()
     assert types(events) == ["run_started", "tool_result", "message", "done"]
     assert events[1]["outcome"] == "ok"
@@ -50,7 +46,7 @@ async def test_denied_commit_writes_nothing(make_agent: Any) -> None:
         before = _commits(agent)
         cid, card = await _commit_card(agent)
         assert (await agent.decide(cid, card["confirmation_id"], "deny")).status_code == 200
-        await read_events(agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"])
+        await agent.events_after(cid, card)
         assert _commits(agent) == before
 
 
@@ -58,9 +54,7 @@ async def test_git_status_reads_the_environment_against_main(make_agent: Any) ->
     # get_git_status has no affinity (the spec's dashboard set is exact): offered without object.
     context = {**dashboard_context(), "objectType": None, "objectId": None, "objectName": None}
     async with make_agent(call_tool("get_git_status", {})) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "что с git?", {**context, "route": "/agent"}, Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("что с git?", {**context, "route": "/agent"}, Role.analyst)
     assert events[2]["outcome"] == "ok", events
     result = agent.model.prompts[-1][-1]
     assert isinstance(result, ToolMessage)

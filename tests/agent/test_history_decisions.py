@@ -4,7 +4,6 @@ page rebuilt from the log (a reload) stamps the card as the live page did."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,26 +15,13 @@ from sstools.config import Settings
 from sstools.storage.models import AuditEntry
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import dataset_context
+from tests.agent.conftest import (
+    DELETE,
+    dataset_context,
+    delete_sales_card,
+    delete_sales_card_on_a_hand_clock,
+)
 from tests.support import read_events, types
-
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
-
-
-@dataclass
-class _Clock:
-    now: datetime = field(default_factory=lambda: datetime.now(UTC))
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-async def _card(agent: Any) -> tuple[str, dict[str, Any]]:
-    cid = await agent.conversation(Role.engineer)
-    await agent.send(cid, "удали продажи", dataset_context(env_id="prod"), Role.engineer)
-    events = await read_events(agent.client, cid, agent.auth(Role.engineer))
-    assert events[-1]["type"] == "confirm_required", events
-    return cid, events[-1]
 
 
 def _at(event: dict[str, Any]) -> datetime:
@@ -45,14 +31,10 @@ def _at(event: dict[str, Any]) -> datetime:
 async def test_an_approval_starts_its_run_with_who_approved_and_when(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
-    clock = _Clock()
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        agent.app.state.agent.clock = clock
-        cid, card = await _card(agent)
+        clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
         assert (await agent.decide(cid, card["confirmation_id"], "approve")).status_code == 200
-        after = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        after = await agent.events_after(cid, card)
         whole = await read_events(
             agent.client,
             cid,
@@ -83,12 +65,10 @@ async def test_a_denial_starts_its_run_with_who_denied_and_when(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        cid, card = await _card(agent)
+        cid, card = await delete_sales_card(agent)
         before = datetime.now(UTC)
         assert (await agent.decide(cid, card["confirmation_id"], "deny")).status_code == 200
-        after = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        after = await agent.events_after(cid, card)
     assert types(after)[:2] == ["run_started", "cancelled"]
     decided = after[0]["decided"]
     assert (decided["status"], decided["by"], decided["confirmation_id"]) == (
@@ -103,10 +83,8 @@ async def test_a_denial_starts_its_run_with_who_denied_and_when(
 async def test_an_expired_card_is_told_as_expired_by_nobody(
     make_agent: Any, fake_superset: FakeSuperset, settings: Settings
 ) -> None:
-    clock = _Clock()
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        agent.app.state.agent.clock = clock
-        cid, card = await _card(agent)
+        clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
         clock.now += timedelta(seconds=settings.confirmation_ttl_s)
         for _ in range(100):  # reading expires the card, once the run that showed it let go
             history = await agent.client.get(
@@ -115,13 +93,7 @@ async def test_an_expired_card_is_told_as_expired_by_nobody(
             if history.json()["pending_confirmation"] is None:
                 break
             await asyncio.sleep(0.05)
-        after = await read_events(
-            agent.client,
-            cid,
-            agent.auth(Role.engineer),
-            last_event_id=card["_id"],
-            until=lambda e: e["type"] == "done",
-        )
+        after = await agent.events_after(cid, card, until=lambda e: e["type"] == "done")
     started = next(e for e in after if e["type"] == "run_started")
     assert after.index(started) <= 1, after  # at most the card re-sent before it
     assert (started["decided"]["status"], started["decided"]["by"]) == ("expired", None)
@@ -131,7 +103,7 @@ async def test_an_expired_card_is_told_as_expired_by_nobody(
 
 async def test_a_run_a_message_starts_says_no_decision(make_agent: Any) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        _cid, card = await _card(agent)
+        _cid, card = await delete_sales_card(agent)
         events = await read_events(
             agent.client, _cid, agent.auth(Role.engineer), until=lambda e: e is not None
         )
@@ -147,20 +119,16 @@ async def test_a_denial_with_a_reason_reaches_the_model_the_stamp_and_the_audit(
     call, so it can propose something else; the card's stamp and the audit keep the words."""
     said = "не в прод, сначала в staging"
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
-        cid, card = await _card(agent)
+        cid, card = await delete_sales_card(agent)
         denied = await agent.decide(
             cid, card["confirmation_id"], "deny", reason=f"  {said}\n<b>!</b> "
         )
         assert denied.status_code == 200, denied.text
-        after = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        after = await agent.events_after(cid, card)
         await agent.send(
             cid, "тогда что предложишь?", dataset_context(env_id="prod"), Role.engineer
         )
-        await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=after[-1]["_id"]
-        )
+        await agent.events_after(cid, after[-1])
         async with agent.app.state.services.sessions() as session:
             entries = [
                 e

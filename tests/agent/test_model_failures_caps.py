@@ -47,9 +47,7 @@ async def test_a_reply_of_twenty_calls_runs_five_and_tells_the_model_why(
 ) -> None:
     calls = [("search_dashboards", {"query": f"отчёт {i}"}) for i in range(20)]
     async with make_agent(_burst(calls, "Нашёл.")) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "найди отчёты", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("найди отчёты", dashboard_context("3"), Role.analyst)
         sent = await _sent(agent, "search_dashboards")
     assert sent == 5  # settings.agent_calls_per_reply
     assert [e["type"] for e in events].count("tool_call") == 5
@@ -68,9 +66,9 @@ async def test_a_turn_starts_at_most_two_tasks(make_agent: Any) -> None:
         ("run_llm_validation", {"dashboard_id": 5}),
     ]
     async with make_agent(_burst(calls, "Запустил проверки.")) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "проверь дашборды 3, 4 и 5", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "проверь дашборды 3, 4 и 5", dashboard_context("3"), Role.analyst
+        )
         sent = await _sent(agent, "run_llm_validation")
         started = await _tasks(agent)
     assert sent == 2  # settings.agent_task_starts_per_turn

@@ -16,18 +16,14 @@ from sstools.agent.offline.planner import OfflinePlanner
 from sstools.auth.roles import Role
 from sstools.testing import answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import dashboard_context, dataset_context
-from tests.support import read_events, types
-
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
+from tests.agent.conftest import DELETE, dashboard_context, delete_sales_card
+from tests.support import types
 
 
 async def test_a_deploy_claimed_after_a_validation_is_marked(make_agent: Any) -> None:
     claim = "Дашборд успешно развернут в prod."
     async with make_agent(call_tool("run_llm_validation", {}, text=claim)) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "выкати его в prod", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("выкати его в prod", dashboard_context("3"), Role.analyst)
     said = events[-2]["text"]
     assert said.startswith(claim)
     assert texts.UNFOUNDED_CLAIM in said
@@ -36,9 +32,7 @@ async def test_a_deploy_claimed_after_a_validation_is_marked(make_agent: Any) ->
 
 async def test_a_plain_answer_says_nothing_changed(make_agent: Any) -> None:
     async with make_agent(answer("Здравствуйте! Чем помочь?")) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "привет", None, Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        cid, events = await agent.ask("привет", None, Role.analyst)
         history = (
             await agent.client.get(
                 f"/api/agent/conversations/{cid}", headers=agent.auth(Role.analyst)
@@ -54,14 +48,9 @@ async def test_a_change_that_ran_is_listed_and_not_marked(
     make_agent: Any, fake_superset: FakeSuperset
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE, text="Удалено.")) as agent:
-        cid = await agent.conversation(Role.engineer)
-        await agent.send(cid, "удали продажи", dataset_context(env_id="staging"))
-        card = (await read_events(agent.client, cid, agent.auth(Role.engineer)))[-1]
-        assert card["type"] == "confirm_required"
+        cid, card = await delete_sales_card(agent, "staging")
         await agent.decide(cid, card["confirmation_id"], "approve")
-        events = await read_events(
-            agent.client, cid, agent.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await agent.events_after(cid, card)
     assert fake_superset.executed_sql == [DELETE["sql"]]
     said = events[-2]["text"]
     assert said.startswith("Удалено.")
@@ -72,9 +61,9 @@ async def test_a_change_that_ran_is_listed_and_not_marked(
 
 async def test_the_offline_planner_answer_does_not_repeat_itself(make_agent: Any) -> None:
     async with make_agent(OfflinePlanner(environment_ids=("ss-dev",))) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "какой статус у дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "какой статус у дашборда?", dashboard_context("3"), Role.analyst
+        )
     said = events[-2]["text"]
     assert said.startswith("**Сводка состояния дашборда**")  # the page says «offline» once
     assert "Выполнено:" not in said  # it already names the call under its title

@@ -37,9 +37,9 @@ async def _sent(agent: Any, tool: str) -> int:
 async def test_a_made_up_id_on_a_dashboard_page_is_refused(make_agent: Any) -> None:
     health = call_tool("get_health_summary", {"dashboard_id": 11}, text="Дашборд в порядке.")
     async with make_agent(health) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("6"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "как дела у этого дашборда?", dashboard_context("6"), Role.analyst
+        )
         sent = await _sent(agent, "get_health_summary")
     assert sent == 0  # dashboard 11 was never read
     result = next(e for e in events if e["type"] == "tool_result")
@@ -53,9 +53,9 @@ async def test_a_made_up_id_on_a_dashboard_page_is_refused(make_agent: Any) -> N
 async def test_an_id_the_person_named_runs(make_agent: Any) -> None:
     health = call_tool("get_health_summary", {"dashboard_id": 4}, text="Дашборд 4 в порядке.")
     async with make_agent(health) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "а как дела у дашборда 4?", dashboard_context("6"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "а как дела у дашборда 4?", dashboard_context("6"), Role.analyst
+        )
         sent = await _sent(agent, "get_health_summary")
     assert sent == 1
     assert [e["outcome"] for e in events if e["type"] == "tool_result"] == ["ok"]
@@ -89,9 +89,7 @@ def _answers_from_the_prompt(messages: list[BaseMessage], offered: list[str]) ->
 
 async def test_an_analyst_asking_to_deploy_is_told_the_role_needed(make_agent: Any) -> None:
     async with make_agent(_answers_from_the_prompt) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "разверни в prod", dashboard_context("6"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("разверни в prod", dashboard_context("6"), Role.analyst)
         engineer = await agent.conversation(Role.engineer)
         await agent.send(engineer, "что нового?", dashboard_context("6"))
         await read_events(agent.client, engineer, agent.auth(Role.engineer))

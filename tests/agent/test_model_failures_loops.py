@@ -22,7 +22,7 @@ from sstools.agent.turn import repeats
 from sstools.auth.roles import Role
 from sstools.storage.models import AuditEntry
 from tests.agent.conftest import dashboard_context
-from tests.support import read_events, types
+from tests.support import types
 
 HEALTH_TITLE = "Сводка состояния дашборда"
 
@@ -44,9 +44,9 @@ async def test_a_model_repeating_a_read_gets_it_run_once_and_the_result_rendered
 ) -> None:
     began = time.monotonic()
     async with make_agent(_always_health) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "как дела у этого дашборда?", dashboard_context("3"), Role.analyst
+        )
         sent = await _tool_calls(agent, "get_health_summary")
     assert sent == 1  # the same read with the same arguments ran once
     # Told once that the answer is in hand, it asked again: the run answered with the result.
@@ -71,9 +71,9 @@ async def test_a_model_told_it_has_the_answer_answers(make_agent: Any) -> None:
         return _always_health(messages, offered)
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "как дела у этого дашборда?", dashboard_context("3"), Role.analyst
+        )
         sent = await _tool_calls(agent, "get_health_summary")
     assert sent == 1
     assert [e["type"] for e in events].count("tool_call") == 1  # the repeat shows nothing
@@ -87,9 +87,9 @@ async def test_an_empty_answer_after_a_result_is_filled_from_it(make_agent: Any)
         return _always_health(messages, offered)
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "как дела у этого дашборда?", dashboard_context("3"), Role.analyst
+        )
     answer = events[-2]["text"]
     assert events[-2]["type"] == "message"
     assert answer.startswith(f"**{HEALTH_TITLE}**")
@@ -98,9 +98,7 @@ async def test_an_empty_answer_after_a_result_is_filled_from_it(make_agent: Any)
 
 async def test_an_empty_answer_with_nothing_to_fill_it_says_so(make_agent: Any) -> None:
     async with make_agent(lambda messages, offered: AIMessage(content="  ")) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "привет", None, Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("привет", None, Role.analyst)
     assert types(events) == ["run_started", "message", "done"]
     assert events[1]["text"].startswith("модель не дала ответа")
 
@@ -129,9 +127,9 @@ async def test_the_same_read_runs_once_a_turn_every_time(make_agent: Any, script
     """Issue 33 §10: the loop guard holds every time, whatever the ids or spelling."""
     async with make_agent(script) as agent:
         for run in range(1, 6):
-            cid = await agent.conversation(Role.analyst)
-            await agent.send(cid, "как дела у дашборда?", dashboard_context("3"), Role.analyst)
-            events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+            _, events = await agent.ask(
+                "как дела у дашборда?", dashboard_context("3"), Role.analyst
+            )
             assert await _tool_calls(agent, "get_health_summary") == run  # once each turn
             assert types(events)[-2:] == ["message", "done"]
 

@@ -80,9 +80,9 @@ async def test_an_answer_quoting_columns_as_json_reaches_the_person(make_agent: 
         return AIMessage(content=answer)
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "какие колонки у датасета?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "какие колонки у датасета?", dashboard_context("3"), Role.analyst
+        )
     final = [e for e in events if e["type"] == "message"]
     assert "revenue" in final[-1]["text"]
 
@@ -94,9 +94,7 @@ async def test_prose_then_bare_json_call_is_not_shown_raw(make_agent: Any) -> No
         return AIMessage(content='Сейчас проверю: {"name": "get_health_summary", "arguments": {}}')
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("как дела?", dashboard_context("3"), Role.analyst)
     final = [e for e in events if e["type"] == "message"]
     assert '"arguments"' not in final[-1]["text"]
 
@@ -108,9 +106,7 @@ async def test_a_text_call_with_a_huge_integer_is_stored(make_agent: Any) -> Non
         return AIMessage(content=HUGE_ID_CALL)
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("как дела?", dashboard_context("3"), Role.analyst)
     assert not [e for e in events if e["type"] == "error"]
 
 
@@ -124,13 +120,9 @@ async def test_after_the_huge_integer_the_conversation_goes_on(make_agent: Any) 
         return AIMessage(content=HUGE_ID_CALL)
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела?", dashboard_context("3"), Role.analyst)
-        first = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        cid, first = await agent.ask("как дела?", dashboard_context("3"), Role.analyst)
         await agent.send(cid, "второй вопрос", dashboard_context("3"), Role.analyst)
-        second = await read_events(
-            agent.client, cid, agent.auth(Role.analyst), last_event_id=first[-1]["_id"]
-        )
+        second = await agent.events_after(cid, first[-1], Role.analyst)
     assert [e for e in second if e["type"] == "message"][-1]["text"].startswith("Второй ответ.")
 
 
@@ -143,9 +135,7 @@ async def test_a_read_answer_about_state_is_not_marked_as_a_claim(make_agent: An
         )
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask("как дела у дашборда?", dashboard_context("3"), Role.analyst)
     final = [e for e in events if e["type"] == "message"][-1]["text"]
     assert "⚠" not in final
 
@@ -161,8 +151,8 @@ async def test_a_made_up_id_as_a_float_string_is_refused_too(make_agent: Any, gi
         )
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "как дела у этого дашборда?", dashboard_context("3"), Role.analyst
+        )
     outcomes = [e["outcome"] for e in events if e["type"] == "tool_result"]
     assert outcomes == ["refused"]

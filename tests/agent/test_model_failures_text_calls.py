@@ -22,8 +22,8 @@ from sstools.config import Settings
 from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import dashboard_context
 from tests.conftest import AuthHeaders
-from tests.openai_server import chat_through_openai_client
-from tests.support import read_events, types
+from tests.openai_server import chat_through_openai_client, tagged_health_call
+from tests.support import ask, read_events, types
 
 HEALTH = {"name": "get_health_summary", "arguments": {}}
 # The forms seen from weak models, each a call of get_health_summary with no arguments.
@@ -63,9 +63,9 @@ def _written(text: str, answer: str) -> Any:
 @pytest.mark.parametrize("form", sorted(FORMS))
 async def test_a_call_written_as_text_runs_as_the_call(make_agent: Any, form: str) -> None:
     async with make_agent(_written(FORMS[form], "Дашборд 3 в порядке.")) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "как дела у этого дашборда?", dashboard_context("3"), Role.analyst
+        )
     assert [e["tool"] for e in events if e["type"] == "tool_call"] == ["get_health_summary"]
     assert [e["outcome"] for e in events if e["type"] == "tool_result"] == ["ok"]
     health = json.loads(str(agent.model.prompts[-1][-1].content))
@@ -81,9 +81,7 @@ async def test_a_write_written_as_text_gets_the_same_card(
 ) -> None:
     text = '<tool_call>{"name": "deploy_dashboard", "arguments": {"target_env_id": "prod"}}'
     async with make_agent(_written(text, "Отменено."), tools_base_url=plan_server) as agent:
-        cid = await agent.conversation(Role.engineer)
-        await agent.send(cid, "выкати в prod", dashboard_context("3"))
-        events = await read_events(agent.client, cid, agent.auth(Role.engineer))
+        _, events = await agent.ask("выкати в prod", dashboard_context("3"))
         analyst = await agent.conversation(Role.analyst)
         await agent.send(analyst, "выкати в prod", dashboard_context("3"), Role.analyst)
         denied = await read_events(agent.client, analyst, agent.auth(Role.analyst))
@@ -110,9 +108,9 @@ async def test_an_unusable_written_call_asks_the_model_once_more_in_english(
         return AIMessage(content=wrong)
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "как дела у этого дашборда?", dashboard_context("3"), Role.analyst
+        )
     note = str(agent.model.prompts[1][-1].content)
     assert "`dashboard_health` is not an offered tool" in note
     assert "get_health_summary" in note  # what it could have called
@@ -127,9 +125,9 @@ async def test_a_model_that_writes_unusable_calls_twice_gets_a_plain_sentence(
 ) -> None:
     wrong = '<tool_call>{"name": "get_health_summary", "arguments": {"dashboard_id": "три"}}'
     async with make_agent(lambda messages, offered: AIMessage(content=wrong)) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(cid, "как дела у этого дашборда?", dashboard_context("3"), Role.analyst)
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
+        _, events = await agent.ask(
+            "как дела у этого дашборда?", dashboard_context("3"), Role.analyst
+        )
     assert "invalid arguments" in str(agent.model.prompts[1][-1].content)
     assert len(agent.model.prompts) == 2  # once more, and no more
     assert types(events) == ["run_started", "message", "done"]
@@ -143,22 +141,12 @@ async def test_a_local_model_writing_tool_call_tags_through_the_openai_client(
 ) -> None:
     """As Qwen2.5 served by llama.cpp without its tool-call parser answers: tags in content."""
 
-    def script(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
-        if messages[-1]["role"] == "tool":
-            return {"text": "Дашборд 3 в порядке."}
-        return {
-            "text": '<tool_call>\n{"name": "get_health_summary", "arguments": {}}\n</tool_call>'
-        }
-
-    async with chat_through_openai_client(script, settings, fake_superset) as (client, llm):
-        headers = auth(Role.analyst)
-        cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
-        await client.post(
-            f"/api/agent/conversations/{cid}/messages",
-            headers=headers,
-            json={"text": "как дела у этого дашборда?", "uicontext": dashboard_context("3")},
-        )
-        events = await read_events(client, cid, headers)
+    async with chat_through_openai_client(tagged_health_call, settings, fake_superset) as (
+        client,
+        llm,
+    ):
+        question = "как дела у этого дашборда?"
+        events = await ask(client, auth(Role.analyst), question, dashboard_context("3"))
     assert [e["tool"] for e in events if e["type"] == "tool_call"] == ["get_health_summary"]
     second = llm.requests[1]["messages"]
     # The model's next request carries the call as a real call, with its result.

@@ -16,7 +16,7 @@ from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.conftest import DASHBOARD_SET, dashboard_context
 from tests.conftest import AuthHeaders
 from tests.openai_server import chat_through_openai_client, tool_then_text
-from tests.support import read_events, types
+from tests.support import ask, types
 
 
 async def test_openai_compatible_model_streams_and_calls_tools(
@@ -27,16 +27,7 @@ async def test_openai_compatible_model_streams_and_calls_tools(
     )
     async with chat_through_openai_client(script, settings, fake_superset) as (client, llm):
         headers = auth(Role.analyst)
-        cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
-        await client.post(
-            f"/api/agent/conversations/{cid}/messages",
-            headers=headers,
-            json={
-                "text": "как дела у этого дашборда?",
-                "uicontext": dashboard_context("3"),
-            },
-        )
-        events = await read_events(client, cid, headers)
+        events = await ask(client, headers, "как дела у этого дашборда?", dashboard_context("3"))
     kinds = types(events)
     assert kinds[:3] == ["run_started", "tool_call", "tool_result"]
     assert kinds[-2:] == ["message", "done"]
@@ -80,14 +71,7 @@ async def test_unreachable_model_is_an_llm_error_not_a_hang(
     app = create_app(app_settings, superset_transport=RoutingTransport(fake_superset))
     with LiveServer(app) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
-            headers = auth(Role.analyst)
-            cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
-            await client.post(
-                f"/api/agent/conversations/{cid}/messages",
-                headers=headers,
-                json={"text": "привет", "uicontext": None},
-            )
-            events = await read_events(client, cid, headers, timeout_s=60)
+            events = await ask(client, auth(Role.analyst), "привет", None, timeout_s=60)
     assert types(events) == ["run_started", "error", "done"]
     assert events[1]["code"] == "llm_error"
     assert events[1]["message"].startswith("модель недоступна")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,18 +14,13 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
-from sstools.agent.context import ObjectType
-from sstools.agent.executor import Outcome, ToolExecutor, ToolResult
-from sstools.agent.tools import CATALOGUE, CallScope
+from sstools.agent.executor import Outcome, ToolExecutor
 from sstools.auth.roles import Role
 from sstools.operations_report import operations_report
 from sstools.storage.db import create_engine, migrate, session_factory
-from sstools.testing import LiveServer, call_tool
-from tests.agent.conftest import FaultServer, dashboard_context
+from sstools.testing import call_tool
+from tests.agent.conftest import FaultServer, dashboard_context, run_tool
 from tests.support import read_events, types
-
-SCOPE = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
-
 
 Samples = dict[tuple[str, frozenset[Any]], float]
 FAMILIES = {
@@ -87,13 +82,6 @@ async def test_metrics_want_the_token_when_one_is_set(make_agent: Any) -> None:
 
 
 @pytest.fixture
-def fault() -> Iterator[tuple[FaultServer, str]]:
-    server = FaultServer()
-    with LiveServer(server.app) as live:
-        yield server, live.url
-
-
-@pytest.fixture
 async def executor(fault: tuple[FaultServer, str], tmp_path: Path) -> AsyncIterator[ToolExecutor]:
     async def no_wait(seconds: float) -> None:
         pass
@@ -107,17 +95,6 @@ async def executor(fault: tuple[FaultServer, str], tmp_path: Path) -> AsyncItera
     yield executor
     await executor.aclose()
     await engine.dispose()
-
-
-async def _run(executor: ToolExecutor, tool: str, args: dict[str, object]) -> ToolResult:
-    spec = CATALOGUE[tool]
-    return await executor.execute(
-        spec,
-        spec.args_model.model_validate(args),
-        SCOPE,
-        token="t",
-        username="ирина",
-    )
 
 
 def _value(name: str, **labels: str) -> float:
@@ -137,9 +114,9 @@ async def test_retries_are_counted_under_injected_5xx_and_writes_never_retried(
     read_ok = _value("sstools_tool_calls_total", tool="search_dashboards", outcome="ok")
     write_error = _value("sstools_tool_calls_total", tool="deploy_dashboard", outcome="error")
 
-    assert (await _run(executor, "search_dashboards", {})).outcome is Outcome.ok
+    assert (await run_tool(executor, "search_dashboards", {})).outcome is Outcome.ok
     assert (
-        await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
+        await run_tool(executor, "deploy_dashboard", {"target_env_id": "prod"})
     ).outcome is Outcome.error
 
     assert (
@@ -168,10 +145,10 @@ async def test_the_report_reads_what_the_executor_audited(
     server.plan["/api/dashboards/10/health"] = [503]
     server.plan["/api/deploy"] = [503]
     started = datetime.now(UTC)
-    big = await _run(executor, "search_dashboards", {})
-    await _run(executor, "get_health_summary", {})
-    await _run(executor, "list_environments", {})
-    await _run(executor, "deploy_dashboard", {"target_env_id": "prod"})
+    big = await run_tool(executor, "search_dashboards", {})
+    await run_tool(executor, "get_health_summary", {})
+    await run_tool(executor, "list_environments", {})
+    await run_tool(executor, "deploy_dashboard", {"target_env_id": "prod"})
     engine = create_engine(f"sqlite:///{tmp_path / 'audit.db'}")
     async with session_factory(engine)() as session:
         report = await operations_report(session, started - timedelta(seconds=1))
@@ -189,7 +166,7 @@ async def test_raw_size_counts_characters_like_the_summary_does(
 ) -> None:
     """«Дашборд» is 7 characters but 14 bytes: the ratio compares like with like."""
     fault[0].plan["/api/dashboards"] = ["big"]
-    result = await _run(executor, "search_dashboards", {})
+    result = await run_tool(executor, "search_dashboards", {})
     items = [{"id": i, "title": f"Дашборд {i}", "published": True} for i in range(400)]
     text = json.dumps({"items": items, "total": 400}, ensure_ascii=False, separators=(",", ":"))
     assert result.raw_size == len(text)

@@ -22,11 +22,10 @@ from sstools.config import Settings
 from sstools.testing import LiveServer, ScriptedChatModel
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.conftest import dashboard_context
-from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
+from tests.conftest import AuthHeaders
 from tests.planted_secrets import SHOWN_METRIC, Planted, plant, planted
+from tests.rig import REPORT_ID, report_superset, settings_for_places
 from tests.support import read_events_sync
-
-DASHBOARD_ID = 3
 
 
 def _deploy_twice(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
@@ -49,42 +48,22 @@ def _last_human(messages: list[BaseMessage]) -> BaseMessage:
 
 @pytest.fixture
 def fake_superset() -> FakeSuperset:
-    return FakeSuperset(
-        dashboards=[{"id": DASHBOARD_ID, "dashboard_title": "Отчёт", "published": True}]
-    )
+    return report_superset()
 
 
 @pytest.fixture
 def prod_superset() -> FakeSuperset:
-    return FakeSuperset(
-        dashboards=[{"id": DASHBOARD_ID, "dashboard_title": "Отчёт", "published": True}]
-    )
+    return report_superset()
 
 
 @pytest.fixture
 async def settings(tmp_path: Path, fake_superset: FakeSuperset) -> Settings:
-    env_file = write_environments_file(
-        tmp_path,
-        [
-            {
-                "id": env_id,
-                "name": env_id,
-                "stage": stage,
-                "url": url,
-                "username": fake_superset.username,
-                "password_env": "SVC_PASSWORD",
-            }
-            for env_id, stage, url in (
-                ("ss-dev", "dev", "http://superset.test"),
-                ("prod", "prod", "http://prod.superset.test"),
-            )
-        ],
-        secrets={"SVC_PASSWORD": fake_superset.password},
-    )
+    places = [
+        ("ss-dev", "ss-dev", "dev", "http://superset.test"),
+        ("prod", "prod", "prod", "http://prod.superset.test"),
+    ]
     # Two people for prod: the requester's approval leaves a request with its own page.
-    made = make_settings(tmp_path, env_file, approvals_prod=2)
-    await seed_users(made)
-    return made
+    return await settings_for_places(tmp_path, fake_superset, places, approvals_prod=2)
 
 
 class Live:
@@ -147,7 +126,7 @@ def test_a_planted_secret_reaches_no_card_approval_event_checkpoint_or_model(
     cid = live.client.post("/api/agent/conversations", headers=engineer).json()["id"]
     sent = live.client.post(
         f"/api/agent/conversations/{cid}/messages",
-        json={"text": "разверни в prod", "uicontext": dashboard_context(str(DASHBOARD_ID))},
+        json={"text": "разверни в prod", "uicontext": dashboard_context(str(REPORT_ID))},
         headers=engineer,
     )
     assert sent.status_code == 202, sent.text

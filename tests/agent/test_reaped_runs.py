@@ -22,14 +22,13 @@ from sstools.config import Settings
 from sstools.storage.advisory import advisory_key, libpq_url, lock_parts
 from sstools.testing import Script, answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import Agent, dataset_context
+from tests.agent.conftest import DELETE, Agent, dataset_context, delete_sales_card
 from tests.conftest import seed_users
 from tests.support import read_events, types
 from tests.tasks.support import eventually
 
 pytestmark = pytest.mark.postgres
 
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
 GATE_S = 20.0  # the longest a held step waits for the test to let it go
 
 
@@ -228,10 +227,7 @@ async def test_an_approved_write_reaped_while_it_runs_never_reports_an_outcome(
         make_agent(script, tool_timeout_s=GATE_S + 10) as first,
         make_agent(answer("Слушаю.")) as second,
     ):
-        cid = await first.conversation()
-        await first.send(cid, "удали продажи", dataset_context(env_id="prod"))
-        card = (await read_events(first.client, cid, first.auth(Role.engineer)))[-1]
-        assert card["type"] == "confirm_required"
+        cid, card = await delete_sales_card(first)
         try:
             decided = await first.decide(cid, card["confirmation_id"], "approve")
             assert decided.status_code == 200, decided.text

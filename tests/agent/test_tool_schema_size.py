@@ -23,7 +23,7 @@ from sstools.testing.fake_superset import FakeSuperset
 from tests.agent.conftest import AgentFactory
 from tests.conftest import AuthHeaders
 from tests.openai_server import Reply, chat_through_openai_client
-from tests.support import read_events
+from tests.support import ask
 
 # Keywords that pydantic writes and the model does not need: validation still checks them.
 NOT_SENT = {"title", "anyOf", "pattern", "minimum", "maximum", "minLength", "maxLength"}
@@ -108,17 +108,8 @@ async def test_all_dashboards_means_no_query_on_the_wire(
         return {"tool_calls": [("search_dashboards", {})]}
 
     async with chat_through_openai_client(script, settings, fake_superset) as (client, llm):
-        headers = auth(Role.analyst)
-        cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
-        await client.post(
-            f"/api/agent/conversations/{cid}/messages",
-            headers=headers,
-            json={
-                "text": "покажи все дашборды",
-                "uicontext": {"contextVersion": 1, "envId": "ss-dev", "route": "/settings"},
-            },
-        )
-        events = await read_events(client, cid, headers)
+        settings_page = {"contextVersion": 1, "envId": "ss-dev", "route": "/settings"}
+        events = await ask(client, auth(Role.analyst), "покажи все дашборды", settings_page)
     result = next(event for event in events if event["type"] == "tool_result")
     assert result["outcome"] == "ok"
     answer = json.loads(llm.requests[1]["messages"][-1]["content"])
@@ -145,14 +136,11 @@ async def test_a_bound_not_shown_is_still_checked_and_the_model_reads_why(
         return AIMessage(content="Номер страницы не может быть отрицательным.")
 
     async with make_agent(script) as agent:
-        cid = await agent.conversation(Role.analyst)
-        await agent.send(
-            cid,
+        _, events = await agent.ask(
             "покажи дашборды",
             {"contextVersion": 1, "envId": "ss-dev", "route": "/settings"},
             Role.analyst,
         )
-        events = await read_events(agent.client, cid, agent.auth(Role.analyst))
     result = next(event for event in events if event["type"] == "tool_result")
     assert result["outcome"] != "ok"
     refusal = next(

@@ -28,14 +28,12 @@ from sstools.storage.db import connection_budget, create_engine, migrate, sessio
 from sstools.storage.models import Conversation, ConversationEvent
 from sstools.testing import answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import dataset_context
+from tests.agent.conftest import DELETE, dataset_context, delete_sales_card
 from tests.conftest import seed_users
 from tests.support import read_events, types
 from tests.tasks.support import eventually
 
 pytestmark = pytest.mark.postgres
-
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
 
 
 @pytest.fixture
@@ -131,9 +129,7 @@ async def test_a_card_asked_on_one_worker_is_approved_on_the_other_once(
                 for i in range(20)
             )
         )
-        events = await read_events(
-            first.client, cid, first.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await first.events_after(cid, card)
     assert sorted(r.status_code for r in responses) == [200] + [409] * 19
     assert types(events) == ["run_started", "tool_result", "message", "done"]
     assert fake_superset.executed_sql == [DELETE["sql"]]
@@ -265,15 +261,10 @@ async def test_a_card_whose_worker_died_before_letting_go_is_approved_and_execut
     """The worker was killed between showing the card and releasing its claim (kill -9)."""
     script = call_tool("superset_execute_sql", DELETE, text="Удалено.")
     async with make_agent(script) as first, make_agent(script) as second:
-        cid = await first.conversation()
-        await first.send(cid, "удали продажи", dataset_context(env_id="prod"))
-        card = (await read_events(first.client, cid, first.auth(Role.engineer)))[-1]
-        assert card["type"] == "confirm_required"
+        cid, card = await delete_sales_card(first)
         await _claim_as_dead(first, cid, card["run_id"])  # its claim outlived it, its lock did not
         decided = await second.decide(cid, card["confirmation_id"], "approve")
-        events = await read_events(
-            second.client, cid, second.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await second.events_after(cid, card)
         swept = await first.app.state.agent.claims.reap_dead_runs()
     assert decided.status_code == 200, decided.text
     assert types(events) == ["run_started", "tool_result", "message", "done"]
@@ -297,9 +288,7 @@ async def test_a_sweep_racing_an_approval_never_interrupts_the_resumed_run(
         )
         if decided.status_code == 409:  # the sweep held the conversation: decide again
             decided = await second.decide(cid, card["confirmation_id"], "approve")
-        events = await read_events(
-            second.client, cid, second.auth(Role.engineer), last_event_id=card["_id"]
-        )
+        events = await second.events_after(cid, card)
     assert decided.status_code == 200, decided.text
     assert "run_interrupted" not in [e.get("code") for e in events], events
     assert types(events) == ["run_started", "tool_result", "message", "done"]

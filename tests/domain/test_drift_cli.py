@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import write_environments_file
+from tests.rig import run_sstools
 
 
 def _drift(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -19,15 +19,7 @@ def _drift(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "SSTOOLS_GIT_DIR": str(tmp_path / "git"),
         "SSTOOLS_SUPERSET_TIMEOUT_S": "2",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "sstools", "drift", *args],
-        env=environ,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_sstools(tmp_path, environ, "drift", *args)
 
 
 def _stopped_fleet(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from sstools.git_store import dump
 from sstools.redaction import MASK
 from sstools.testing import LiveServer
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
-from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
+from tests.conftest import AuthHeaders
 from tests.planted_secrets import (
     CHART,
     DATABASE,
@@ -48,9 +48,9 @@ from tests.planted_secrets import (
     plant,
     planted,
 )
+from tests.rig import REPORT_ID, report_superset, settings_for_places
 
-DASHBOARD_ID = 3
-DASH = str(uuid5(NAMESPACE_URL, str(DASHBOARD_ID)))  # the fake's uuid of that dashboard
+DASH = str(uuid5(NAMESPACE_URL, str(REPORT_ID)))  # the fake's uuid of that dashboard
 
 
 def _files(kinds: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -163,38 +163,17 @@ def test_a_database_compares_as_its_allow_listed_connection() -> None:
 
 @pytest.fixture
 def fleet() -> tuple[FakeSuperset, FakeSuperset]:
-    def one() -> FakeSuperset:
-        return FakeSuperset(
-            dashboards=[{"id": DASHBOARD_ID, "dashboard_title": "Отчёт", "published": True}]
-        )
-
-    return one(), one()
+    return report_superset(), report_superset()
 
 
 @pytest.fixture
 async def settings(tmp_path: Path, fleet: tuple[FakeSuperset, FakeSuperset]) -> Settings:
     source, _ = fleet
-    env_file = write_environments_file(
-        tmp_path,
-        [
-            {
-                "id": env_id,
-                "name": env_id,
-                "stage": stage,
-                "url": url,
-                "username": source.username,
-                "password_env": "SVC_PASSWORD",
-            }
-            for env_id, stage, url in (
-                ("ss-dev", "dev", "http://superset.test"),
-                ("staging", "staging", "http://staging.superset.test"),
-            )
-        ],
-        secrets={"SVC_PASSWORD": source.password},
-    )
-    made = make_settings(tmp_path, env_file)
-    await seed_users(made)
-    return made
+    places = [
+        ("ss-dev", "ss-dev", "dev", "http://superset.test"),
+        ("staging", "staging", "staging", "http://staging.superset.test"),
+    ]
+    return await settings_for_places(tmp_path, source, places)
 
 
 @pytest.fixture
@@ -221,7 +200,7 @@ def test_a_planted_secret_never_reaches_post_deploy_plan(
 ) -> None:
     plant(*fleet, secret)
     body = {
-        "dashboard_ids": [DASHBOARD_ID],
+        "dashboard_ids": [REPORT_ID],
         "source": {"env_id": "ss-dev"},
         "target_env_id": "staging",
     }

@@ -6,28 +6,28 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
-from fastapi import FastAPI
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.storage import tasks as records
 from sstools.tasks import _runtime
 from sstools.testing import LiveServer
-from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
-from tests.conftest import AuthHeaders, make_settings, seed_users, write_environments_file
+from sstools.testing.fake_superset import FakeSuperset
+from tests.conftest import AuthHeaders
 from tests.planted_secrets import LAYOUT, TARGET_DATASET, TARGET_PARAMS, documents
+from tests.rig import (
+    REPORT_ID,
+    report_superset,
+    served_with_tasks,
+    settings_for_places,
+    task_when_ended,
+)
 from tests.tasks.support import eventually
 
-DASHBOARD_ID = 3
-FINISHED = ("succeeded", "failed", "cancelled")
 # How Superset refuses an import whose connection it cannot take: its text names a driver's
 # settings and encrypted_extra's keys.
 REFUSAL = {
@@ -40,20 +40,14 @@ REFUSAL = {
 }
 
 
-def _fake() -> FakeSuperset:
-    return FakeSuperset(
-        dashboards=[{"id": DASHBOARD_ID, "dashboard_title": "Отчёт", "published": True}]
-    )
-
-
 @pytest.fixture
 def source() -> FakeSuperset:
-    return _fake()
+    return report_superset()
 
 
 @pytest.fixture
 def staging() -> Iterator[tuple[FakeSuperset, str]]:
-    fake = _fake()
+    fake = report_superset()
     with LiveServer(fake.asgi()) as live:
         yield fake, live.url
 
@@ -62,55 +56,11 @@ def staging() -> Iterator[tuple[FakeSuperset, str]]:
 async def settings(
     tmp_path: Path, source: FakeSuperset, staging: tuple[FakeSuperset, str]
 ) -> Settings:
-    env_file = write_environments_file(
-        tmp_path,
-        [
-            {
-                "id": env_id,
-                "name": env_id,
-                "stage": stage,
-                "url": url,
-                "username": source.username,
-                "password_env": "SVC_PASSWORD",
-            }
-            for env_id, stage, url in (
-                ("ss-dev", "dev", "http://superset.test"),
-                ("staging", "staging", staging[1]),
-            )
-        ],
-        secrets={"SVC_PASSWORD": source.password},
-    )
-    made = make_settings(tmp_path, env_file, backup_keep=1)
-    await seed_users(made)
-    return made
-
-
-@asynccontextmanager
-async def _served(
-    settings: Settings, source: FakeSuperset
-) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
-    app = create_app(settings, superset_transport=RoutingTransport(source))
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://sstools.test"
-        ) as client,
-    ):
-        yield app, client
-
-        async def idle() -> bool:  # every workflow ended before the engine goes
-            return not _runtime.active()
-
-        await eventually(idle)
-
-
-async def _ended(client: httpx.AsyncClient, task_id: str, headers: dict[str, str]) -> Any:
-    async def done() -> bool:
-        answer = await client.get(f"/api/tasks/{task_id}", headers=headers)
-        return bool(answer.json()["status"] in FINISHED)
-
-    await eventually(done, timeout_s=60)
-    return (await client.get(f"/api/tasks/{task_id}", headers=headers)).json()
+    places = [
+        ("ss-dev", "ss-dev", "dev", "http://superset.test"),
+        ("staging", "staging", "staging", staging[1]),
+    ]
+    return await settings_for_places(tmp_path, source, places, backup_keep=1)
 
 
 async def test_a_deploy_superset_refuses_keeps_a_fixed_sentence_with_the_status(
@@ -126,18 +76,18 @@ async def test_a_deploy_superset_refuses_keeps_a_fixed_sentence_with_the_status(
     target.import_refusal = REFUSAL
     engineer = auth(Role.engineer)
     body = {
-        "dashboard_ids": [DASHBOARD_ID],
+        "dashboard_ids": [REPORT_ID],
         "source": {"env_id": "ss-dev"},
         "target_env_id": "staging",
     }
-    async with _served(settings, source) as (_, client):
+    async with served_with_tasks(settings, source) as (_, client):
         plan = await client.post("/api/deploy/plan", json=body, headers=engineer)
         assert plan.status_code == 200, plan.text
         started = await client.post(
             "/api/deploy", json={**body, "digest": plan.json()["digest"]}, headers=engineer
         )
         assert started.status_code == 202, started.text
-        task = await _ended(client, started.json()["id"], engineer)
+        task = await task_when_ended(client, started.json()["id"], engineer)
     assert task["status"] == "failed"
     assert task["error"] == (
         "импорт «Отчёт» не удался: Superset staging ответил ошибкой (HTTP 422); "
@@ -157,9 +107,9 @@ async def test_a_backup_cancelled_right_after_it_started_runs_no_further_step_an
     could verify and prune (keep 1: the only other archive) in between. It must stop."""
     fake, _ = staging
     admin = auth(Role.admin)
-    async with _served(settings, source) as (app, client):
+    async with served_with_tasks(settings, source) as (app, client):
         first = await client.post("/api/backups", json={"env_id": "staging"}, headers=admin)
-        assert (await _ended(client, first.json()["id"], admin))["status"] == "succeeded"
+        assert (await task_when_ended(client, first.json()["id"], admin))["status"] == "succeeded"
         kept = (await client.get("/api/backups?env_id=staging", headers=admin)).json()["backups"]
         assert len(kept) == 1
 
@@ -170,7 +120,7 @@ async def test_a_backup_cancelled_right_after_it_started_runs_no_further_step_an
         async with app.state.services.sessions() as session:  # the cancel's first half
             assert await records.cancel_task(session, task_id, error="отменена пользователем admin")
         fake.exports_held.set()
-        task = await _ended(client, task_id, admin)
+        task = await task_when_ended(client, task_id, admin)
 
         async def stopped() -> bool:
             return task_id not in _runtime.active()

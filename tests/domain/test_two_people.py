@@ -7,37 +7,28 @@ clients)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
 from sqlalchemy import select
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.http.auth import SESSION_COOKIE
 from sstools.storage.models import AuditEntry
-from sstools.tasks import _runtime
 from sstools.testing import LiveServer
-from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
-from tests.conftest import AuthHeaders, make_settings, second_engineer, seed_users
-from tests.conftest import write_environments_file as environments_file
+from sstools.testing.fake_superset import FakeSuperset
+from tests.conftest import AuthHeaders, second_engineer
 from tests.planted_secrets import LAYOUT, TARGET_DATASET, TARGET_PARAMS, documents
+from tests.rig import FINISHED, REPORT_ID, report_superset, served_with_tasks, settings_for_places
 from tests.tasks.support import eventually
-
-DASHBOARD_ID = 3
-FINISHED = ("succeeded", "failed", "cancelled")
 
 
 def _fake(css: str = "") -> FakeSuperset:
-    fake = FakeSuperset(
-        dashboards=[{"id": DASHBOARD_ID, "dashboard_title": "Отчёт", "published": True}]
-    )
+    fake = report_superset()
     fake.dashboard_fields = {**LAYOUT, "css": css}
     return fake
 
@@ -61,49 +52,11 @@ def prod() -> Iterator[tuple[FakeSuperset, str]]:
 async def settings(
     tmp_path: Path, source: FakeSuperset, prod: tuple[FakeSuperset, str]
 ) -> Settings:
-    env_file = environments_file(
-        tmp_path,
-        [
-            {
-                "id": env_id,
-                "name": name,
-                "stage": stage,
-                "url": url,
-                "username": source.username,
-                "password_env": "SVC_PASSWORD",
-            }
-            for env_id, name, stage, url in (
-                ("ss-dev", "Dev", "dev", "http://superset.test"),
-                ("prod", "Prod", "prod", prod[1]),
-            )
-        ],
-        secrets={"SVC_PASSWORD": source.password},
-    )
-    made = make_settings(tmp_path, env_file)  # prod needs two people: the default
-    await seed_users(made)
-    return made
+    places = [("ss-dev", "Dev", "dev", "http://superset.test"), ("prod", "Prod", "prod", prod[1])]
+    return await settings_for_places(tmp_path, source, places)  # prod needs two people: the default
 
 
-@asynccontextmanager
-async def _served(
-    settings: Settings, source: FakeSuperset
-) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
-    app = create_app(settings, superset_transport=RoutingTransport(source))
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://sstools.test"
-        ) as client,
-    ):
-        yield app, client
-
-        async def idle() -> bool:
-            return not _runtime.active()
-
-        await eventually(idle)
-
-
-BODY = {"dashboard_ids": [DASHBOARD_ID], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
+BODY = {"dashboard_ids": [REPORT_ID], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
 
 
 def _imports(fake: FakeSuperset) -> int:
@@ -145,7 +98,7 @@ async def test_one_engineer_cannot_deploy_to_prod_through_the_api_a_second_one_r
 ) -> None:
     target, _ = prod
     engineer = auth(Role.engineer)
-    async with _served(settings, source) as (app, client):
+    async with served_with_tasks(settings, source) as (app, client):
         request = await _held_deploy(client, engineer)
         assert request["status"] == "awaiting_second"
         assert request["link"] == f"/approvals/{request['id']}"
@@ -239,7 +192,7 @@ async def test_a_held_deploy_whose_target_moved_writes_nothing_and_says_so(
 ) -> None:
     target, _ = prod
     engineer = auth(Role.engineer)
-    async with _served(settings, source) as (_, client):
+    async with served_with_tasks(settings, source) as (_, client):
         request = await _held_deploy(client, engineer)
         target.dashboard_fields = {**target.dashboard_fields, "css": "/* a hotfix in prod */"}
         second = await second_engineer(settings)
@@ -257,7 +210,7 @@ async def test_the_requester_may_withdraw_a_held_write_never_approve_it(
     settings: Settings, source: FakeSuperset, auth: AuthHeaders
 ) -> None:
     engineer = auth(Role.engineer)
-    async with _served(settings, source) as (_, client):
+    async with served_with_tasks(settings, source) as (_, client):
         request = await _held_deploy(client, engineer)
         url = f"/api/write-requests/{request['id']}"
         withdrawn = await client.post(
@@ -281,7 +234,7 @@ async def test_a_data_change_in_prod_through_the_sql_api_waits_for_a_second_engi
     target, _ = prod
     engineer = auth(Role.engineer)
     dml = "delete from regions where population_thousands = 0"
-    async with _served(settings, source) as (_, client):
+    async with served_with_tasks(settings, source) as (_, client):
         read = await client.post(
             "/api/sql/execute",
             params={"env_id": "prod"},
@@ -313,7 +266,7 @@ async def test_where_one_person_is_enough_the_api_writes_at_once(
 ) -> None:
     one = settings.model_copy(update={"approvals_prod": 1})
     engineer = auth(Role.engineer)
-    async with _served(one, source) as (_, client):
+    async with served_with_tasks(one, source) as (_, client):
         plan = await client.post("/api/deploy/plan", json=BODY, headers=engineer)
         started = await client.post(
             "/api/deploy", json={**BODY, "digest": plan.json()["digest"]}, headers=engineer

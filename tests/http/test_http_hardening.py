@@ -9,7 +9,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
@@ -167,14 +166,8 @@ async def crashing_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient
     def explode(request: httpx.Request) -> httpx.Response:
         raise RuntimeError("internal detail: SELECT secret FROM vault")
 
-    app = create_app(settings, superset_transport=httpx.MockTransport(explode))
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
-            base_url="http://sstools.test",
-        ) as client,
-    ):
+    exploding = httpx.MockTransport(explode)
+    async with app_client(settings, exploding, raise_app_exceptions=False) as client:
         yield client
 
 

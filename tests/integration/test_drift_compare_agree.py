@@ -13,7 +13,7 @@ from sstools.sandbox import Sandbox
 from sstools.sandbox.seed import DRIFTED_DASHBOARD
 from tests.conftest import app_client, make_settings, seed_users
 from tests.integration.deploy_support import Superset
-from tests.web.test_drift_pages import words_of
+from tests.rig import words_of
 
 EQUAL = "Weather Overview"  # the same in every environment of the seed
 

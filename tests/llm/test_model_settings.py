@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -35,6 +33,7 @@ from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from sstools.texts.validation import REVIEW_DONE
 from tests.conftest import AuthHeaders, environments_for, make_settings, seed_users
 from tests.openai_server import OpenAIScript, Reply, ScriptedOpenAI
+from tests.rig import run_sstools
 from tests.support import read_events, types
 
 ENV = "ss-dev"
@@ -330,15 +329,7 @@ def test_sstools_eval_grades_the_apps_own_timeout_of_a_slow_model(
             "SSTOOLS_ROUTER": "bm25",  # no embedding model to load in the child process
         }
         started = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, "-m", "sstools", "eval", "--scenarios", str(scenarios), "--json"],
-            env=environ,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = run_sstools(tmp_path, environ, "eval", "--scenarios", str(scenarios), "--json")
         took = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     (result,) = json.loads(done.stdout)["results"]

@@ -20,11 +20,12 @@ from sqlalchemy import text
 from sstools.agent.offline.intent import intents
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.storage.db import create_engine, session_factory
+from sstools.storage.db import create_engine
 from sstools.storage.models import DashboardDocument, DashboardValidation, TaskRecord
 from sstools.testing.fake_superset import FakeSuperset
 from sstools.web._document import parse
 from sstools.web.strings import UI
+from tests.rig import store_rows, words_of
 
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 DASHBOARD_UUID = str(uuid5(NAMESPACE_URL, "3"))  # the fake's UUID of dashboard 3
@@ -48,21 +49,8 @@ HOSTILE = """# Отчёт
 """
 
 
-def text_of(page: str) -> str:
-    body = page.split("<body", 1)[1].split(">", 1)[1] if "<body" in page else page
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
-
-
 def panel(page: str, name: str) -> str:
     return page.split(f'id="{name}"', 1)[1].split("</section>", 1)[0]
-
-
-async def store(settings: Settings, *rows: Any) -> None:
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        session.add_all(rows)
-        await session.commit()
-    await engine.dispose()
 
 
 def finding(severity: str, object_type: str, object_id: int | None, name: str) -> dict[str, Any]:
@@ -114,8 +102,8 @@ def agent_prompt(section: str, action: str) -> dict[str, list[str]]:
 
 async def test_no_validation_yet_is_said_and_offers_to_run_one(page_of: Any) -> None:
     section = panel(await page_of(), "validation")
-    assert "Проверка" in text_of(section)
-    assert "Этот дашборд в окружении «Dev» ещё не проверяли." in text_of(section)
+    assert "Проверка" in words_of(section)
+    assert "Этот дашборд в окружении «Dev» ещё не проверяли." in words_of(section)
     query = agent_prompt(section, "action-validate")
     assert query["prompt"] == ["Проверь этот дашборд на ошибки"]
     assert query["objectType"] == ["dashboard"]
@@ -139,11 +127,11 @@ async def test_the_latest_validation_lists_each_finding_errors_first(
         ],
     )
     other_env = validation(uuid4().hex, [finding("error", "chart", 1, "Чужой")], env_id="prod")
-    await store(settings, older, latest, other_env)
+    await store_rows(settings, older, latest, other_env)
 
     page = await page_of()
     section = panel(page, "validation")
-    words = text_of(section)
+    words = words_of(section)
     assert "30 ноября 2026, 09:15" in words
     assert "ошибок: 1, предупреждений: 1, заметок: 1" in words
     assert "Ревью: модель не настроена: только автоматические проверки" in words
@@ -160,19 +148,19 @@ async def test_the_latest_validation_lists_each_finding_errors_first(
     assert 'href="http://superset.test/explore/?slice_id=9"' in section
     assert f'href="/tasks/{latest_task}"' in section
     assert agent_prompt(section, "action-validate")["prompt"] == ["Проверь этот дашборд на ошибки"]
-    assert RAW_ID.findall(text_of(page)) == []
+    assert RAW_ID.findall(words_of(page)) == []
 
 
 async def test_a_clean_validation_says_so(page_of: Any, settings: Settings) -> None:
-    await store(settings, validation(uuid4().hex, []))
-    words = text_of(panel(await page_of(), "validation"))
+    await store_rows(settings, validation(uuid4().hex, []))
+    words = words_of(panel(await page_of(), "validation"))
     assert "Проблем не найдено" in words
     assert "ошибок: 0, предупреждений: 0, заметок: 0" in words
 
 
 async def test_no_document_yet_is_said_and_offers_to_ask_for_one(page_of: Any) -> None:
     section = panel(await page_of(), "documentation")
-    assert "Документации этого дашборда в окружении «Dev» пока нет." in text_of(section)
+    assert "Документации этого дашборда в окружении «Dev» пока нет." in words_of(section)
     query = agent_prompt(section, "action-document")
     assert query["prompt"] == ["Напиши документацию этого дашборда"]
     assert query["objectId"] == ["3"]
@@ -181,7 +169,7 @@ async def test_no_document_yet_is_said_and_offers_to_ask_for_one(page_of: Any) -
 async def test_a_hostile_document_is_shown_as_text_never_as_html(
     page_of: Any, settings: Settings
 ) -> None:
-    await store(
+    await store_rows(
         settings,
         DashboardDocument(
             env_id="ss-dev",
@@ -208,11 +196,11 @@ async def test_a_hostile_document_is_shown_as_text_never_as_html(
     assert "&lt;script&gt;alert(&#39;doc&#39;)&lt;/script&gt;" in section
     assert "javascript:" not in section
     assert "onerror=" not in section.replace("onerror=&#34;", "")  # only as escaped text
-    words = text_of(section)
+    words = words_of(section)
     assert "<img src=x onerror=\"alert('img')\">" in words  # a person sees what was written
     assert "нажми" in words
     assert "написана моделью · 30 ноября 2026, 09:15 · в git, коммит abcdef1" in words
-    assert RAW_ID.findall(text_of(page)) == []
+    assert RAW_ID.findall(words_of(page)) == []
 
 
 def test_the_document_parser_keeps_only_plain_text_in_its_spans() -> None:
@@ -241,7 +229,7 @@ async def seed_task(settings: Settings, **fields: Any) -> str:
         "created_at": NOW,
         "finished_at": NOW + timedelta(seconds=20),
     }
-    await store(settings, TaskRecord(**(values | fields)))
+    await store_rows(settings, TaskRecord(**(values | fields)))
     engine = create_engine(settings.database_url)
     async with engine.begin() as connection:
         await connection.execute(
@@ -279,7 +267,7 @@ async def test_the_history_lists_tasks_from_before_object_keys(
     assert history.index(by_title) < history.index(by_uuid)  # newest first
     for absent in (another, elsewhere, not_a_deploy):
         assert absent not in history
-    words = text_of(history)
+    words = words_of(history)
     assert "Этот дашборд ещё не выкатывали" not in words
     assert (
         f"выкатка {by_title[:8]} 30 ноября 2026, 09:15 engineer Prod Продуктив Dev Разработка"

@@ -15,18 +15,17 @@ import pytest
 from sstools import clock
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.storage.db import create_engine, session_factory
 from sstools.storage.models import TaskRecord
 from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import app_client
-from tests.web.test_drift_pages import Versioned, words_of
+from tests.rig import AnswersHealth, store_rows, words_of
 
 
 class Held(httpx.AsyncBaseTransport):
     """The fake Superset, its dashboard lists held until :attr:`go` is set."""
 
     def __init__(self, fake: FakeSuperset) -> None:
-        self.inner = Versioned(fake)
+        self.inner = AnswersHealth(fake, version="6.1.0")
         self.go = asyncio.Event()
         self.go.set()
 
@@ -59,22 +58,17 @@ async def _ended(client: httpx.AsyncClient) -> None:
 
 async def _deployed_into_dev(settings: Settings, task_id: str) -> None:
     """A deploy into ss-dev that succeeded just now, after the last report's check."""
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        session.add(
-            TaskRecord(
-                id=task_id,
-                kind="deploy",
-                workflow="deploy",
-                objects=["Отчёт"],
-                env_id="ss-dev",
-                started_by="engineer",
-                status="succeeded",
-                finished_at=clock.now() + timedelta(seconds=1),
-            )
-        )
-        await session.commit()
-    await engine.dispose()
+    succeeded = TaskRecord(
+        id=task_id,
+        kind="deploy",
+        workflow="deploy",
+        objects=["Отчёт"],
+        env_id="ss-dev",
+        started_by="engineer",
+        status="succeeded",
+        finished_at=clock.now() + timedelta(seconds=1),
+    )
+    await store_rows(settings, succeeded)
 
 
 async def test_the_first_drift_page_shows_at_once_and_follows_the_check(

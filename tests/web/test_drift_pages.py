@@ -4,41 +4,37 @@ versions, drift counts and the dashboards whose latest validation found errors."
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 import pytest
 
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.storage.db import create_engine, session_factory
 from sstools.storage.models import DashboardValidation
-from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
+from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import app_client
+from tests.rig import AnswersHealth, store_rows, words_of
 
 NOW = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 
 
-def words_of(page: str) -> str:
-    body = page.split("<body", 1)[1].split(">", 1)[1] if "<body" in page else page
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
-
-
-class Versioned(httpx.AsyncBaseTransport):
-    """The fake Superset, answering its health check and ``/version`` as Superset 6.1.0 does."""
-
-    def __init__(self, fake: FakeSuperset) -> None:
-        self.routing = RoutingTransport(fake)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.url.host == "superset.test" and request.url.path == "/health":
-            return httpx.Response(200, text="OK")
-        if request.url.host == "superset.test" and request.url.path == "/version":
-            return httpx.Response(200, json={"version_string": "6.1.0", "branch_name": "main"})
-        return await self.routing.handle_async_request(request)
+def _validation(
+    dashboard_id: int, title: str, task_id: str, findings: list[Any], created_at: datetime
+) -> DashboardValidation:
+    """A validation of ss-dev's dashboard ``dashboard_id`` (its uuid ``u<id>``), with no review."""
+    return DashboardValidation(
+        env_id="ss-dev",
+        dashboard_id=dashboard_id,
+        dashboard_uuid=f"u{dashboard_id}",
+        title=title,
+        task_id=task_id,
+        review="",
+        findings=findings,
+        created_at=created_at,
+    )
 
 
 @pytest.fixture
@@ -49,7 +45,7 @@ async def api(
         {"id": 3, "dashboard_title": "Отчёт", "published": True, "changed_on_utc": "2026-03-01"},
         {"id": 4, "dashboard_title": "Черновик", "published": False},
     ]
-    async with app_client(settings, Versioned(fake_superset)) as client:
+    async with app_client(settings, AnswersHealth(fake_superset, version="6.1.0")) as client:
         client.cookies.set("sstools_session", token_for(Role.analyst))
         yield client
 
@@ -107,55 +103,15 @@ async def test_the_home_page_shows_versions_drift_and_failed_validations(
     assert "Prod Продуктив · ✗ недоступно · версия неизвестна" in before
     assert "Проверок с ошибками нет" in before
 
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        error = {"severity": "error", "message": "запрос графика не выполняется"}
-        session.add_all(
-            [
-                DashboardValidation(
-                    env_id="ss-dev",
-                    dashboard_id=3,
-                    dashboard_uuid="u3",
-                    title="Тарифы",
-                    task_id="t-old",
-                    review="",
-                    findings=[],
-                    created_at=NOW,
-                ),
-                DashboardValidation(
-                    env_id="ss-dev",
-                    dashboard_id=3,
-                    dashboard_uuid="u3",
-                    title="Тарифы",
-                    task_id="t-new",
-                    review="",
-                    findings=[error, error],
-                    created_at=NOW + timedelta(hours=1),
-                ),
-                DashboardValidation(  # fixed since: its latest run found nothing
-                    env_id="ss-dev",
-                    dashboard_id=4,
-                    dashboard_uuid="u4",
-                    title="Починенный",
-                    task_id="t-fixed",
-                    review="",
-                    findings=[],
-                    created_at=NOW + timedelta(hours=2),
-                ),
-                DashboardValidation(
-                    env_id="ss-dev",
-                    dashboard_id=4,
-                    dashboard_uuid="u4",
-                    title="Починенный",
-                    task_id="t-broken",
-                    review="",
-                    findings=[error],
-                    created_at=NOW,
-                ),
-            ]
-        )
-        await session.commit()
-    await engine.dispose()
+    error = {"severity": "error", "message": "запрос графика не выполняется"}
+    await store_rows(
+        settings,
+        _validation(3, "Тарифы", "t-old", [], NOW),
+        _validation(3, "Тарифы", "t-new", [error, error], NOW + timedelta(hours=1)),
+        # fixed since: its latest run found nothing
+        _validation(4, "Починенный", "t-fixed", [], NOW + timedelta(hours=2)),
+        _validation(4, "Починенный", "t-broken", [error], NOW),
+    )
 
     await api.get("/api/drift")  # no report yet: reading makes the first
     page = await api.get("/")

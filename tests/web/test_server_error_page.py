@@ -12,11 +12,11 @@ from collections.abc import AsyncIterator, Callable
 import httpx
 import pytest
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.texts.http import INTERNAL_ERROR
 from sstools.web.strings import UI
+from tests.conftest import app_client
 
 PAGE = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}  # a browser's navigation
 API = {"Accept": "application/json"}
@@ -30,14 +30,8 @@ async def crashing_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient
     def explode(request: httpx.Request) -> httpx.Response:
         raise RuntimeError(SECRET)
 
-    app = create_app(settings, superset_transport=httpx.MockTransport(explode))
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
-            base_url="http://sstools.test",
-        ) as client,
-    ):
+    exploding = httpx.MockTransport(explode)
+    async with app_client(settings, exploding, raise_app_exceptions=False) as client:
         yield client
 
 

@@ -19,11 +19,11 @@ import pytest
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
-from sstools.storage.db import create_engine, session_factory
 from sstools.storage.models import TaskRecord
-from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
+from sstools.testing.fake_superset import FakeSuperset
 from sstools.web._task_words import Place, source_place
 from tests.conftest import AuthHeaders, app_client
+from tests.rig import AnswersHealth, store_rows
 
 RAW_ID = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
@@ -46,11 +46,7 @@ async def seed(settings: Settings, **fields: Any) -> str:
         created_at=fields.pop("created_at", NOW),
         **fields,
     )
-    engine = create_engine(settings.database_url)
-    async with session_factory(engine)() as session:
-        session.add(record)
-        await session.commit()
-    await engine.dispose()
+    await store_rows(settings, record)
     return task_id
 
 
@@ -268,18 +264,6 @@ async def test_the_dashboard_page_has_its_history_by_uuid_and_superset_links(
     assert html.unescape(link) == (
         "http://superset.test/explore/?datasource_type=table&datasource_id=1"
     )
-
-
-class AnswersHealth(httpx.AsyncBaseTransport):
-    """The fake Superset, which also answers its health check (the fake alone does not)."""
-
-    def __init__(self, fake: FakeSuperset) -> None:
-        self.routing = RoutingTransport(fake)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.url.host == "superset.test" and request.url.path == "/health":
-            return httpx.Response(200, text="OK")
-        return await self.routing.handle_async_request(request)
 
 
 @pytest.fixture
