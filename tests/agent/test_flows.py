@@ -291,6 +291,7 @@ async def test_a_confirmation_expires_on_its_own_and_frees_the_conversation(
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
         clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
+        await agent.idle(cid)  # the card's run lets go just after the card: only then can it expire
         clock.now += timedelta(seconds=settings.confirmation_ttl_s)
         assert await _pending_card(agent, cid) is None  # nobody decided: reading expires it
         events = await agent.events_after(cid, card)
