@@ -25,7 +25,7 @@ from sqlglot.dialects.dialect import Dialect
 
 from sstools.agent.fleet import ListedColumn
 from sstools.agent.routing.tokens import fold
-from sstools.agent.texts import vocabulary as vocab
+from sstools.agent.texts import data_words
 from sstools.russian import normalize
 
 _WORD = re.compile(r"[\w]+")
@@ -44,12 +44,14 @@ def _folded(pairs: Sequence[tuple[str, object]]) -> tuple[tuple[str, object], ..
 @cache
 def _tables() -> dict[str, tuple[tuple[str, object], ...]]:
     """The vocabulary's stems folded as the words are, once."""
-    aggregates = [(stem, function) for function, stems in vocab.AGGREGATE_WORDS for stem in stems]
+    aggregates = [
+        (stem, function) for function, stems in data_words.AGGREGATE_WORDS for stem in stems
+    ]
     return {
-        "columns": _folded(vocab.COLUMN_WORDS),
+        "columns": _folded(data_words.COLUMN_WORDS),
         "aggregates": _folded(aggregates),
-        "buckets": _folded(vocab.TIME_BUCKETS),
-        "months": _folded([*vocab.MONTHS, *vocab.SEASONS]),
+        "buckets": _folded(data_words.TIME_BUCKETS),
+        "months": _folded([*data_words.MONTHS, *data_words.SEASONS]),
     }
 
 
@@ -129,11 +131,11 @@ def _grouped(words: Sequence[str], columns: Sequence[_Column]) -> tuple[str | No
     return None, None
 
 
-_GROUP_BY = frozenset(fold(word) for word in vocab.GROUP_BY_WORDS)
+_GROUP_BY = frozenset(fold(word) for word in data_words.GROUP_BY_WORDS)
 
 
 def _period(text: str, words: Sequence[str]) -> _Period | None:
-    last = vocab.LAST_PERIOD.search(text)
+    last = data_words.LAST_PERIOD.search(text)
     if last is not None:
         count = int(last.group("count") or 1)
         unit = _lookup("buckets", fold(last.group("unit")))
@@ -147,10 +149,10 @@ def _period(text: str, words: Sequence[str]) -> _Period | None:
 
 def _aggregate(words: Sequence[str], text: str) -> str | None:
     found = [value for word in words if isinstance(value := _lookup("aggregates", word), str)]
-    order = [function for function, _ in vocab.AGGREGATE_WORDS]
+    order = [function for function, _ in data_words.AGGREGATE_WORDS]
     if found:
         return min(found, key=order.index)
-    return "sum" if vocab.COUNT_UP.search(text) else None
+    return "sum" if data_words.COUNT_UP.search(text) else None
 
 
 @dataclass(frozen=True)
@@ -225,13 +227,13 @@ def _columns_asked(
 ) -> str | None:
     """The SELECT list of a question about the columns themselves: their dates' range, their
     empty values."""
-    if vocab.DATE_RANGE.search(lower):
+    if data_words.DATE_RANGE.search(lower):
         if date is None:
             return None
         name = quoted(date.name)
         return f"MIN({name}) AS first_date, MAX({name}) AS last_date"
     named = _named(words, known)
-    if vocab.EMPTY_VALUES.search(lower) and named:
+    if data_words.EMPTY_VALUES.search(lower) and named:
         empty = (
             f"SUM(CASE WHEN {quoted(c.name)} IS NULL THEN 1 ELSE 0 END) AS {_alias('empty', c)}"
             for c in named[:3]
@@ -241,7 +243,7 @@ def _columns_asked(
 
 
 def _top(lower: str) -> int | None:
-    wanted = vocab.TOP_N.search(lower)
+    wanted = data_words.TOP_N.search(lower)
     return int(next(n for n in wanted.groups() if n)) if wanted else None
 
 
@@ -271,7 +273,7 @@ def select(
         group = next((c for c in named if not c.numeric), None)
     function = _aggregate(words, lower) or ("sum" if top else None)
     counted = next((c for c in named if c is not group), None)
-    if function is None and counted is not None and vocab.HOW_MANY.search(lower):
+    if function is None and counted is not None and data_words.HOW_MANY.search(lower):
         function = "sum" if counted.numeric else "distinct"  # «сколько выручки», «сколько заказов»
     if function not in (None, "distinct"):
         counted = next((c for c in named if c.numeric and c is not group), None)

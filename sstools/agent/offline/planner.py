@@ -43,9 +43,9 @@ from sstools.agent.offline.resolving import resolve, task_asked
 from sstools.agent.offline.roles import role_note
 from sstools.agent.offline.slots import Said, arguments, dashboards
 from sstools.agent.texts import answers as answer_texts
+from sstools.agent.texts import data_words
 from sstools.agent.texts import offline as offline_texts
 from sstools.agent.texts import tools as tool_texts
-from sstools.agent.texts import vocabulary as vocab
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.llm.function_model import FunctionChatModel
 
@@ -129,7 +129,11 @@ class OfflinePlanner:
         for name in choice.tools:
             args = self._arguments(name, said, context, messages, choice.asking, fleet)
             refusal = note.refusal(name, args if isinstance(args, dict) else {})
-            if refusal is None and isinstance(args, str) and vocab.DATA_CHANGE.search(said.prose):
+            if (
+                refusal is None
+                and isinstance(args, str)
+                and data_words.DATA_CHANGE.search(said.prose)
+            ):
                 refusal = note.change_refusal(name)  # «удали тестовые заказы»: no query to read
             if refusal is not None:
                 return _said(refusal)

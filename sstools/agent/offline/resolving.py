@@ -29,6 +29,7 @@ from sstools.agent.offline.answers.words import short_id
 from sstools.agent.offline.intent import phrases, spaced
 from sstools.agent.offline.slots import Said, environments
 from sstools.agent.texts import answers as answer_texts
+from sstools.agent.texts import data_words
 from sstools.agent.texts import offline as texts
 from sstools.agent.texts import vocabulary as vocab
 from sstools.agent.tools import CATALOGUE
@@ -274,7 +275,7 @@ def data_change(said: Said, context: UIContext | None, fleet: Fleet) -> bool:
     if context is None or context.object_type is not ObjectType.dataset:
         return False
     table = names.dataset(fleet, context.env_id, int(context.object_id or 0))
-    changing = vocab.DATA_CHANGE.search(said.prose) is not None
+    changing = data_words.DATA_CHANGE.search(said.prose) is not None
     return changing and table is not None and aggregates.names_a_column(said.prose, table.columns)
 
 
@@ -297,7 +298,7 @@ def _data_question(
         if on_dataset
         else names.dataset_named(said.prose, fleet, context.env_id)
     )
-    if table is None or vocab.DATA_CHANGE.search(said.prose):
+    if table is None or data_words.DATA_CHANGE.search(said.prose):
         return args  # «удали те, где channel пустой» asks for no read: its SQL is asked for
     parts = [table.schema_name, table.name] if table.schema_name else [table.name]
     where = ".".join(aggregates.quoted(part) for part in parts)

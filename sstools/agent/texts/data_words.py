@@ -1,0 +1,102 @@
+"""The words of a data question on a dataset, for the offline planner (issue 36).
+
+:mod:`sstools.agent.offline.aggregates` writes a question in words («средняя температура по
+регионам за последний месяц») as a SELECT over the dataset's columns with these; a change of
+data asked in words (:data:`DATA_CHANGE`) is never written, only refused or asked for as SQL.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Data questions in words on a dataset (offline/aggregates.py). The English word a column name
+# carries for a Russian one: «выручка» is revenue_rub, «температура» avg_temp_c.
+COLUMN_WORDS = (
+    ("выручк", "revenue"), ("доход", "revenue"), ("оборот", "revenue"), ("температур", "temp"),
+    ("нагрузк", "load"), ("пик", "peak"), ("потреблен", "consumption"), ("регион", "region"),
+    ("сектор", "sector"), ("отрасл", "sector"), ("осадк", "precipitation"), ("продукт", "product"),
+    ("товар", "product"), ("канал", "channel"), ("штук", "quantity"), ("округ", "district"),
+    ("населен", "population"), ("дат", "date"), ("заказ", "order"), ("тариф", "tariff"),
+    ("цен", "price"), ("клиент", "customer"), ("прибыл", "profit"), ("стоимост", "cost"),
+    ("город", "city"), ("стран", "country"), ("категори", "category"), ("пользовател", "user"),
+)  # fmt: skip
+# The function an aggregate word asks for, the first listed winning («средняя сумма» is an
+# average); stems are folded as words are, so «srednyaya» is «средняя».
+AGGREGATE_WORDS = (
+    ("distinct", ("уникальн", "различн", "разных", "distinct", "unique")),
+    ("avg", ("средн", "average", "avg", "mean")),
+    ("max", ("максим", "наибольш", "highest", "max", "largest", "biggest")),
+    ("min", ("миним", "наименьш", "lowest", "min", "smallest")),
+    ("sum", ("сумм", "суммар", "итог", "total", "sum")),
+)
+GROUP_BY_WORDS = frozenset({"по", "by", "per", "разрезе", "каждому", "каждой", "each"})
+# «по месяцам», "by week": a date's bucket; the same stems name a period's unit.
+TIME_BUCKETS = (
+    ("месяц", "month"), ("month", "month"), ("год", "year"), ("лет", "year"), ("year", "year"),
+    ("недел", "week"), ("week", "week"), ("дн", "day"), ("день", "day"), ("day", "day"),
+    ("дат", "day"),
+)  # fmt: skip
+MONTHS = (
+    ("январ", 1),
+    ("феврал", 2),
+    ("март", 3),
+    ("апрел", 4),
+    ("май", 5),
+    ("мая", 5),
+    ("мае", 5),
+    ("июн", 6),
+    ("июл", 7),
+    ("август", 8),
+    ("сентябр", 9),
+    ("октябр", 10),
+    ("ноябр", 11),
+    ("декабр", 12),
+    ("january", 1),
+    ("february", 2),
+    ("march", 3),
+    ("april", 4),
+    ("june", 6),
+    ("july", 7),
+    ("august", 8),
+    ("september", 9),
+    ("october", 10),
+    ("november", 11),
+    ("december", 12),
+)  # fmt: skip — English "may" is left out: it is far more often the verb
+LAST_PERIOD = re.compile(
+    r"(?:последн\w*|posledn\w*|last|past)\s+(?:(?P<count>[0-9]{1,3})\s+)?"
+    r"(?P<unit>месяц\w*|недел\w*|год\w*|лет|дн\w*|день|days?|weeks?|months?|years?"
+    r"|mesya\w*|nedel\w*|god\w*|dn\w*|den)",
+    re.IGNORECASE,
+)
+HOW_MANY = re.compile(
+    r"сколь?ко|скок|скока|skolko|skok|how many|number of|количеств\w*|число\b|kolichestv",
+    re.IGNORECASE,
+)
+COUNT_UP = re.compile(r"посчитай|подсчитай|calculate|compute|poschitaj", re.IGNORECASE)
+# «топ-5 регионов по выручке», "top 10 products", «5 самых крупных»: ranked, then cut.
+TOP_N = re.compile(
+    r"(?:top|топ|первы[ех])\s*-?\s*([0-9]{1,3})\b|\b([0-9]{1,3})\s+(?:самых|лучших|крупнейших|biggest"
+    r"|largest|best)",
+    re.IGNORECASE,
+)
+# «летом», "in winter": the months of a season.
+SEASONS = (
+    ("зим", (12, 1, 2)), ("winter", (12, 1, 2)), ("весн", (3, 4, 5)), ("spring", (3, 4, 5)),
+    ("летом", (6, 7, 8)), ("летн", (6, 7, 8)), ("summer", (6, 7, 8)), ("осен", (9, 10, 11)),
+    ("autumn", (9, 10, 11)),
+)  # fmt: skip
+DATE_RANGE = re.compile(
+    r"date range|range of dates|диапазон дат|за какой период|какой период|какие даты"
+    r"|first and last (?:date|day)|earliest and latest|с какой (?:даты|по какую)",
+    re.IGNORECASE,
+)
+EMPTY_VALUES = re.compile(
+    r"пуст\w*|\bnulls?\b|пропуск\w*|пропущ\w*|незаполн\w*|missing values?|blank", re.IGNORECASE
+)
+# A change of data asked in words, with no query given («удали тестовые заказы»).
+DATA_CHANGE = re.compile(
+    r"(?<!\w)(?:удали\w*|удалить|сотри|delete|remove|обнови\w*|update|вставь|добавь строк\w*"
+    r"|insert|очисти\w*|truncate|drop|дропни|измени данные|поменяй значени\w*)(?!\w)",
+    re.IGNORECASE,
+)
