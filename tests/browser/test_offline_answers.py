@@ -270,3 +270,26 @@ async def test_offline_health_answer_and_a_card_with_labelled_arguments(
         await card.locator("button", has_text="Отклонить").click()
         await expect(card).to_have_attribute("data-decided", "deny")
     print(f"screenshots: {tmp_path}")
+
+
+async def test_the_query_that_ran_wraps_inside_its_answer_on_a_phone(
+    settings: Settings, browser: Browser
+) -> None:
+    """A SELECT the planner wrote from words is shown after its rows, whole, on a 390 px screen."""
+    sql = (
+        'SELECT "region", AVG("avg_temp_c") AS "avg_temp_c" FROM "main"."weather_daily" WHERE '
+        "CAST(strftime('%m', \"day\") AS INTEGER) IN (6, 7, 8) GROUP BY 1 ORDER BY 1"
+    )
+    payload = {"columns": ["region", "avg_temp_c"], "rows": [["Москва", 19.8]], "row_count": 1}
+    shown = render_content("superset_execute_sql", json.dumps(payload), {"sql": sql})
+    with LiveServer(
+        create_app(settings, chat_model=ScriptedChatModel(script=answer("—")))
+    ) as server:
+        site = Site(server, ScriptedChatModel(script=answer("—")), settings, browser)
+        page = await site.page("/agent?envId=ss-dev")
+        await page.set_viewport_size({"width": 390, "height": 844})
+        await _show(page, {tool: [shown] for tool in CATALOGUE})
+        query = page.locator(".msg.assistant pre").first
+        await expect(query).to_contain_text("ORDER BY 1")
+        assert await query.evaluate("box => box.scrollWidth <= box.clientWidth + 1")  # not cut
+        await screenshot(page, "offline-query-phone")
