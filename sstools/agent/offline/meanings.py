@@ -33,7 +33,10 @@ def _asked() -> re.Pattern[str]:
     # "… mean for a task?", «… у миграции»: what the term is of, then nothing else
     of = r"(?: (?:for|of|u|dlya|pri) (?:a |an |the )?[a-z]+)?"
     verb = r"(?: (?:is|are|mean|means|znachit))?"
-    return re.compile(rf"(?:^| )(?:{asking}) (?:(?:{fillers}) )*(?:{terms}){verb}{of}{verb}$")
+    tail = "|".join(_phrase(one, prefix=False) for one in vocab.MEANING_TAILS)
+    return re.compile(
+        rf"(?:^| )(?:{asking}) (?:(?:{fillers}) )*(?:{terms}){verb}{of}{verb}(?: (?:{tail}))*$"
+    )
 
 
 @cache

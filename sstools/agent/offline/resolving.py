@@ -97,8 +97,11 @@ def resolve(
         return _elsewhere(args, fleet, here, page_id, prose)
     if name == "get_health_summary":
         args.pop("env_id", None)  # the page's own environment: as before, no argument
-    if name in _ONE_DASHBOARD and not numbered and not on_dashboard and fleet.dashboards:
+    if name in _ONE_DASHBOARD and not numbered and fleet.dashboards:
         found = names.named(prose, fleet, here)
+        if on_dashboard:  # beside one dashboard, another named by its title is the one meant
+            found = [one for one in found if one.id != page_id]
+            found = found if len(found) == 1 else []
         if len(found) > 1:
             return _which_dashboard(name, found)
         if found:
@@ -111,14 +114,15 @@ def resolve(
             if len(mentioned) >= 2:
                 args["source_env_id"], args["target_env_id"] = mentioned[0], mentioned[-1]
         source = args.get("source_env_id") or here
-        _several(args, prose, fleet, source, named=not numbered and not on_dashboard)
+        _several(args, prose, fleet, source, named=not numbered)
     if name == "commit_changes" and "dashboard_ids" not in args and not on_dashboard:
         _several(args, prose, fleet, here, named=not numbered)
     if name == "restore_backup" and "backup_id" not in args:
         env = args.get("target_env_id") or here
-        backups = names.latest_task(fleet, ("backup",), env)
+        mine = names.says_mine(prose)
+        backups = names.latest_task(fleet, ("backup",), env, mine=mine)
         ids = [task.objects[0] for task in backups if task.objects and task.status == "succeeded"]
-        if ids and said.last:  # «из последнего бэкапа»; else which one is asked, with choices
+        if ids and (said.last or mine):  # «из последнего», «мой бэкап»; else asked, with choices
             args["backup_id"] = ids[0]
             args.setdefault("target_env_id", env)
     if name == "rollback_deploy":
@@ -128,6 +132,10 @@ def resolve(
             named = names.named(prose, fleet, args.get("env_id") or here)
             title = named[0].title if len(named) == 1 else None
         return _rollback(args, said, fleet, title)
+    if name == "get_task_status" and len(prefix := str(args.get("task_id", ""))) in range(4, 32):
+        known_task = names.latest_task(fleet, (), prefix=prefix)  # "why did a6d03e7b fail"
+        if len(known_task) == 1:
+            args["task_id"] = known_task[0].id
     if name == "superset_audit_permissions" and "object_id" not in args and not numbered:
         args |= _audited_by_name(prose, fleet, here)
     if name == "superset_execute_sql" and "sql" not in args:
@@ -157,7 +165,13 @@ def _all_of(prose: str, fleet: Fleet, source: str | None) -> list[int]:
     else:
         chosen = [one for one in fleet.dashboards if one.env_id == source]
     but = vocab.ALL_BUT.search(prose)
-    left_out = {one.id for one in names.about(but.group(1), fleet, source)} if but else set()
+    # «кроме прогноза нагрузки» is that title, not every title with «нагрузки»; «кроме черновика
+    # и архива» is two, each by a word
+    clause = but.group(1) if but else ""
+    spared = (
+        (names.named(clause, fleet, source) or names.about(clause, fleet, source)) if but else []
+    )
+    left_out = {one.id for one in spared}
     return [one.id for one in chosen if one.id not in left_out]
 
 

@@ -99,7 +99,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "выполни запрос", "выполни sql", "запусти запрос", "запусти sql", "выполни в базе",
         "прогони запрос", "run … query", "run … sql", "execute", "exec sql", "exec query",
         "выполнить запрос",
-        "сколько строк", "сколько записей", "сколько всего строк", "первые … строк",
+        "сколько строк", "сколько записей", "скока строк", "скок строк", "сколько всего строк",
+        "первые … строк",
         "строк из", "строки из", "строк отсюда", "строк датасета", "first … rows",
         "how many rows", "count rows", "row count", "посчитай", "среднее", "сумма по", "сумму",
         "суммы", "суммарн",
@@ -211,7 +212,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     ),
     "deploy": (
         "выкат", "выкати", "деплой", "депло", "задеплой", "разверн", "разворач", "раскат",
-        "катни", "закинь", "залей", "выложи", "опубликуй", "deploy", "deplyo", "depoly", "ship",
+        "катни", "катн", "катим", "катнем", "покатим", "закинь", "залей", "выложи", "опубликуй",
+        "deploy", "deplyo", "depoly", "ship",
         "push … to prod", "push … to production", "push … to staging", "push … live",
         "go live", "release", "roll out", "publish to", "vykat", "zadeplo", "deplo",
     ),
@@ -228,6 +230,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "дашборд про", "дашборд … есть", "дашборд по", "дашборды о", "dashboard about", "naydi",
         "where is … dashboard", "list … dashboards", "any dashboards", "dashboards about",
         "про … что нибудь", "что нибудь про", "anything about", "сколько … дашборд",
+        "что то про", "что то о", "есть у нас … про", "something about", "anything on",
+        "where s the … board", "where is the … board", "ссылку на дашборд", "link to … dashboard",
     ),
     "overview": (
         "список графиков", "список чартов", "покажи графики", "покажи чарты", "графики дашборда",

@@ -105,7 +105,7 @@ READ_QUESTIONS = (
 
 # A question mark after these is politeness: «можешь выкатить в prod?» is a command.
 POLITE_ASKS = (
-    "можешь", "можете", "сможешь", "можно", "пожалуйста", "давай",
+    "можешь", "можете", "сможешь", "можно", "пожалуйста", "давай", "сделаешь", "сделаете",
     "could you", "can you", "would you", "please", "pls", "plz",
 )  # fmt: skip
 
@@ -193,7 +193,8 @@ COMMIT_MESSAGE = re.compile(
 )
 # A message after «с сообщением», "with message", "-m" without quotes: to the sentence's end.
 COMMIT_MESSAGE_BARE = re.compile(
-    r"(?:с\s+сообщением|с\s+комментарием|with\s+(?:the\s+)?message|message\s*:|-m)\s+"
+    r"(?:с\s+сообщением|с\s+комментарием|with\s+(?:the\s+)?message|(?:message|msg)\s*:|-m"
+    r"|(?:коммент\w*|сообщени\w*|комментари\w*)\s*[:—–-])\s+"
     r"([^«\"'`\s][^.!?\n]{0,199})",
     re.IGNORECASE,
 )
@@ -204,9 +205,10 @@ ALL_ABOUT = re.compile(
     r"|все\s+([а-яё]+)\s+дашборд\w*",
     re.IGNORECASE,
 )
-# «всё, кроме черновика», "everything except the draft", «без черновика»: one left out.
+# «всё, кроме черновика», "everything except the draft", «без черновика и архива»: left out.
 ALL_BUT = re.compile(
-    r"(?:кроме|без|except|but\s+not|excluding)\s+(?:the\s+)?([\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE
+    r"(?:кроме|без|except|but\s+not|excluding)\s+(?:the\s+)?([\w-]+(?:\s+[\w-]+){0,3})",
+    re.IGNORECASE,
 )
 # The name a new object is given («с именем sales_eu», «назови его orders_v2», "called churn").
 NAME_MENTION = re.compile(
@@ -250,10 +252,13 @@ LAST_WORDS = ("последн", "недавн", "прошл", "свеж", "вч�
               "previous", "newest", "fresh", "poslednii", "poslednei", "posledn")  # fmt: skip
 
 # «все дашборды», «всё», "all": the source's every dashboard (a migration lists them on its card).
-ALL_WORDS = re.compile(r"(?<!\w)(?:все|всё|всех|all|everything|vse)(?!\w)", re.IGNORECASE)
+# «ну всё, катим этот дашик» is «well then», not every dashboard.
+ALL_WORDS = re.compile(
+    r"(?<!\w)(?<!ну )(?<!ну, )(?:все|всё|всех|all|everything|vse)(?!\w)", re.IGNORECASE
+)
 # «выкати все в стейдж», «всё на прод», «все дашборды»: every dashboard, not «все изменения» of one.
 ALL_DASHBOARDS = re.compile(
-    r"(?<!\w)(?:всё|все(?=\s+(?:дашборд\w*|в|во|на|из)(?!\w))|всех\s+дашборд\w*"
+    r"(?<!\w)(?<!ну )(?<!ну, )(?:всё|все(?=\s+(?:дашборд\w*|в|во|на|из)(?!\w))|всех\s+дашборд\w*"
     r"|all\s+(?:the\s+|our\s+|my\s+)?(?:[a-z]+\s+)?(?:dashboards|boards)|everything)(?!\w)",
     re.IGNORECASE,
 )
@@ -283,7 +288,8 @@ NUMBER_WORDS = {"одн": 1, "дв": 2, "тр": 3, "пят": 5, "дес": 10, "�
                 "сто": 100, "пар": 2, "нескольк": 5}  # fmt: skip
 # Counting rows: «сколько строк», "how many rows".
 COUNT_ROWS = re.compile(
-    r"(?:сколько\s+(?:всего\s+)?(?:строк|записей))|how many (?:rows|records)|row count|count rows"
+    r"(?:(?:сколько|скока|скок)\s+(?:всего\s+)?(?:строк|записей))|how many (?:rows|records)"
+    r"|row count|count rows"
     r"|skolko\s+(?:vsego\s+)?(?:strok|zapisey)",
     re.IGNORECASE,
 )
@@ -322,6 +328,11 @@ MEANING_ASKED = (
     "what do", "what s", "explain what", "explain", "meaning of",
 )  # fmt: skip
 MEANING_FILLERS = ("a", "an", "the", "статус", "status", "слово", "term", "этот", "это")
+# Words that may close such a question and ask nothing more: «что такое дрейф в вашем понимании».
+MEANING_TAILS = (
+    "в вашем понимании", "в твоем понимании", "у вас", "у тебя", "тут", "здесь", "вообще",
+    "по смыслу", "here", "exactly", "in your terms", "in this tool",
+)  # fmt: skip
 TERMS = {
     "degraded": ("degraded", "есть проблемы"),
     "ok": ("ok", "в порядке"),
