@@ -26,7 +26,7 @@ from sstools.auth.tokens import Caller
 from sstools.domain.deploy.models import FieldChange
 from sstools.domain.writes.request_record import RequestRecord, request_record
 from sstools.environments import Stage
-from sstools.http.approvals import Bar, approver_role, bar, may_decide
+from sstools.http.approvals import Bar, bar, may_decide
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import write_requests as held_requests
@@ -99,10 +99,11 @@ def _first_not_yours(first: bool, row: WriteRequest, user: Caller) -> str | None
 def request_view(row: Confirmation, user: Caller, env_name: str | None) -> RequestView:
     event: dict[str, Any] = row.event
     decision: dict[str, Any] = event.get("decision") or {}
+    record = request_record(row)
     state = _state(row)
-    why_not = _why_not(bar(user, row), user, approver_role(row))
+    why_not = _why_not(bar(user, row), user, record.approver_role)
     return RequestView(
-        record=request_record(row),
+        record=record,
         title=str(event.get("title") or UI["tool_generic"]),
         env_name=env_name,
         production=decision.get("stage") == "prod",
@@ -130,9 +131,10 @@ def held_view(
     if state == RequestStatus.running:
         state = RequestStatus.approved  # its write is being started
     env = services.environments.get(row.env_id)
-    why_not = _why_not(bar(user, row), user, approver_role(row))
+    record = request_record(row)
+    why_not = _why_not(bar(user, row), user, record.approver_role)
     return RequestView(
-        record=request_record(row),
+        record=record,
         title=row.title,
         env_name=env_name,
         production=env is not None and env.stage is Stage.prod,
