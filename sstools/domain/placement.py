@@ -34,7 +34,7 @@ from sstools.domain.health import git_status_text
 from sstools.environments import Environment, EnvironmentRegistry, Stage
 from sstools.git_store import DEFAULT_BRANCH, BoundedCache, GitStore, GitStoreError
 from sstools.superset import SupersetClient, SupersetError, SupersetNotFound, SupersetPool
-from sstools.superset.models import DashboardDetail
+from sstools.superset.models import DashboardDetail, DashboardSummary
 from sstools.texts import dashboards as texts
 from sstools.texts import deploy as deploy_texts
 
@@ -156,7 +156,7 @@ async def _placement(
     The dashboard's id there, seen on an earlier view, lets its charts be asked for at once
     beside it; an id that turns out wrong is asked again with the right one.
     """
-    row = Placement(env_id=env.id, name=env.name, stage=env.stage, reachable=True, present=False)
+    row = _answered(env)
     seen = _ids(git).get((env.id, uuid))
     try:
         found, charts = await asyncio.gather(
@@ -173,14 +173,24 @@ async def _placement(
         charts = await _charts_printed(superset, dashboard.id)
     printed = None if charts is None else fingerprint(dashboard.changed_on, charts)
     fresh = None if printed is None else (uuid, printed)
+    return _found(env, dashboard, await _git_status(git, superset, dashboard.id, fresh)), printed
+
+
+def _answered(env: Environment) -> Placement:
+    """The row of an environment that answered, before its dashboard is looked for."""
+    return Placement(env_id=env.id, name=env.name, stage=env.stage, reachable=True, present=False)
+
+
+def _found(env: Environment, dashboard: DashboardSummary, git_status: str) -> Placement:
+    """The row of an environment that has the dashboard (the source's own, or another's)."""
     update = {
         "present": True,
         "dashboard_id": dashboard.id,
         "title": dashboard.title,
         "changed_on": dashboard.changed_on,
-        "git_status": await _git_status(git, superset, dashboard.id, fresh),
+        "git_status": git_status,
     }
-    return row.model_copy(update=update), printed
+    return _answered(env).model_copy(update=update)
 
 
 Others = dict[str, tuple[Placement, str | None]]
@@ -229,17 +239,7 @@ async def dashboard_placements(
 
     async def own(env: Environment) -> Placement:
         detail = here.detail
-        return Placement(
-            env_id=env.id,
-            name=env.name,
-            stage=env.stage,
-            reachable=True,
-            present=True,
-            dashboard_id=detail.id,
-            title=detail.title,
-            changed_on=detail.changed_on,
-            git_status=await _git_status(git, source, detail.id, here.fresh),
-        )
+        return _found(env, detail, await _git_status(git, source, detail.id, here.fresh))
 
     async def differs(row: Placement, printed: str | None) -> Placement:
         if not row.present:

@@ -26,6 +26,7 @@ from sstools.storage import audit
 from sstools.storage import tasks as records
 from sstools.storage.models import TaskRecord
 from sstools.storage.task_history import undone_writes
+from sstools.storage.task_lookup import tasks_named
 from sstools.storage.tasks import SyncTaskStore
 from sstools.tasks import _runtime, scheduled
 from sstools.tasks.errors import (
@@ -41,7 +42,6 @@ from sstools.tasks.workflow import REGISTERED, workflow_name
 from sstools.texts import tasks as texts
 
 _log = structlog.get_logger(__name__)
-TASK_ID_LENGTH = 32  # uuid4().hex
 
 # DBOS statuses of a workflow it will still run (or is running).
 _ALIVE = frozenset({"PENDING", "ENQUEUED"})
@@ -288,11 +288,7 @@ class TaskEngine:
     async def get(self, task_id: str) -> Task:
         """The task with this id, or with the only id that starts so (people quote 8 digits)."""
         async with self.sessions() as session:
-            if len(task_id) == TASK_ID_LENGTH:
-                record = await records.get_task(session, task_id)
-                found = [] if record is None else [record]
-            else:
-                found = await records.tasks_starting_with(session, task_id)
+            found = await tasks_named(session, task_id)
             if not found:
                 raise TaskNotFound(task_id)
             if len(found) > 1:

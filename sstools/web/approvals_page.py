@@ -13,7 +13,6 @@ is escaped by the template.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -25,8 +24,9 @@ from sstools import clock
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.deploy.models import FieldChange
+from sstools.domain.writes.request_record import RequestRecord, request_record
 from sstools.environments import Stage
-from sstools.http.approvals import Bar, approver_role, bar, may_decide
+from sstools.http.approvals import Bar, bar, may_decide
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import write_requests as held_requests
@@ -50,11 +50,11 @@ class ObjectView:
 
 @dataclass(frozen=True)
 class RequestView:
-    """One request as the page shows it, an agent card's or a held write's; ``state`` is a key of
-    the catalogue's words."""
+    """One request as the page shows it, an agent card's or a held write's: who asked, when and
+    who decided (``record``), what it does, and where it stands for the viewer; ``state`` is a key
+    of the catalogue's words."""
 
-    id: str
-    env_id: str | None
+    record: RequestRecord
     title: str
     env_name: str | None
     production: bool
@@ -63,19 +63,10 @@ class RequestView:
     objects: list[str]
     changes: list[ObjectView]
     arguments: list[tuple[str, str]]
-    requested_by: str
-    created_at: datetime
-    first_approved_at: datetime | None  # the requester's own approval of an agent card
-    expires_at: datetime
-    decided_by: str | None
-    decided_at: datetime | None
-    reason: str | None
     state: str
-    role: Role
     can_approve: bool
     why_not: str | None  # why the viewer may not decide, in words
     agent: bool  # asked through the agent (its conversation goes on), else through the API
-    task_id: str | None = None  # the task a held write's approval started
 
 
 def _changes(decision: dict[str, Any]) -> list[ObjectView]:
@@ -108,12 +99,11 @@ def _first_not_yours(first: bool, row: WriteRequest, user: Caller) -> str | None
 def request_view(row: Confirmation, user: Caller, env_name: str | None) -> RequestView:
     event: dict[str, Any] = row.event
     decision: dict[str, Any] = event.get("decision") or {}
-    role = approver_role(row)
+    record = request_record(row)
     state = _state(row)
-    why_not = _why_not(bar(user, row), user, role)
+    why_not = _why_not(bar(user, row), user, record.approver_role)
     return RequestView(
-        id=row.id,
-        env_id=row.env_id,
+        record=record,
         title=str(event.get("title") or UI["tool_generic"]),
         env_name=env_name,
         production=decision.get("stage") == "prod",
@@ -125,19 +115,10 @@ def request_view(row: Confirmation, user: Caller, env_name: str | None) -> Reque
             (str(one.get("label")), str(one.get("value")))
             for one in decision.get("arguments") or []
         ],
-        requested_by=row.username,
-        created_at=row.created_at,
-        first_approved_at=row.first_approved_at,
-        expires_at=row.expires_at,
-        decided_by=row.second_by,
-        decided_at=row.second_at,
-        reason=row.reason,
         state=state,
-        role=role,
         can_approve=state == _WAITING and why_not is None,
         why_not=why_not if state == _WAITING else None,
         agent=True,
-        task_id=row.task_id,
     )
 
 
@@ -145,16 +126,15 @@ def held_view(
     row: WriteRequest, user: Caller, services: Services, env_name: str | None
 ) -> RequestView:
     """A write the domain API held (``write_requests``): its plan is on record by its digest."""
-    role = approver_role(row)
     state = row.status
     first = state == RequestStatus.awaiting_first  # held by an MCP host, for its person's word
     if state == RequestStatus.running:
         state = RequestStatus.approved  # its write is being started
     env = services.environments.get(row.env_id)
-    why_not = _why_not(bar(user, row), user, role)
+    record = request_record(row)
+    why_not = _why_not(bar(user, row), user, record.approver_role)
     return RequestView(
-        id=row.id,
-        env_id=row.env_id,
+        record=record,
         title=row.title,
         env_name=env_name,
         production=env is not None and env.stage is Stage.prod,
@@ -163,19 +143,10 @@ def held_view(
         objects=list(row.objects),
         changes=[],
         arguments=[],
-        requested_by=row.requested_by,
-        created_at=row.created_at,
-        first_approved_at=None,
-        expires_at=row.expires_at,
-        decided_by=row.decided_by,
-        decided_at=row.decided_at,
-        reason=row.reason,
         state=state,
-        role=role,
         can_approve=may_decide(row, user),
         why_not=why_not if state == _WAITING else _first_not_yours(first, row, user),
         agent=False,
-        task_id=row.task_id,
     )
 
 
@@ -200,7 +171,7 @@ async def waiting_views(
         one = held_view(held, user, services, env.name if env else None)
         if one.can_approve or held.requester_id == user.uid:
             views.append(one)
-    return sorted(views, key=lambda one: one.expires_at)
+    return sorted(views, key=lambda one: one.record.expires_at)
 
 
 @router.get("/approvals")

@@ -18,6 +18,7 @@ from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import tasks as records
 from sstools.storage.models import TaskRecord
+from sstools.storage.task_lookup import tasks_named
 from sstools.superset import SupersetError
 from sstools.superset.models import DashboardSummary
 from sstools.web._kit import PageUser, agent_link, environment, render
@@ -34,7 +35,6 @@ from sstools.web.strings import UI
 
 router = APIRouter(include_in_schema=False)
 
-TASK_ID_LENGTH = 32
 LIST_LIMIT = 100
 HISTORY_LIMIT = 20
 LOOKUP_TIMEOUT_S = 5.0  # a stopped environment must not hold the task page up
@@ -111,11 +111,7 @@ async def tasks_page(
 
 async def find_task(session: AsyncSession, reference: str) -> TaskRecord:
     """The task with this id, or with the only id that starts so; a 404 (or 409) page else."""
-    if len(reference) == TASK_ID_LENGTH:
-        record = await records.get_task(session, reference)
-        found = [] if record is None else [record]
-    else:
-        found = await records.tasks_starting_with(session, reference)
+    found = await tasks_named(session, reference)
     if not found:
         raise HTTPException(404, UI["task_absent"].format(task=reference[:8]))
     if len(found) > 1:

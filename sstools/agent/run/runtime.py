@@ -67,6 +67,20 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def _acting(
+    user: Caller, token: str, run_id: str, approved_similar: frozenset[tuple[str, str, str]]
+) -> RunContext:
+    """The run of the person who wrote the message or decided the card, acting with their token."""
+    return RunContext(
+        username=user.username,
+        user_id=user.uid,
+        role=user.role,
+        token=token,
+        run_id=run_id,
+        approved_similar=approved_similar,
+    )
+
+
 class AgentRuntime:
     def __init__(
         self,
@@ -191,15 +205,7 @@ class AgentRuntime:
             "queue": [],
             "current": None,
         }
-        acting = RunContext(
-            username=user.username,
-            user_id=user.uid,
-            role=user.role,
-            token=token,
-            run_id=run_id,
-            approved_similar=ahead,
-        )
-        self._spawn(conversation_id, state, acting, started=True)
+        self._spawn(conversation_id, state, _acting(user, token, run_id, ahead), started=True)
         return run_id
 
     async def still_waiting(self, confirmation: Confirmation) -> bool:
@@ -273,15 +279,7 @@ class AgentRuntime:
             raise
         answer = resolution.answer(confirmation)
         CONFIRMATIONS.labels(answer["decision"]).inc()
-        acting = resolution.acting
-        context = RunContext(
-            username=acting.username,
-            user_id=acting.uid,
-            role=acting.role,
-            token=resolution.token,
-            run_id=run_id,
-            approved_similar=ahead,
-        )
+        context = _acting(resolution.acting, resolution.token, run_id, ahead)
         decided = resolution.decided(confirmation, now)
         self._spawn(confirmation.conversation_id, Command(resume=answer), context, decided=decided)
         return run_id
