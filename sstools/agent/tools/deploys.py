@@ -29,6 +29,7 @@ from sstools.agent.tools.spec import (
     ToolKind,
     ToolRequest,
     assistant_tool,
+    environment_read,
     named_env,
     named_target,
     object_id,
@@ -266,13 +267,7 @@ def plan_shape(payload: Any, args: ToolArgs) -> Any:
     return out
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(M,),
-    target_env=named_target,
-    shape=plan_shape,
-)
+@environment_read(affinity=(M,), target_env=named_target, shape=plan_shape)
 def preview_migration(args: PreviewArgs, scope: CallScope) -> ToolRequest:
     """Show what a migration would change.
 
