@@ -8,7 +8,7 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
-from sstools.agent.tools.deploys import DryRunArgs, planned_write
+from sstools.agent.tools.deploys import DryRunArgs, applied, plan_of, planned_write
 from sstools.agent.tools.paths import EnvId, ObjectId, TaskId, api_path
 from sstools.agent.tools.shaping import (
     commit,
@@ -137,12 +137,12 @@ class RestoreArgs(DryRunArgs):
     target_env_id: EnvId = Field(description="Environment to restore it into")
 
 
+def _restore(args: RestoreArgs) -> str:
+    return api_path("/api/backups", args.backup_id, "restore")
+
+
 def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
-    return ToolRequest(
-        method="POST",
-        path=api_path("/api/backups", args.backup_id, "restore", "plan"),
-        json_body={"target_env_id": args.target_env_id},
-    )
+    return plan_of(_restore(args), {"target_env_id": args.target_env_id})
 
 
 @planned_write(
@@ -159,11 +159,7 @@ def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     changed; returns a task id to follow with get_task_status."""
     if scope.approved_plan is None:  # the card showed no plan: never apply one nobody saw
         raise ToolArgumentError(texts.NO_RESTORE_PLAN)
-    return ToolRequest(
-        method="POST",
-        path=api_path("/api/backups", args.backup_id, "restore"),
-        json_body={"target_env_id": args.target_env_id, "digest": scope.approved_plan.digest},
-    )
+    return applied(_restore(args), {"target_env_id": args.target_env_id}, scope)
 
 
 class BranchArgs(ToolArgs):
