@@ -286,13 +286,13 @@ class RollbackArgs(DryRunArgs):
     env_id: EnvId = Field(description="Where that task deployed")
 
 
-def _rollback(args: RollbackArgs) -> str:
+def _rollback_path(args: RollbackArgs) -> str:
     return api_path(DEPLOY, args.task_id, "rollback")
 
 
 def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
     # The rollback's own plan, from the snapshot commit the deploy pinned: the card's impact.
-    return plan_of(_rollback(args), {"env_id": args.env_id})
+    return plan_of(_rollback_path(args), {"env_id": args.env_id})
 
 
 @planned_write(
@@ -306,4 +306,4 @@ def rollback_deploy(args: RollbackArgs, scope: CallScope) -> ToolRequest:
 
     From the snapshot taken before it (its owner or an admin may); returns a task id to follow
     with get_task_status."""
-    return applied(_rollback(args), {"env_id": args.env_id}, scope)
+    return applied(_rollback_path(args), {"env_id": args.env_id}, scope)

@@ -137,12 +137,12 @@ class RestoreArgs(DryRunArgs):
     target_env_id: EnvId = Field(description="Environment to restore it into")
 
 
-def _restore(args: RestoreArgs) -> str:
+def _restore_path(args: RestoreArgs) -> str:
     return api_path("/api/backups", args.backup_id, "restore")
 
 
 def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
-    return plan_of(_restore(args), {"target_env_id": args.target_env_id})
+    return plan_of(_restore_path(args), {"target_env_id": args.target_env_id})
 
 
 @planned_write(
@@ -159,7 +159,7 @@ def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     changed; returns a task id to follow with get_task_status."""
     if scope.approved_plan is None:  # the card showed no plan: never apply one nobody saw
         raise ToolArgumentError(texts.NO_RESTORE_PLAN)
-    return applied(_restore(args), {"target_env_id": args.target_env_id}, scope)
+    return applied(_restore_path(args), {"target_env_id": args.target_env_id}, scope)
 
 
 class BranchArgs(ToolArgs):
