@@ -13,7 +13,7 @@ from langchain_core.language_models import BaseChatModel
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.routing import Route
 
-from sstools import __version__
+from sstools import __version__, git_store, superset
 from sstools.agent.card.edits import EditRefused
 from sstools.agent.routes import ROUTERS as AGENT_ROUTERS
 from sstools.agent.run.wiring import build_agent
@@ -30,16 +30,6 @@ from sstools.domain.deploy import (
 )
 from sstools.domain.deploy.rollback import SnapshotUnusable
 from sstools.domain.drift.on_request import DriftCheckLimited
-from sstools.git_store import (
-    BranchExists,
-    ConcurrentUpdate,
-    CorruptCommit,
-    ExportError,
-    GitStoreError,
-    ReservedBranch,
-    UnknownBranch,
-    UnknownCommit,
-)
 from sstools.http import errors
 from sstools.http.auth import RoleRequired
 from sstools.http.auth_routes import router as auth_router
@@ -49,14 +39,6 @@ from sstools.http.task_routes import router as tasks_router
 from sstools.http.token_routes import router as token_router
 from sstools.logs import configure_logging
 from sstools.mcp_face.endpoint import McpEndpoint
-from sstools.superset import (
-    SupersetAuthError,
-    SupersetBadRequest,
-    SupersetError,
-    SupersetForbidden,
-    SupersetNotFound,
-    SupersetUnavailable,
-)
 from sstools.tasks import (
     TaskCancelForbidden,
     TaskConflict,
@@ -91,12 +73,16 @@ def _task_conflict(exc: TaskConflict) -> dict[str, object]:
 # errors carry data and words; the status and the shape of the body are decided here only.
 ERROR_ANSWERS: dict[type[Exception], Answer] = {
     # Superset's refusals, as the status our own API answers with.
-    SupersetError: Answer(502, errors.superset_refusal(texts.SUPERSET_SAYS)),
-    SupersetNotFound: Answer(404, errors.superset_refusal(texts.SUPERSET_SAYS)),
-    SupersetBadRequest: Answer(422, errors.superset_bad_request),
-    SupersetUnavailable: Answer(503, errors.superset_refusal(texts.SUPERSET_UNAVAILABLE)),
-    SupersetAuthError: Answer(502, errors.superset_refusal(texts.SUPERSET_REFUSED_ACCOUNT)),
-    SupersetForbidden: Answer(502, errors.superset_refusal(texts.SUPERSET_REFUSED_ACCOUNT)),
+    superset.SupersetError: Answer(502, errors.superset_refusal(texts.SUPERSET_SAYS)),
+    superset.SupersetNotFound: Answer(404, errors.superset_refusal(texts.SUPERSET_SAYS)),
+    superset.SupersetBadRequest: Answer(422, errors.superset_bad_request),
+    superset.SupersetUnavailable: Answer(503, errors.superset_refusal(texts.SUPERSET_UNAVAILABLE)),
+    superset.SupersetAuthError: Answer(
+        502, errors.superset_refusal(texts.SUPERSET_REFUSED_ACCOUNT)
+    ),
+    superset.SupersetForbidden: Answer(
+        502, errors.superset_refusal(texts.SUPERSET_REFUSED_ACCOUNT)
+    ),
     # Roles: the same body for every refusal, so the agent can name the role that would do.
     RoleRequired: Answer(403, role_refusal),
     TaskCancelForbidden: Answer(403, role_refusal),
@@ -109,14 +95,14 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     # Checking the fleet's drift on request.
     DriftCheckLimited: Answer(429, headers=retry_after),
     # The repository of exports.
-    GitStoreError: Answer(500),
-    UnknownBranch: Answer(404),
-    BranchExists: Answer(409),
-    ConcurrentUpdate: Answer(409),
-    ReservedBranch: Answer(403),
-    UnknownCommit: Answer(404),
-    CorruptCommit: Answer(409),
-    ExportError: Answer(502),
+    git_store.GitStoreError: Answer(500),
+    git_store.UnknownBranch: Answer(404),
+    git_store.BranchExists: Answer(409),
+    git_store.ConcurrentUpdate: Answer(409),
+    git_store.ReservedBranch: Answer(403),
+    git_store.UnknownCommit: Answer(404),
+    git_store.CorruptCommit: Answer(409),
+    git_store.ExportError: Answer(502),
     # Deploy plans, applies and rollbacks.
     DeployError: Answer(500),
     UnknownDashboard: Answer(404),

@@ -22,15 +22,7 @@ import structlog
 from sstools import metrics
 from sstools.environments import Environment
 from sstools.redaction import redact_text
-from sstools.superset.errors import (
-    SupersetAuthError,
-    SupersetBadRequest,
-    SupersetError,
-    SupersetForbidden,
-    SupersetNotFound,
-    SupersetUnavailable,
-    public_text,
-)
+from sstools.superset import errors
 from sstools.texts import superset as texts
 from sstools.texts import transport
 
@@ -61,10 +53,10 @@ def _error_message(response: httpx.Response) -> str:
 def _is_query_error(response: httpx.Response) -> bool:
     """Superset answers a failing query with a 500 whose typed error blames the query."""
     try:
-        errors = response.json().get("errors") or []
+        reported = response.json().get("errors") or []
     except (ValueError, AttributeError):
         return False
-    types = [str(error.get("error_type", "")) for error in errors if isinstance(error, dict)]
+    types = [str(error.get("error_type", "")) for error in reported if isinstance(error, dict)]
     return bool(types) and not any(
         kind.startswith("CONNECTION_") or kind in ("GENERIC_BACKEND_ERROR", "") for kind in types
     )
@@ -165,13 +157,15 @@ class SupersetSession:
         try:
             return await self._http.request(method, path, **kwargs)
         except httpx.TimeoutException as exc:
-            raise SupersetUnavailable(self.env.id, texts.TIMED_OUT.format(path=path)) from exc
+            raise errors.SupersetUnavailable(
+                self.env.id, texts.TIMED_OUT.format(path=path)
+            ) from exc
         except httpx.TransportError as exc:
             logger.warning(
                 "superset_transport_error", env_id=self.env.id, error=redact_text(str(exc))
             )
             message = texts.UNREACHABLE.format(url=self.env.url, error=transport.reason(exc))
-            raise SupersetUnavailable(self.env.id, message) from exc
+            raise errors.SupersetUnavailable(self.env.id, message) from exc
 
     def _raise_for(self, response: httpx.Response) -> None:
         status = response.status_code
@@ -187,23 +181,23 @@ class SupersetSession:
             status=status,
             message=raw,
         )
-        message = public_text(raw)
+        message = errors.public_text(raw)
         env = self.env.id
         if status == 401:
-            raise SupersetAuthError(
+            raise errors.SupersetAuthError(
                 env, texts.ACCOUNT_REJECTED.format(message=message), status=status
             )
         if status == 403:
-            raise SupersetForbidden(env, message, status=status)
+            raise errors.SupersetForbidden(env, message, status=status)
         if status == 404:
-            raise SupersetNotFound(env, message, status=status)
+            raise errors.SupersetNotFound(env, message, status=status)
         if status in (400, 409, 422) or (status >= 500 and _is_query_error(response)):
-            raise SupersetBadRequest(env, message, status=status)
+            raise errors.SupersetBadRequest(env, message, status=status)
         if status >= 500:  # Superset's own failure: its words are internals, kept in the log
-            raise SupersetUnavailable(
+            raise errors.SupersetUnavailable(
                 self.env.id, texts.SUPERSET_FAILED.format(status=status), status=status
             )
-        raise SupersetError(
+        raise errors.SupersetError(
             env, texts.HTTP_STATUS.format(status=status, message=message), status=status
         )
 
@@ -219,7 +213,7 @@ class SupersetSession:
             },
         )
         if response.status_code in (400, 401):
-            raise SupersetAuthError(self.env.id, texts.LOGIN_REFUSED)
+            raise errors.SupersetAuthError(self.env.id, texts.LOGIN_REFUSED)
         self._raise_for(response)
         body = response.json()
         metrics.SUPERSET_LOGINS.labels(env_id=self.env.id).inc()

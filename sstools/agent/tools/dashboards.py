@@ -17,8 +17,8 @@ from sstools.agent.tools.spec import (
     ToolArgumentError,
     ToolKind,
     ToolRequest,
-    assistant_tool,
     env_param,
+    environment_read,
     named_or_current_env,
     object_id,
 )
@@ -48,12 +48,7 @@ def _found(payload: Any, args: SearchDashboardsArgs) -> Any:
     return head(out, "items", (pick(item, *keys) for item in payload["items"]))
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(D, S, M),
-    shape=_found,
-)
+@environment_read(affinity=(D, S, M), shape=_found)
 def search_dashboards(args: SearchDashboardsArgs, scope: CallScope) -> ToolRequest:
     """Search dashboards.
 
@@ -71,6 +66,22 @@ class DashboardArgs(ToolArgs):
     dashboard_id: ObjectId | None = Field(
         default=None, description="Omit for the dashboard in context"
     )
+
+
+def _on_dashboard(
+    method: str,
+    action: str,
+    args: DashboardArgs,
+    scope: CallScope,
+    *,
+    env_id: str | None = None,
+    extra: dict[str, str | int] | None = None,
+) -> ToolRequest:
+    """``{method} /api/dashboards/{id}/{action}`` in the environment ``env_id`` (else the page's),
+    for the dashboard the arguments name, else the page's."""
+    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
+    params = env_param(scope, env_id) | (extra or {})
+    return ToolRequest(method=method, path=api_path(DASHBOARDS, dashboard, action), params=params)
 
 
 class HealthArgs(DashboardArgs, DetailArgs):
@@ -99,13 +110,7 @@ def _health(payload: Any, args: HealthArgs) -> Any:
     return out
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(D,),
-    target_env=named_or_current_env,
-    shape=_health,
-)
+@environment_read(affinity=(D,), target_env=named_or_current_env, shape=_health)
 def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
     """Health of a dashboard.
 
@@ -114,18 +119,10 @@ def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
     elsewhere = args.env_id is not None and args.env_id != scope.env_id
     if elsewhere and args.dashboard_id is None:  # the page's id is not that environment's
         raise ToolArgumentError(texts.NOT_IN_CONTEXT.format(what="dashboard_id"))
-    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    params = env_param(scope, args.env_id)
-    return ToolRequest(method="GET", path=api_path(DASHBOARDS, dashboard, "health"), params=params)
+    return _on_dashboard("GET", "health", args, scope, env_id=args.env_id)
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(D,),
-    starts_task=True,
-    shape=task_record,
-)
+@environment_read(affinity=(D,), starts_task=True, shape=task_record)
 def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     """Start validating a dashboard as a task.
 
@@ -134,10 +131,7 @@ def run_llm_validation(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     prod, plus the model's review when one is configured. Findings have a severity, the object
     and a fix hint.
     """
-    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    return ToolRequest(
-        method="POST", path=api_path(DASHBOARDS, dashboard, "validate"), params=env_param(scope)
-    )
+    return _on_dashboard("POST", "validate", args, scope)
 
 
 class DocumentationArgs(DashboardArgs):
@@ -157,9 +151,7 @@ def _documentation_target(args: DocumentationArgs, scope: CallScope) -> str | No
     return None if args.commit else scope.env_id
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
+@environment_read(
     affinity=(D,),
     classify=_documentation_kind,
     target_env=_documentation_target,
@@ -174,10 +166,8 @@ def run_llm_documentation(args: DocumentationArgs, scope: CallScope) -> ToolRequ
     documentation. With commit=true (engineers, confirmed by the person) also committed to git
     as docs/<uuid>.md.
     """
-    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    params = env_param(scope) | ({"commit": "true"} if args.commit else {})
-    return ToolRequest(
-        method="POST", path=api_path(DASHBOARDS, dashboard, "document"), params=params
+    return _on_dashboard(
+        "POST", "document", args, scope, extra={"commit": "true"} if args.commit else None
     )
 
 
@@ -192,19 +182,11 @@ def _timeline(payload: Any, args: DashboardArgs) -> Any:
     return head(out, "points", points, shown=TIMELINE_SHOWN)
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(D,),
-    shape=_timeline,
-)
+@environment_read(affinity=(D,), shape=_timeline)
 def get_dashboard_timeline(args: DashboardArgs, scope: CallScope) -> ToolRequest:
     """A dashboard's versions over time, newest first.
 
     Its commits on git main, the snapshots deploys took before overwriting it (with the deploy's
     task id and who ran it), the backups holding it and its last change in each environment.
     """
-    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    return ToolRequest(
-        method="GET", path=api_path(DASHBOARDS, dashboard, "timeline"), params=env_param(scope)
-    )
+    return _on_dashboard("GET", "timeline", args, scope)

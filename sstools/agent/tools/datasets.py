@@ -19,6 +19,7 @@ from sstools.agent.tools.spec import (
     ToolRequest,
     assistant_tool,
     env_param,
+    environment_read,
     object_id,
 )
 from sstools.auth.roles import Role
@@ -56,12 +57,7 @@ def _explored(payload: Any, args: ExploreArgs) -> Any:
     return head({}, "items", payload, shown=50)
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(S,),
-    shape=_explored,
-)
+@environment_read(affinity=(S,), shape=_explored)
 def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolRequest:
     """Databases, schemas, tables, columns; on a dataset's page with no arguments, its overview.
 
@@ -93,10 +89,7 @@ class FormatSqlArgs(ToolArgs):
     database_id: ObjectId | None = Field(default=None, description="For the database's dialect")
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    affinity=(S,),
-)
+@assistant_tool(kind=ToolKind.read, affinity=(S,))
 def superset_format_sql(args: FormatSqlArgs, scope: CallScope) -> ToolRequest:
     """Pretty-print SQL.
 
@@ -117,11 +110,7 @@ class AuditArgs(ToolArgs):
     object_id: ObjectId | None = Field(default=None, description="Defaults to the context")
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(S,),
-)
+@environment_read(affinity=(S,))
 def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest:
     """Which Superset roles can reach a dataset.
 
@@ -173,13 +162,7 @@ def _sql_kind(args: ExecuteSqlArgs) -> ToolKind:
     return ToolKind.read if verdict.kind is SqlKind.read else ToolKind.write
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(S,),
-    classify=_sql_kind,
-    shape=_rows,
-)
+@environment_read(affinity=(S,), classify=_sql_kind, shape=_rows)
 def superset_execute_sql(args: ExecuteSqlArgs, scope: CallScope) -> ToolRequest:
     """Run SQL in SQL Lab.
 
@@ -209,12 +192,7 @@ class CreateDatasetArgs(ToolArgs):
     )
 
 
-@assistant_tool(
-    kind=ToolKind.write,
-    min_role=Role.engineer,
-    needs_env=True,
-    affinity=(S,),
-)
+@assistant_tool(kind=ToolKind.write, min_role=Role.engineer, needs_env=True, affinity=(S,))
 def superset_create_dataset(args: CreateDatasetArgs, scope: CallScope) -> ToolRequest:
     """Create a dataset: physical or virtual (the SQL must only read).
 

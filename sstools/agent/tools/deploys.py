@@ -29,6 +29,7 @@ from sstools.agent.tools.spec import (
     ToolKind,
     ToolRequest,
     assistant_tool,
+    environment_read,
     named_env,
     named_target,
     object_id,
@@ -37,7 +38,7 @@ from sstools.auth.roles import Role
 from sstools.ids import BranchName
 
 D, M = ObjectType.dashboard, ObjectType.migration
-PLAN = "/api/deploy/plan"
+DEPLOY = "/api/deploy"
 
 
 DatabaseName = Annotated[str, Field(min_length=1, max_length=250)]
@@ -121,9 +122,16 @@ def planned_write(
     )
 
 
-def _applied(body: dict[str, object], scope: CallScope) -> dict[str, object]:
+def plan_of(path: str, body: dict[str, object]) -> ToolRequest:
+    """The preview of the write ``POST path``: its plan, from ``POST path/plan`` with that body."""
+    return ToolRequest(method="POST", path=api_path(path, "plan"), json_body=body)
+
+
+def applied(path: str, body: dict[str, object], scope: CallScope) -> ToolRequest:
+    """The write ``POST path``, bound by digest to the plan the person approved on the card."""
     # No digest: the card had no plan (its preview failed); the server refuses to guess one.
-    return {**body, "digest": scope.approved_plan.digest if scope.approved_plan else None}
+    digest = scope.approved_plan.digest if scope.approved_plan else None
+    return ToolRequest(method="POST", path=path, json_body={**body, "digest": digest})
 
 
 class DeployArgs(MappedArgs, DryRunArgs):
@@ -143,7 +151,7 @@ def _deploy_body(args: DeployArgs, scope: CallScope) -> dict[str, object]:
 
 
 def _deploy_preview(args: DeployArgs, scope: CallScope) -> ToolRequest:
-    return ToolRequest(method="POST", path=PLAN, json_body=_deploy_body(args, scope))
+    return plan_of(DEPLOY, _deploy_body(args, scope))
 
 
 @planned_write(
@@ -159,8 +167,7 @@ def deploy_dashboard(args: DeployArgs, scope: CallScope) -> ToolRequest:
 
     From the current environment (or a git branch) to another one; returns a task id to follow
     with get_task_status."""
-    body = _applied(_deploy_body(args, scope), scope)
-    return ToolRequest(method="POST", path="/api/deploy", json_body=body)
+    return applied(DEPLOY, _deploy_body(args, scope), scope)
 
 
 class _MigrationTarget(MappedArgs):
@@ -186,7 +193,8 @@ def _migration_body(args: _MigrationTarget, scope: CallScope) -> dict[str, objec
 
 
 def _preview(args: _MigrationTarget, scope: CallScope) -> ToolRequest:
-    return ToolRequest(method="POST", path=PLAN, json_body=_migration_body(args, scope))
+    # A migration is planned as a deploy of the dashboards it moves.
+    return plan_of(DEPLOY, _migration_body(args, scope))
 
 
 @planned_write(
@@ -201,8 +209,7 @@ def execute_migration(args: MigrationArgs, scope: CallScope) -> ToolRequest:
     """Migrate dashboards from one environment to another.
 
     With their charts and datasets; returns a task id to follow with get_task_status."""
-    body = _applied(_migration_body(args, scope), scope)
-    return ToolRequest(method="POST", path="/api/migrations", json_body=body)
+    return applied("/api/migrations", _migration_body(args, scope), scope)
 
 
 class PreviewArgs(_MigrationTarget, DetailArgs):
@@ -266,13 +273,7 @@ def plan_shape(payload: Any, args: ToolArgs) -> Any:
     return out
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    affinity=(M,),
-    target_env=named_target,
-    shape=plan_shape,
-)
+@environment_read(affinity=(M,), target_env=named_target, shape=plan_shape)
 def preview_migration(args: PreviewArgs, scope: CallScope) -> ToolRequest:
     """Show what a migration would change.
 
@@ -285,13 +286,13 @@ class RollbackArgs(DryRunArgs):
     env_id: EnvId = Field(description="Where that task deployed")
 
 
+def _rollback_path(args: RollbackArgs) -> str:
+    return api_path(DEPLOY, args.task_id, "rollback")
+
+
 def _rollback_preview(args: RollbackArgs, scope: CallScope) -> ToolRequest:
     # The rollback's own plan, from the snapshot commit the deploy pinned: the card's impact.
-    return ToolRequest(
-        method="POST",
-        path=api_path("/api/deploy", args.task_id, "rollback", "plan"),
-        json_body={"env_id": args.env_id},
-    )
+    return plan_of(_rollback_path(args), {"env_id": args.env_id})
 
 
 @planned_write(
@@ -305,8 +306,4 @@ def rollback_deploy(args: RollbackArgs, scope: CallScope) -> ToolRequest:
 
     From the snapshot taken before it (its owner or an admin may); returns a task id to follow
     with get_task_status."""
-    return ToolRequest(
-        method="POST",
-        path=api_path("/api/deploy", args.task_id, "rollback"),
-        json_body=_applied({"env_id": args.env_id}, scope),
-    )
+    return applied(_rollback_path(args), {"env_id": args.env_id}, scope)

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
-from sstools.agent.tools.deploys import DryRunArgs, planned_write
+from sstools.agent.tools.deploys import DryRunArgs, applied, plan_of, planned_write
 from sstools.agent.tools.paths import EnvId, ObjectId, TaskId, api_path
 from sstools.agent.tools.shaping import (
     commit,
@@ -27,6 +27,7 @@ from sstools.agent.tools.spec import (
     ToolRequest,
     assistant_tool,
     env_param,
+    environment_read,
     named_env,
     named_or_current_env,
     named_target,
@@ -41,10 +42,7 @@ class NoArgs(ToolArgs):
     pass
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    affinity=(S, M),
-)
+@assistant_tool(kind=ToolKind.read, affinity=(S, M))
 def list_environments(args: NoArgs, scope: CallScope) -> ToolRequest:
     """List the Superset environments.
 
@@ -57,12 +55,7 @@ class TaskArgs(DetailArgs):
     task_id: TaskId = Field(description="From a tool that started a task")
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    affinity=(S, M),
-    follows_task=True,
-    shape=task_record,
-)
+@assistant_tool(kind=ToolKind.read, affinity=(S, M), follows_task=True, shape=task_record)
 def get_task_status(args: TaskArgs, scope: CallScope) -> ToolRequest:
     """Status of a background task by its id.
 
@@ -90,12 +83,7 @@ def fleet_filter(env_id: str | None, scope: CallScope) -> dict[str, str | int] |
     return query or None
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    affinity=(D, M),
-    target_env=named_env,
-    shape=_tasks,
-)
+@assistant_tool(kind=ToolKind.read, affinity=(D, M), target_env=named_env, shape=_tasks)
 def list_tasks(args: TasksArgs, scope: CallScope) -> ToolRequest:
     """Recent background tasks, who started them, and their status.
 
@@ -134,12 +122,7 @@ def _backups(payload: Any, args: BackupsArgs) -> Any:
     }
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    needs_env=True,
-    target_env=named_or_current_env,
-    shape=_backups,
-)
+@environment_read(target_env=named_or_current_env, shape=_backups)
 def list_backups(args: BackupsArgs, scope: CallScope) -> ToolRequest:
     """Backups of the current environment."""
     return ToolRequest(method="GET", path="/api/backups", params=env_param(scope, args.env_id))
@@ -154,12 +137,12 @@ class RestoreArgs(DryRunArgs):
     target_env_id: EnvId = Field(description="Environment to restore it into")
 
 
+def _restore_path(args: RestoreArgs) -> str:
+    return api_path("/api/backups", args.backup_id, "restore")
+
+
 def _restore_preview(args: RestoreArgs, scope: CallScope) -> ToolRequest:
-    return ToolRequest(
-        method="POST",
-        path=api_path("/api/backups", args.backup_id, "restore", "plan"),
-        json_body={"target_env_id": args.target_env_id},
-    )
+    return plan_of(_restore_path(args), {"target_env_id": args.target_env_id})
 
 
 @planned_write(
@@ -176,11 +159,7 @@ def restore_backup(args: RestoreArgs, scope: CallScope) -> ToolRequest:
     changed; returns a task id to follow with get_task_status."""
     if scope.approved_plan is None:  # the card showed no plan: never apply one nobody saw
         raise ToolArgumentError(texts.NO_RESTORE_PLAN)
-    return ToolRequest(
-        method="POST",
-        path=api_path("/api/backups", args.backup_id, "restore"),
-        json_body={"target_env_id": args.target_env_id, "digest": scope.approved_plan.digest},
-    )
+    return applied(_restore_path(args), {"target_env_id": args.target_env_id}, scope)
 
 
 class BranchArgs(ToolArgs):
@@ -193,11 +172,7 @@ def _branch(payload: Any, args: Any) -> Any:
 
 
 @assistant_tool(
-    kind=ToolKind.write,
-    min_role=Role.engineer,
-    affinity=(D,),
-    shape=_branch,
-    editable=("name",),
+    kind=ToolKind.write, min_role=Role.engineer, affinity=(D,), shape=_branch, editable=("name",)
 )
 def create_branch(args: BranchArgs, scope: CallScope) -> ToolRequest:
     """Create a git branch in the repository of dashboard exports."""
@@ -261,11 +236,7 @@ def _git_status(payload: Any, args: DetailArgs) -> Any:
     return head(out, "dashboards", map(brief, dashboards), shown=30)
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    affinity=(D,),
-    shape=_git_status,
-)
+@assistant_tool(kind=ToolKind.read, affinity=(D,), shape=_git_status)
 def get_git_status(args: DetailArgs, scope: CallScope) -> ToolRequest:
     """What changed in the dashboard-exports repository since the last commit."""
     # In an environment: its dashboards (this one, on a dashboard page) against the branch.
@@ -283,20 +254,13 @@ def _branches(payload: Any, args: DetailArgs) -> Any:
     return branches if len(branches) <= 30 else head({}, "items", branches, shown=30)
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    shape=_branches,
-)
+@assistant_tool(kind=ToolKind.read, shape=_branches)
 def list_branches(args: DetailArgs, scope: CallScope) -> ToolRequest:
     """Branches of the dashboard-exports repository."""
     return ToolRequest(method="GET", path="/api/git/branches")
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    always=True,
-    local=True,
-)
+@assistant_tool(kind=ToolKind.read, always=True, local=True)
 def show_capabilities(args: NoArgs, scope: CallScope) -> ToolRequest:
     """List what the agent can do here and now.
 
@@ -330,11 +294,7 @@ def _drift(payload: Any, args: DriftArgs) -> Any:
     return pick(payload, "checked_at") | {"environments": environments}
 
 
-@assistant_tool(
-    kind=ToolKind.read,
-    affinity=(D, M),
-    shape=_drift,
-)
+@assistant_tool(kind=ToolKind.read, affinity=(D, M), shape=_drift)
 def get_drift(args: DriftArgs, scope: CallScope) -> ToolRequest:
     """Which dashboards of an environment differ from git main or from its upstream stage.
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, partial
 from typing import Any, Protocol, get_type_hints
 
 import structlog
@@ -292,6 +292,11 @@ def assistant_tool(
         return function
 
     return register
+
+
+# A read of one environment: the page's, unless the tool's ``target_env`` reads another from its
+# arguments (a ``classify`` may still make one call of it a write).
+environment_read = partial(assistant_tool, kind=ToolKind.read, needs_env=True)
 
 
 def object_id(explicit: int | None, scope: CallScope, object_type: ObjectType, what: str) -> int:
