@@ -22,6 +22,7 @@ from sstools.domain.datasets import (
 )
 from sstools.domain.reviews import Review, ReviewStatus, set_review
 from sstools.domain.writes import Ask, Granted, Held, WriteRequestView, second_person
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser, EngineerUser
 from sstools.http.deps import (
     PageNumber,
@@ -35,7 +36,6 @@ from sstools.http.deps import (
 )
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
-from sstools.storage import audit
 from sstools.storage.write_requests import dataset_identity
 from sstools.superset.models import DatasetSummary, Page
 from sstools.texts import datasets as texts
@@ -142,11 +142,9 @@ async def create_dataset_as(
         sql=body.sql,
         name=body.name,
     )
-    await audit.record(
-        session,
-        action="dataset_create",
-        outcome="ok",
-        username=user.username,
+    await AuditTrail(session, user).record(
+        "dataset_create",
+        "ok",
         env_id=env.id,
         dataset_id=created.id,
         kind=created.kind,
@@ -191,11 +189,9 @@ async def put_review(
 ) -> Review:
     await superset.get_dataset(dataset_id)  # 404 for a dataset that does not exist
     review = await set_review(session, superset.env.id, dataset_id, body.status, user.username)
-    await audit.record(
-        session,
-        action="dataset_review",
-        outcome="ok",
-        username=user.username,
+    await AuditTrail(session, user).record(
+        "dataset_review",
+        "ok",
         env_id=superset.env.id,
         dataset_id=dataset_id,
         status=body.status.value,
