@@ -81,17 +81,20 @@ class Refused:
 
 
 @dataclass(frozen=True)
-class NeedsConfirmation:
+class Allowed:
+    """The call may run: its tool, its checked arguments and the guardrail's decision."""
+
     tool: ToolSpec
     args: ToolArgs
     decision: GuardrailDecision
 
 
-@dataclass(frozen=True)
-class Cleared:
-    tool: ToolSpec
-    args: ToolArgs
-    decision: GuardrailDecision
+class NeedsConfirmation(Allowed):
+    """It runs once a person confirms it on a card."""
+
+
+class Cleared(Allowed):
+    """It runs at once."""
 
 
 Verdict = Refused | NeedsConfirmation | Cleared

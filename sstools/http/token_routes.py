@@ -18,9 +18,9 @@ from sstools.auth.personal_tokens import (
     looks_personal,
     revoke_token,
 )
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser, request_token
 from sstools.http.deps import SessionDep
-from sstools.storage import audit
 from sstools.texts import http as texts
 
 router = APIRouter(prefix="/api/auth/tokens", tags=["auth"])
@@ -68,9 +68,7 @@ async def create_my_token(
         raise HTTPException(409, texts.PAT_NAME_TAKEN.format(name=body.name)) from exc
     if made is None:  # the account was removed between the sign-in check and now
         raise HTTPException(401, texts.ACCOUNT_GONE)
-    await audit.record(
-        session, action="token_created", outcome="ok", username=user.username, name=body.name
-    )
+    await AuditTrail(session, user).record("token_created", "ok", name=body.name)
     return TokenCreated(name=body.name, token=made)
 
 
@@ -81,6 +79,4 @@ async def revoke_my_token(
     """Revoke the caller's token ``name``: it stops working at the next call."""
     if not await revoke_token(session, user.username, name):
         raise HTTPException(404, texts.PAT_NOT_FOUND.format(name=name))
-    await audit.record(
-        session, action="token_revoked", outcome="ok", username=user.username, name=name
-    )
+    await AuditTrail(session, user).record("token_revoked", "ok", name=name)

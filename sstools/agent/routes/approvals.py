@@ -31,10 +31,10 @@ from sstools.http.approvals import (
     one_line,
     requester_now,
 )
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
-from sstools.storage import audit
 from sstools.storage import confirmations as stored
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
@@ -225,18 +225,13 @@ async def decide_approval(
         )
     except (AlreadyDecided, Busy) as exc:
         raise conflict(exc, second=True) from exc
-    await audit.record(
-        session,
-        action="approval_decided",
-        outcome=status.value,
-        username=user.username,
-        env_id=confirmation.env_id,
+    await AuditTrail(session, user).record(
+        "approval_decided",
+        status.value,
         requested_by=confirmation.username,
         first_approved_by=confirmation.first_approved_by,
         second_by=user.username,
-        conversation_id=confirmation.conversation_id,
-        confirmation_id=confirmation.id,
-        tool=confirmation.tool,
+        **approvals.card_audit(confirmation),
         reason=reason if status is not ConfirmationStatus.approved else None,
     )
     if refusal is not None:

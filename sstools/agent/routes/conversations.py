@@ -28,9 +28,9 @@ from sstools.agent.routes.deps import ConversationDep, ExecutorDep, RuntimeDep, 
 from sstools.agent.run.runtime import Busy, TooManyRuns
 from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
 from sstools.agent.selection import HiddenTool, select_tools
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
-from sstools.storage import audit
 from sstools.storage.models import Conversation, ConversationMessage
 
 # Its own generator: the global one's state belongs to whoever else runs in the process.
@@ -115,12 +115,8 @@ async def delete_conversation(
         await runtime.forget(conversation.id)
     except Busy as exc:
         raise HTTPException(409, explain.busy()) from exc
-    await audit.record(
-        session,
-        action="conversation_deleted",
-        outcome="ok",
-        username=user.username,
-        conversation_id=conversation.id,
+    await AuditTrail(session, user).record(
+        "conversation_deleted", "ok", conversation_id=conversation.id
     )
 
 
@@ -169,11 +165,9 @@ async def post_message(
             context = parse_uicontext(body.uicontext, set(services.environments))
         except ContextRejected as exc:
             excerpt = json.dumps(body.uicontext, ensure_ascii=False, default=str)
-            await audit.record(
-                session,
-                action="context_rejected",
-                outcome="refused",
-                username=user.username,
+            await AuditTrail(session, user).record(
+                "context_rejected",
+                "refused",
                 field=exc.field,
                 reason=exc.reason,
                 size=len(excerpt.encode()),

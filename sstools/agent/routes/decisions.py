@@ -20,11 +20,11 @@ from sstools.agent.run.approvals import ask_second_if_needed
 from sstools.agent.run.runtime import AgentRuntime, AlreadyDecided, Busy
 from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.http.approvals import one_line
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.errors import field_error
 from sstools.http.services import Services
-from sstools.storage import audit
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
 
@@ -102,11 +102,9 @@ async def _audit_decided(
     **detail: Any,
 ) -> None:
     """The card's ``confirmation_decided`` row: who decided it, how, and ``detail``."""
-    await audit.record(
-        session,
-        action="confirmation_decided",
-        outcome=status.value,
-        username=user.username,
+    await AuditTrail(session, user).record(
+        "confirmation_decided",
+        status.value,
         conversation_id=confirmation.conversation_id,
         confirmation_id=confirmation.id,
         **detail,

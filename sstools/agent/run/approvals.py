@@ -26,8 +26,9 @@ from sstools.agent.run.runtime import AgentRuntime
 from sstools.agent.tools import CATALOGUE, ToolKind
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller, Principal
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.services import Services
-from sstools.storage import audit, confirmations
+from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
 
@@ -35,6 +36,16 @@ from sstools.storage.models import Confirmation
 def approval_link(confirmation_id: str) -> str:
     """The request's own page, to share with whoever may approve it."""
     return f"/approvals/{confirmation_id}"
+
+
+def card_audit(confirmation: Confirmation) -> dict[str, str | None]:
+    """A request's card as its audit rows name it: environment, conversation, card and tool."""
+    return {
+        "env_id": confirmation.env_id,
+        "conversation_id": confirmation.conversation_id,
+        "confirmation_id": confirmation.id,
+        "tool": confirmation.tool,
+    }
 
 
 def approver_role(confirmation: Confirmation) -> Role:
@@ -130,15 +141,10 @@ async def ask_second_if_needed(
         services.settings.second_approval_ttl_s,
         token_version=user.token_version,
     )
-    await audit.record(
-        session,
-        action="approval_requested",
-        outcome="awaiting_second",
-        username=user.username,
-        env_id=confirmation.env_id,
-        conversation_id=confirmation.conversation_id,
-        confirmation_id=confirmation.id,
-        tool=confirmation.tool,
+    await AuditTrail(session, user).record(
+        "approval_requested",
+        "awaiting_second",
+        **card_audit(confirmation),
         approver_role=waiting.approver_role,
     )
     return True

@@ -13,24 +13,16 @@ from typing import Annotated
 import anyio.to_thread
 from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Caller
-from sstools.domain.api.approval import required_digest
+from sstools.domain.api.approval import AdminApplying, Applying, required_digest
 from sstools.domain.backups import archive
 from sstools.domain.backups.errors import ArchiveCorrupt
 from sstools.domain.backups.plan import PlannedRestore, RestorePlan, plan_restore
 from sstools.domain.backups.workflows import run_backup, run_restore
-from sstools.domain.writes import (
-    Granted,
-    PlannedWrite,
-    WriteRequestView,
-    apply_approved,
-    audit_write,
-)
+from sstools.domain.writes import PlannedWrite, WriteRequestView, audit_write
 from sstools.http.auth import AdminUser, CurrentUser
-from sstools.http.deps import ServicesDep, SessionDep, find_environment
+from sstools.http.deps import ServicesDep, find_environment
 from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
@@ -163,24 +155,19 @@ async def restore_plan(
 
 
 async def apply_restore(
-    backup_id: str,
-    body: RestoreRequest,
-    services: Services,
-    session: AsyncSession,
-    user: Caller,
-    granted: Granted | None = None,
+    backup_id: str, body: RestoreRequest, applying: Applying
 ) -> Task | WriteRequestView:
-    """Re-plan the restore and apply it by its digest (:func:`apply_approved`); a held request
+    """Re-plan the restore and apply it by its digest (:meth:`Applying.apply`); a held request
     when the target's stage needs a second person (an admin)."""
     try:
-        _, planned = await _plan(services, backup_id, body.target_env_id)
+        _, planned = await _plan(applying.services, backup_id, body.target_env_id)
     except ArchiveCorrupt:
         await audit_write(
-            session,
+            applying.session,
             TaskKind.restore,
             "refused",
             "corrupt_archive",
-            by=user,
+            by=applying.caller,
             env_id=body.target_env_id,
             backup_id=backup_id,
         )
@@ -204,24 +191,14 @@ async def apply_restore(
         approver_role=Role.admin,
         audit={"backup_id": backup_id},
     )
-    return await apply_approved(
-        write,
-        approved_digest=body.digest,
-        body={"backup_id": backup_id, **body.model_dump(mode="json")},
-        services=services,
-        session=session,
-        caller=user,
-        granted=granted,
+    return await applying.apply(
+        write, body.digest, {"backup_id": backup_id, **body.model_dump(mode="json")}
     )
 
 
 @router.post("/{backup_id}/restore", status_code=status.HTTP_202_ACCEPTED)
 async def restore(
-    backup_id: BackupId,
-    body: RestoreRequest,
-    services: ServicesDep,
-    session: SessionDep,
-    user: AdminUser,
+    backup_id: BackupId, body: RestoreRequest, applying: AdminApplying
 ) -> Task | WriteRequestView:
     """Import the archive into ``target_env_id``; a task (kind ``restore``), or a request for a
     second admin where the stage needs two people.
@@ -229,4 +206,4 @@ async def restore(
     A corrupt or truncated archive → 422 and nothing imported; ``digest`` is the restore plan's
     the person approved: a target that changed since that plan → 409 with ``current_digest``.
     """
-    return await apply_restore(backup_id, body, services, session, user)
+    return await apply_restore(backup_id, body, applying)

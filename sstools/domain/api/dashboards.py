@@ -5,21 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
+from sstools.domain.api.search import Search, search_by
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.health import DashboardHealth
 from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.http.auth import CurrentUser
-from sstools.http.deps import (
-    GitDep,
-    PageNumber,
-    PageSize,
-    ServicesDep,
-    SettingsDep,
-    SupersetDep,
-    SupersetId,
-)
+from sstools.http.deps import GitDep, ServicesDep, SupersetDep, SupersetId
 from sstools.superset.models import DashboardDetail, DashboardSummary, Page
 
 router = APIRouter(prefix="/api/dashboards", tags=["dashboards"])
@@ -30,11 +23,8 @@ DashboardId = SupersetId
 @router.get("")
 async def search_dashboards(
     superset: SupersetDep,
-    settings: SettingsDep,
     user: CurrentUser,
-    q: Annotated[str | None, Query(max_length=200, description="Words in the title")] = None,
-    page: PageNumber = 0,
-    page_size: PageSize = 20,
+    search: Annotated[Search, Depends(search_by("Words in the title"))],
     ids: Annotated[
         str | None,
         Query(
@@ -47,9 +37,9 @@ async def search_dashboards(
         wanted = list(dict.fromkeys(int(one) for one in ids.split(",")))
         found = await asyncio.gather(*(superset.find_dashboard("id", one) for one in wanted))
         summaries = [summary for _, summary in (one for one in found if one is not None)]
-        return Page.of(summaries, page=page, page_size=page_size)
+        return Page.of(summaries, page=search.page, page_size=search.page_size)
     return await superset.search_dashboards(
-        q, page=page, page_size=page_size, scan_limit=settings.search_scan_limit
+        search.words, page=search.page, page_size=search.page_size, scan_limit=search.scan_limit
     )
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Depends, Response, status
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
+from sstools.domain.api.search import Search, search_by
 from sstools.domain.datasets import (
     CreatedDataset,
     DatasetInvalid,
@@ -22,20 +23,11 @@ from sstools.domain.datasets import (
 )
 from sstools.domain.reviews import Review, ReviewStatus, set_review
 from sstools.domain.writes import Ask, Granted, Held, WriteRequestView, second_person
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser, EngineerUser
-from sstools.http.deps import (
-    PageNumber,
-    PageSize,
-    ServicesDep,
-    SessionDep,
-    SettingsDep,
-    SupersetDep,
-    SupersetId,
-    find_environment,
-)
+from sstools.http.deps import ServicesDep, SessionDep, SupersetDep, SupersetId, find_environment
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
-from sstools.storage import audit
 from sstools.storage.write_requests import dataset_identity
 from sstools.superset.models import DatasetSummary, Page
 from sstools.texts import datasets as texts
@@ -78,14 +70,11 @@ def _shape(body: CreateRequest) -> None:
 @router.get("")
 async def search_datasets(
     superset: SupersetDep,
-    settings: SettingsDep,
     user: CurrentUser,
-    q: Annotated[str | None, Query(max_length=200, description="Words in the table name")] = None,
-    page: PageNumber = 0,
-    page_size: PageSize = 20,
+    search: Annotated[Search, Depends(search_by("Words in the table name"))],
 ) -> Page[DatasetSummary]:
     return await superset.search_datasets(
-        q, page=page, page_size=page_size, scan_limit=settings.search_scan_limit
+        search.words, page=search.page, page_size=search.page_size, scan_limit=search.scan_limit
     )
 
 
@@ -142,11 +131,9 @@ async def create_dataset_as(
         sql=body.sql,
         name=body.name,
     )
-    await audit.record(
-        session,
-        action="dataset_create",
-        outcome="ok",
-        username=user.username,
+    await AuditTrail(session, user).record(
+        "dataset_create",
+        "ok",
         env_id=env.id,
         dataset_id=created.id,
         kind=created.kind,
@@ -191,11 +178,9 @@ async def put_review(
 ) -> Review:
     await superset.get_dataset(dataset_id)  # 404 for a dataset that does not exist
     review = await set_review(session, superset.env.id, dataset_id, body.status, user.username)
-    await audit.record(
-        session,
-        action="dataset_review",
-        outcome="ok",
-        username=user.username,
+    await AuditTrail(session, user).record(
+        "dataset_review",
+        "ok",
         env_id=superset.env.id,
         dataset_id=dataset_id,
         status=body.status.value,

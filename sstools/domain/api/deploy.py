@@ -15,10 +15,8 @@ from typing import Annotated
 import anyio.to_thread
 from fastapi import APIRouter, status
 from pydantic import Field
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from sstools.auth.tokens import Caller
-from sstools.domain.api.approval import required_digest
+from sstools.domain.api.approval import Applying, EngineerApplying, required_digest
 from sstools.domain.api.deploy_plan import RecentPlansDep
 from sstools.domain.deploy import (
     InvalidPlanRequest,
@@ -28,10 +26,9 @@ from sstools.domain.deploy import (
 )
 from sstools.domain.deploy.apply import apply_plan, order_of
 from sstools.domain.deploy.recent import RecentPlans, still_current
-from sstools.domain.writes import Granted, PlannedWrite, WriteRequestView, apply_approved
+from sstools.domain.writes import PlannedWrite, WriteRequestView
 from sstools.git_store import GitStore
-from sstools.http.auth import EngineerUser
-from sstools.http.deps import GitDep, ServicesDep, SessionDep
+from sstools.http.deps import GitDep
 from sstools.http.services import Services
 from sstools.tasks import Task, TaskKind
 from sstools.texts import deploy as texts
@@ -52,7 +49,7 @@ def _objects(keys: list[str]) -> list[str]:
 
 
 async def _approved_plan(
-    request: PlanRequest, digest: str, services: ServicesDep, git: GitDep, recent: RecentPlans
+    request: PlanRequest, digest: str, services: Services, git: GitStore, recent: RecentPlans
 ) -> PlannedDeploy:
     recalled = recent.recall(request, digest)
     if recalled is not None:
@@ -63,17 +60,11 @@ async def _approved_plan(
 
 
 async def apply_deploy(
-    kind: TaskKind,
-    body: ApplyRequest,
-    services: Services,
-    git: GitStore,
-    recent: RecentPlans,
-    session: AsyncSession,
-    user: Caller,
-    granted: Granted | None = None,
+    kind: TaskKind, body: ApplyRequest, applying: Applying, git: GitStore, recent: RecentPlans
 ) -> Task | WriteRequestView:
-    """Re-plan ``body`` and apply it by its digest (:func:`apply_approved`); a held request when
+    """Re-plan ``body`` and apply it by its digest (:meth:`Applying.apply`); a held request when
     the target's stage needs a second person."""
+    services = applying.services
     request = PlanRequest.model_validate(body.model_dump(exclude={"digest"}))
     planned = await _approved_plan(request, body.digest, services, git, recent)
     plan = planned.plan
@@ -98,40 +89,22 @@ async def apply_deploy(
         workflow=apply_plan,
         args=(order.model_dump(),),
     )
-    return await apply_approved(
-        write,
-        approved_digest=body.digest,
-        body=body.model_dump(mode="json"),
-        services=services,
-        session=session,
-        caller=user,
-        granted=granted,
-    )
+    return await applying.apply(write, body.digest, body.model_dump(mode="json"))
 
 
 @router.post("/api/deploy", status_code=status.HTTP_202_ACCEPTED)
 async def deploy(
-    body: ApplyRequest,
-    services: ServicesDep,
-    git: GitDep,
-    recent: RecentPlansDep,
-    session: SessionDep,
-    user: EngineerUser,
+    body: ApplyRequest, git: GitDep, recent: RecentPlansDep, applying: EngineerApplying
 ) -> Task | WriteRequestView:
     """Deploy one dashboard (with its charts and datasets) by the plan's digest; a task."""
     if len(body.dashboard_ids) + len(body.dashboard_uuids) != 1:
         raise InvalidPlanRequest("dashboard_ids", texts.ONE_DASHBOARD)
-    return await apply_deploy(TaskKind.deploy, body, services, git, recent, session, user)
+    return await apply_deploy(TaskKind.deploy, body, applying, git, recent)
 
 
 @router.post("/api/migrations", status_code=status.HTTP_202_ACCEPTED)
 async def migrate(
-    body: ApplyRequest,
-    services: ServicesDep,
-    git: GitDep,
-    recent: RecentPlansDep,
-    session: SessionDep,
-    user: EngineerUser,
+    body: ApplyRequest, git: GitDep, recent: RecentPlansDep, applying: EngineerApplying
 ) -> Task | WriteRequestView:
     """Migrate a set of dashboards by the plan's digest; a task."""
-    return await apply_deploy(TaskKind.migration, body, services, git, recent, session, user)
+    return await apply_deploy(TaskKind.migration, body, applying, git, recent)

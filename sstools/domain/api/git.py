@@ -16,6 +16,7 @@ from sstools.git_store import (
     RepositoryStatus,
     WritableBranchName,
 )
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser, EngineerUser
 from sstools.http.deps import (
     GitDep,
@@ -27,7 +28,6 @@ from sstools.http.deps import (
 )
 from sstools.http.errors import field_error
 from sstools.ids import ENV_ID_PATTERN, MAX_ID
-from sstools.storage import audit
 from sstools.texts import git as texts
 
 router = APIRouter(prefix="/api/git", tags=["git"])
@@ -116,11 +116,9 @@ async def create_branch(
     body: NewBranch, git: GitDep, session: SessionDep, user: EngineerUser
 ) -> Branch:
     branch = await git.create_branch(body.name, body.from_)
-    await audit.record(
-        session,
-        action="git_branch_create",
-        outcome="ok",
-        username=user.username,
+    await AuditTrail(session, user).record(
+        "git_branch_create",
+        "ok",
         branch=body.name,
         start=body.from_,
         commit=branch.commit.id,
@@ -144,11 +142,9 @@ async def commit_dashboards(
         username=user.username,
         branch=body.branch,
     )
-    await audit.record(
-        session,
-        action="git_commit",
-        outcome="ok" if outcome.commit else "unchanged",
-        username=user.username,
+    await AuditTrail(session, user).record(
+        "git_commit",
+        "ok" if outcome.commit else "unchanged",
         env_id=env.id,
         branch=outcome.branch,
         dashboard_ids=body.dashboard_ids,

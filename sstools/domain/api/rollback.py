@@ -14,11 +14,9 @@ from typing import Annotated
 import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Path, status
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.auth.roles import Role
-from sstools.auth.tokens import Caller
-from sstools.domain.api.approval import required_digest
+from sstools.domain.api.approval import Applying, EngineerApplying, required_digest
 from sstools.domain.deploy.apply import rollback
 from sstools.domain.deploy.rollback import (
     PlannedRollback,
@@ -27,16 +25,10 @@ from sstools.domain.deploy.rollback import (
     plan_rollback,
     rollback_order,
 )
-from sstools.domain.writes import (
-    Granted,
-    PlannedWrite,
-    WriteRequestView,
-    apply_approved,
-    audit_write,
-)
+from sstools.domain.writes import PlannedWrite, WriteRequestView, audit_write
 from sstools.git_store import GitStore
-from sstools.http.auth import CurrentUser, EngineerUser
-from sstools.http.deps import GitDep, ServicesDep, SessionDep
+from sstools.http.auth import CurrentUser
+from sstools.http.deps import GitDep, ServicesDep
 from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
@@ -117,20 +109,15 @@ async def plan_roll_back(
 
 
 async def apply_rollback(
-    task_id: str,
-    body: RollbackRequest,
-    services: Services,
-    git: GitStore,
-    session: AsyncSession,
-    user: Caller,
-    granted: Granted | None = None,
+    task_id: str, body: RollbackRequest, applying: Applying, git: GitStore
 ) -> Task | WriteRequestView:
-    """Re-plan the rollback and apply it by its digest (:func:`apply_approved`): the deploy's
+    """Re-plan the rollback and apply it by its digest (:meth:`Applying.apply`): the deploy's
     owner or an admin; a held request when the stage needs a second person."""
+    services, user = applying.services, applying.caller
     done, snapshot = await _undoable(services, task_id, body.env_id)
     if user.username != done.started_by and not user.role.allows(Role.admin):
         await audit_write(
-            session,
+            applying.session,
             TaskKind.rollback,
             "refused",
             "not_owner",
@@ -169,26 +156,15 @@ async def apply_rollback(
             "snapshot_commit": plan.snapshot_commit,
         },
     )
-    return await apply_approved(
-        write,
-        approved_digest=body.digest,
-        body={"task_id": done.id, **body.model_dump(mode="json")},
-        services=services,
-        session=session,
-        caller=user,
-        granted=granted,
+    return await applying.apply(
+        write, body.digest, {"task_id": done.id, **body.model_dump(mode="json")}
     )
 
 
 @router.post("/api/deploy/{task_id}/rollback", status_code=status.HTTP_202_ACCEPTED)
 async def roll_back(
-    task_id: TaskIdPath,
-    body: RollbackRequest,
-    services: ServicesDep,
-    git: GitDep,
-    session: SessionDep,
-    user: EngineerUser,
+    task_id: TaskIdPath, body: RollbackRequest, git: GitDep, applying: EngineerApplying
 ) -> Task | WriteRequestView:
     """Apply the rollback plan by its digest: restore the pinned snapshot, delete what the
     deploy created; a task (kind ``rollback``), or a request for a second person."""
-    return await apply_rollback(task_id, body, services, git, session, user)
+    return await apply_rollback(task_id, body, applying, git)

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.writes import Ask, Granted, Held, WriteRequestView, second_person
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser, RoleRequired
 from sstools.http.deps import EnvironmentDep, ServicesDep, SessionDep, find_environment
 from sstools.http.errors import field_error
@@ -26,7 +27,6 @@ from sstools.sql import (
     dialect_for,
     format_sql,
 )
-from sstools.storage import audit
 from sstools.superset.errors import SupersetError, SupersetUnavailable
 from sstools.superset.models import SqlResult
 from sstools.texts import sql as texts
@@ -120,11 +120,9 @@ async def run_sql(
     writes = classification.kind is SqlKind.write
 
     async def audited(outcome: str, **detail: Any) -> None:
-        await audit.record(
-            session,
-            action="sql_execute",
-            outcome=outcome,
-            username=user.username,
+        await AuditTrail(session, user).record(
+            "sql_execute",
+            outcome,
             env_id=env_id,
             reason=classification.reason,
             sql=body.sql[:500],

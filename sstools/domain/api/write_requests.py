@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools import clock
 from sstools.auth.tokens import Caller
+from sstools.domain.api.approval import Applying
 from sstools.domain.api.backups import RestoreRequest, apply_restore
 from sstools.domain.api.datasets import CreateRequest, create_dataset_as
 from sstools.domain.api.deploy import ApplyRequest, apply_deploy
@@ -37,10 +38,10 @@ from sstools.http.approvals import (
     one_line,
     requester_now,
 )
+from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.http.services import Services
-from sstools.storage import audit
 from sstools.storage import write_requests as stored
 from sstools.storage.models import WriteRequest
 from sstools.storage.write_requests import RequestStatus
@@ -101,20 +102,19 @@ async def _run(
 ) -> Task | None:
     """The request's route again, with its body, as its requester; its task (none for SQL)."""
     body: dict[str, Any] = dict(row.body)
+    applying = Applying(services, session, requester, granted)
     ran: object
     if row.kind in (TaskKind.deploy, TaskKind.migration):
         apply = ApplyRequest.model_validate(body)
-        ran = await apply_deploy(
-            TaskKind(row.kind), apply, services, git, recent, session, requester, granted
-        )
+        ran = await apply_deploy(TaskKind(row.kind), apply, applying, git, recent)
     elif row.kind == TaskKind.rollback:
         task_id = str(body.pop("task_id"))
         again = RollbackRequest.model_validate(body)
-        ran = await apply_rollback(task_id, again, services, git, session, requester, granted)
+        ran = await apply_rollback(task_id, again, applying, git)
     elif row.kind == TaskKind.restore:
         backup_id = str(body.pop("backup_id"))
         asked = RestoreRequest.model_validate(body)
-        ran = await apply_restore(backup_id, asked, services, session, requester, granted)
+        ran = await apply_restore(backup_id, asked, applying)
     elif row.kind == "dataset":
         asked_for = CreateRequest.model_validate(body)
         ran = await create_dataset_as(asked_for, services, session, requester, granted)
@@ -207,11 +207,9 @@ async def decide_write_request(
 async def _audit(
     session: AsyncSession, row: WriteRequest, user: Caller, outcome: str, **extra: Any
 ) -> None:
-    await audit.record(
-        session,
-        action="write_request_decided",
-        outcome=outcome,
-        username=user.username,
+    await AuditTrail(session, user).record(
+        "write_request_decided",
+        outcome,
         env_id=row.env_id,
         write_request_id=row.id,
         kind=row.kind,
