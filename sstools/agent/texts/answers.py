@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sstools.agent.texts import PLAN_KINDS as CARD_KINDS
+from sstools.texts import http as http_texts
 
 DONE = "Готово."
 YES = "да"
@@ -323,7 +324,7 @@ GRANT_PATTERNS = (
 CAPABILITIES_OFFERED = "Здесь я могу ({count}):"
 CAPABILITIES_HIDDEN = "Недоступно здесь:"
 CAPABILITIES_NONE = "Здесь мне нечего предложить."
-ROLE_NAMES = {"analyst": "аналитик", "engineer": "инженер", "admin": "администратор"}
+ROLE_NAMES = http_texts.ROLES  # a role is called the same on every face
 HIDDEN_BY_OBJECT = "не относится к {object}"
 OBJECT_DATIVE = {"dashboard": "дашборду", "dataset": "датасету", "migration": "миграциям"}
 HIDDEN_REASONS = {
