@@ -141,6 +141,7 @@ def asks(text: str) -> Asking | None:
     message asks what would change; a trailing «?» asks, unless it is politeness («можешь…?»).
     """
     said = spaced(SQL.sub(" ", text))  # a query's words («select», «with») are not the ask
+    said = vocab.INDEFINITE.sub(" ", said).strip()  # «его кто-то снёс» asks nothing
     if _PLAN_QUESTION.search(said):
         return "plan"
     if _WRITE_COMMAND.search(said) or _WRITE_COMMAND_EN.search(said):

@@ -58,8 +58,8 @@ def _in(fleet: Fleet, env_id: str | None) -> list[Listed]:
 
 
 def named(text: str, fleet: Fleet, env_id: str | None) -> list[Listed]:
-    """The dashboards of ``env_id`` whose title the text says in full (every word), those with
-    the longest titles first: «Отчёт по энергопотреблению» before a shorter one it contains."""
+    """The dashboards of ``env_id`` whose title the text says in full (every word), but for a
+    title inside a longer one said: «Отчёт по энергопотреблению», not a shorter one it contains."""
     said = _with_translations(_stems(text))
     found = [one for one in _in(fleet, env_id) if (t := _title_stems(one.title)) and t <= said]
     if not found:  # a typo or a letter short: «Executiv Sumary», «по регоинам», «Energy KPI»
@@ -76,17 +76,31 @@ def named(text: str, fleet: Fleet, env_id: str | None) -> list[Listed]:
 _ALIKE = 0.8
 
 
+# A word cut short stands for the title's word it begins («exec summary», «мониторинг сет»).
+_SHORTENED = 4
+
+
 def _close(word: str, said: set[str]) -> bool:
     return any(
-        one[:1] == word[:1] and SequenceMatcher(None, word, one).ratio() >= _ALIKE for one in said
+        one[:1] == word[:1]
+        and (
+            SequenceMatcher(None, word, one).ratio() >= _ALIKE
+            or (len(one) >= _SHORTENED and word.startswith(one))
+        )
+        for one in said
     )
 
 
-def about(text: str, fleet: Fleet, env_id: str | None) -> list[Listed]:
+def about(text: str, fleet: Fleet, env_id: str | None, *, every_word: bool = False) -> list[Listed]:
     """The dashboards of ``env_id`` a topic is about: any word of the title said, in Russian or
-    English («про продажи»: «Продажи по регионам», «Каналы продаж», «Regional Sales Trends»)."""
+    English («про продажи»: «Продажи по регионам», «Каналы продаж», «Regional Sales Trends»);
+    ``every_word``: a weak word too («кроме архива» is «Тарифы 2023 (архив)»)."""
     topic = _with_translations(stem(word) for word in words(text))
-    return [one for one in _in(fleet, env_id) if _title_stems(one.title) & topic]
+    return [
+        one
+        for one in _in(fleet, env_id)
+        if (_stems(one.title) if every_word else _title_stems(one.title)) & topic
+    ]
 
 
 def titled(fleet: Fleet, env_id: str | None, dashboard_id: int | None) -> Listed | None:

@@ -9,7 +9,9 @@ tool once their names are resolved against the fleet the graph handed over:
 - a comparison with nothing named to move («is staging in sync with dev?», «этот дашборд везде
   одинаковый?»): the drift;
 - a history question naming one dashboard by title away from its page («кто и когда выкатывал
-  Каналы продаж?»): its timeline (the task list filters by the page's dashboard only).
+  Каналы продаж?»): its timeline (the task list filters by the page's dashboard only);
+- why a task of one kind failed («почему упала миграция мониторинга сетей?») when the records
+  hold such a failed task: its status, with its error (the list answers when none failed).
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from dataclasses import replace
 from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.fleet import Fleet
 from sstools.agent.offline import names
-from sstools.agent.offline.intent import Choice, intents, writes
-from sstools.agent.offline.resolving import data_change, data_question
+from sstools.agent.offline.intent import Choice, intents, phrases, spaced, writes
+from sstools.agent.offline.resolving import data_change, data_question, task_asked
 from sstools.agent.offline.slots import Said, dashboards
 from sstools.agent.texts import vocabulary as vocab
 
-_SQL, _TASKS = "superset_execute_sql", "list_tasks"
+_SQL, _TASKS, _STATUS = "superset_execute_sql", "list_tasks", "get_task_status"
 _TIMELINE, _DRIFT = "get_dashboard_timeline", "get_drift"
 
 
@@ -51,7 +53,22 @@ def reranked(
         return _first(choice, _DRIFT)
     if choice.tools[:1] == (_TASKS,) and _TIMELINE in offered and _history_of(said, context, fleet):
         return _first(choice, _TIMELINE)
+    if choice.tools[:1] == (_TASKS,) and _STATUS in offered and _failed_of_a_kind(said, fleet):
+        return _first(choice, _STATUS)
     return choice
+
+
+def _failed_of_a_kind(said: Said, fleet: Fleet) -> bool:
+    """«почему упала миграция мониторинга сетей?»: a kind of task and its dashboard named, and the
+    records hold such a task that failed (without a dashboard, the failed tasks' list answers)."""
+    if not vocab.FAILED_WORDS.search(said.prose):
+        return False
+    prose = spaced(said.prose)
+    if not any(phrases(words).search(prose) for words in vocab.TASK_KIND_WORDS.values()):
+        return False
+    titles = {one.title for one in names.named(said.prose, fleet, None)}
+    task = task_asked(said, fleet, None)
+    return task is not None and task.status == "failed" and bool(titles & set(task.objects))
 
 
 def _on_a_dashboard(context: UIContext | None) -> bool:

@@ -168,10 +168,10 @@ def _all_of(prose: str, fleet: Fleet, source: str | None) -> list[int]:
     # «кроме прогноза нагрузки» is that title, not every title with «нагрузки»; «кроме черновика
     # и архива» is two, each by a word
     clause = but.group(1) if but else ""
-    spared = (
-        (names.named(clause, fleet, source) or names.about(clause, fleet, source)) if but else []
+    spared = names.named(clause, fleet, source) or names.about(
+        clause, fleet, source, every_word=True
     )
-    left_out = {one.id for one in spared}
+    left_out = {one.id for one in spared} if but else set()
     return [one.id for one in chosen if one.id not in left_out]
 
 

@@ -104,6 +104,8 @@ READ_QUESTIONS = (
 )  # fmt: skip
 
 # A question mark after these is politeness: «можешь выкатить в prod?» is a command.
+# «кто-то», «что-нибудь»: someone, something — no question asked.
+INDEFINITE = re.compile(r"(?:^| )(?:kto|chto|gde|kogda|kuda) (?:to|nibud|libo)(?= |$)")
 POLITE_ASKS = (
     "можешь", "можете", "сможешь", "можно", "пожалуйста", "давай", "сделаешь", "сделаете",
     "could you", "can you", "would you", "please", "pls", "plz",
@@ -317,6 +319,8 @@ ORDINALS = {
     "tretiy": 2, "tretya": 2, "trete": 2, "third": 2, "the third": 2,
 }  # fmt: skip
 # Title words that say nothing of what a dashboard is about: matched only as part of a title.
+# «архив» says where a dashboard is kept, not what it is about: a title's word only when left out
+# («всё, кроме архива»).
 WEAK_TITLE_WORDS = ("по", "и", "в", "на", "the", "of", "and", "архив")
 # «моя миграция», "my deploy": the person's own.
 MINE = re.compile(r"(?<!\w)(?:мо[йяюеи]\w*|my|mine)(?!\w)", re.IGNORECASE)
