@@ -9,6 +9,7 @@ from sstools.domain.writes.held import (
     WriteRequestView,
     request_link,
     second_person,
+    stage_of,
 )
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "audit_write",
     "request_link",
     "second_person",
+    "stage_of",
 ]

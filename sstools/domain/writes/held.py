@@ -26,6 +26,7 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.http.approvals import approver_role
 from sstools.http.services import Services
+from sstools.metrics import count_approval
 from sstools.storage import audit
 from sstools.storage import write_requests as stored
 from sstools.storage.models import WriteRequest
@@ -124,6 +125,12 @@ class Held:
     request: WriteRequestView
 
 
+def stage_of(services: Services, env_id: str) -> str | None:
+    """The environment's stage now, as ``sstools_approvals_total`` labels it."""
+    env = services.environments.get(env_id)
+    return env.stage.value if env is not None else None
+
+
 def title_of(services: Services, ask: Ask) -> str:
     objects = ", ".join(f"«{name}»" for name in ask.objects[:3])
     if len(ask.objects) > 3:
@@ -177,6 +184,7 @@ async def _hold(
     )
     session.add(row)
     await session.commit()
+    count_approval(stage_of(services, ask.env_id), "asked")
     await audit.record(
         session,
         action="approval_requested",
