@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sstools.config import Settings
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import DELETE, delete_sales_card_on_a_hand_clock
+from tests.agent.conftest import DELETE, HandClock, delete_sales_card_on_a_hand_clock
 from tests.agent.test_second_approval import _approve, _deny, _second_engineer
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -36,15 +36,24 @@ def _moved(before: Samples, after: Samples, name: str, **labels: str) -> float:
     return after.get(key, 0.0) - before.get(key, 0.0)
 
 
+async def _waiting_for_the_second(
+    agent: Any, settings: Settings
+) -> tuple[dict[str, str], Samples, HandClock, dict[str, Any]]:
+    """A second engineer, the metrics before, and a prod card on a hand clock that its requester
+    approved: (the second's headers, the metrics, the clock, the card)."""
+    second = await _second_engineer(agent, settings)
+    before = await _scrape(agent.client)
+    clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
+    first = await agent.decide(cid, card["confirmation_id"], "approve")
+    assert first.json()["status"] == "awaiting_second"
+    return second, before, clock, card
+
+
 async def test_a_prod_card_approved_by_two_people_is_counted_and_timed_for_prod(
     make_agent: Any, fake_superset: FakeSuperset, settings: Settings
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=2) as agent:
-        second = await _second_engineer(agent, settings)
-        before = await _scrape(agent.client)
-        clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
-        first = await agent.decide(cid, card["confirmation_id"], "approve")
-        assert first.json()["status"] == "awaiting_second"
+        second, before, clock, card = await _waiting_for_the_second(agent, settings)
         middle = await _scrape(agent.client)
         clock.now += timedelta(seconds=90)  # the second person comes a minute and a half later
         approved = await _approve(agent, card["confirmation_id"], second)
@@ -69,10 +78,7 @@ async def test_a_second_persons_denial_of_a_prod_card_counts_as_denied(
     make_agent: Any, fake_superset: FakeSuperset, settings: Settings
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE), approvals_prod=2) as agent:
-        second = await _second_engineer(agent, settings)
-        before = await _scrape(agent.client)
-        clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
-        await agent.decide(cid, card["confirmation_id"], "approve")
+        second, before, clock, card = await _waiting_for_the_second(agent, settings)
         clock.now += timedelta(seconds=10)
         denied = await _deny(agent, card, second, "не сегодня")
         assert denied.status_code == 200, denied.text
