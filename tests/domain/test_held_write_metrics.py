@@ -1,12 +1,16 @@
 """A write the domain API held for a second person is counted on ``GET /metrics`` by its stage:
 asked once when held, denied once when the second person declines it (through the approvals
-page's route, which relays the decision to the domain API: still once)."""
+page's route, which relays the decision to the domain API: still once), expired once however
+often it is read after its expiry."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from sstools import clock
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing.fake_superset import FakeSuperset
@@ -50,3 +54,22 @@ async def test_a_held_prod_deploy_denied_by_the_second_person_counts_once_for_pr
         assert await _count(client, COUNT, stage="prod", decision="denied") == denied + 1
         after = await _count(client, "sstools_approval_decision_seconds_count", stage="prod")
         assert after == timed + 1
+
+
+async def test_a_held_prod_deploy_that_expires_counts_once_as_expired(
+    settings: Settings,
+    source: FakeSuperset,
+    prod: tuple[FakeSuperset, str],
+    auth: AuthHeaders,
+) -> None:
+    engineer = auth(Role.engineer)
+    async with served_with_tasks(settings, source) as (_, client):
+        request = await _held_deploy(client, engineer)
+        expired = await _count(client, COUNT, stage="prod", decision="expired")
+        later = clock.now() + timedelta(seconds=settings.second_approval_ttl_s + 60)
+        with clock.moved_to(later):
+            url = f"/api/write-requests/{request['id']}"
+            for _ in range(2):  # the second read finds it expired already: not counted again
+                read = await client.get(url, headers=engineer)
+                assert read.json()["status"] == "expired", read.text
+            assert await _count(client, COUNT, stage="prod", decision="expired") == expired + 1

@@ -27,7 +27,7 @@ from sstools.domain.api.rollback import RollbackRequest, apply_rollback
 from sstools.domain.api.sql import ExecuteRequest, run_sql
 from sstools.domain.deploy import StalePlan
 from sstools.domain.deploy.recent import RecentPlans
-from sstools.domain.writes import Granted, WriteRequestView, stage_of
+from sstools.domain.writes import Granted, WriteRequestView
 from sstools.git_store import GitStore
 from sstools.http.approvals import (
     Bar,
@@ -60,8 +60,8 @@ def view(row: WriteRequest, services: Services) -> WriteRequestView:
     return WriteRequestView.of(row, services.environments.name_of(row.env_id))
 
 
-async def _load(session: AsyncSession, request_id: str) -> WriteRequest:
-    row = await stored.current(session, request_id, clock.now())
+async def _load(session: AsyncSession, services: Services, request_id: str) -> WriteRequest:
+    row = await stored.current(session, request_id, clock.now(), services.environments)
     if row is None:
         raise HTTPException(404, texts.NOT_FOUND)
     return row
@@ -132,7 +132,7 @@ async def get_write_request(
     request_id: RequestId, session: SessionDep, services: ServicesDep, user: CurrentUser
 ) -> WriteRequestView:
     """One held write, by its link: any signed-in user may see where it stands."""
-    return view(await _load(session, request_id), services)
+    return view(await _load(session, services, request_id), services)
 
 
 @router.post(
@@ -157,7 +157,7 @@ async def decide_write_request(
 ) -> WriteRequestView:
     """The second person's decision (or the requester's withdrawal); an approval runs the write
     once, as approved, in the requester's name."""
-    row = await _load(session, request_id)
+    row = await _load(session, services, request_id)
     _refuse(row, user, body.decision)
     reason = one_line(body.reason)
     now = clock.now()
@@ -167,13 +167,15 @@ async def decide_write_request(
         ):
             raise HTTPException(409, texts.CLOSED["denied"])
         await _audit(session, services, row, user, "denied", reason=reason)
-        return view(await _load(session, request_id), services)
+        return view(await _load(session, services, request_id), services)
     requester = await requester_now(session, row)
     if isinstance(requester, RequesterLost):  # removed, or signed out everywhere since
         if await stored.settle(
             session, row.id, RequestStatus.denied, by=user.username, now=now, reason=None
         ):
-            count_approval(stage_of(services, row.env_id), "denied", row.created_at, now)
+            count_approval(
+                services.environments.stage_of(row.env_id), "denied", row.created_at, now
+            )
         raise HTTPException(409, texts.REQUESTER_SIGNED_OUT)
     waiting_for = RequestStatus(row.status)
     two = services.approvals.needed_for(services.environments, row.env_id) >= 2
@@ -184,7 +186,7 @@ async def decide_write_request(
             await session.refresh(row)
             raise HTTPException(409, texts.CLOSED.get(row.status, row.status))
         await _audit(session, services, row, user, "first_approved")
-        return view(await _load(session, request_id), services)
+        return view(await _load(session, services, request_id), services)
     if not await stored.claim(session, row.id, by=user.username, now=now, waiting_for=waiting_for):
         await session.refresh(row)
         raise HTTPException(409, texts.CLOSED.get(row.status, row.status))
@@ -203,7 +205,7 @@ async def decide_write_request(
         session, row.id, RequestStatus.approved, by=user.username, now=now, task_id=task_id
     )
     await _audit(session, services, row, user, "approved", task_id=task_id)
-    return view(await _load(session, request_id), services)
+    return view(await _load(session, services, request_id), services)
 
 
 async def _audit(
@@ -217,7 +219,7 @@ async def _audit(
     """The decision's audit row, and its count (with the time it took) on ``/metrics``."""
     ended = outcome != "first_approved"  # the requester's word: not yet the card's decision
     count_approval(
-        stage_of(services, row.env_id),
+        services.environments.stage_of(row.env_id),
         outcome,
         row.created_at if ended else None,
         clock.now() if ended else None,

@@ -9,7 +9,6 @@ from sstools.domain.writes.held import (
     WriteRequestView,
     request_link,
     second_person,
-    stage_of,
 )
 
 __all__ = [
@@ -23,5 +22,4 @@ __all__ = [
     "audit_write",
     "request_link",
     "second_person",
-    "stage_of",
 ]

@@ -125,12 +125,6 @@ class Held:
     request: WriteRequestView
 
 
-def stage_of(services: Services, env_id: str) -> str | None:
-    """The environment's stage now, as ``sstools_approvals_total`` labels it."""
-    env = services.environments.get(env_id)
-    return env.stage.value if env is not None else None
-
-
 def title_of(services: Services, ask: Ask) -> str:
     objects = ", ".join(f"«{name}»" for name in ask.objects[:3])
     if len(ask.objects) > 3:
@@ -184,7 +178,7 @@ async def _hold(
     )
     session.add(row)
     await session.commit()
-    count_approval(stage_of(services, ask.env_id), "asked")
+    count_approval(services.environments.stage_of(ask.env_id), "asked")
     await audit.record(
         session,
         action="approval_requested",
