@@ -205,8 +205,9 @@ def report(
     try:  # only the held writes need it: a card keeps its own stage
         environments = load_environments(settings_or_exit().environments_file)
         stages = {env_id: env.stage.value for env_id, env in environments.items()}
-    except ConfigError:
-        stages = {}  # held writes are reported under «unknown»
+    except ConfigError as exc:  # the figures still come; the held writes' stage is unknown
+        typer.echo(f"sstools: held writes are reported under «unknown»: {exc}", err=True)
+        stages = {}
     figures = in_session(lambda session: operations_report(session, start, stages=stages))
     typer.echo(figures.model_dump_json(indent=2) if as_json else render(figures))
 
