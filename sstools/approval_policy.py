@@ -34,8 +34,7 @@ class ApprovalPolicy:
 
     def needed_for(self, environments: EnvironmentRegistry, env_id: str | None) -> int:
         """As :meth:`needed`, for an environment by id (an unknown one: one person)."""
-        env = environments.get(env_id) if env_id is not None else None
-        return self.needed(env.stage if env is not None else None)
+        return self.needed(environments.stage_of(env_id))
 
     @property
     def one_person_in_dev(self) -> bool:

@@ -95,6 +95,11 @@ class EnvironmentRegistry(Mapping[str, Environment]):
         env = self._by_id.get(env_id)
         return env.name if env else env_id
 
+    def stage_of(self, env_id: str | None) -> Stage | None:
+        """``env_id``'s stage; None with no environment (a git write) or one not in the file."""
+        env = self._by_id.get(env_id) if env_id is not None else None
+        return env.stage if env else None
+
 
 def _read_secrets_file(path: Path) -> dict[str, str]:
     secrets: dict[str, str] = {}

@@ -6,6 +6,8 @@ Each worker process counts its own; with several workers, scrape each one (or se
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from prometheus_client import Counter, Gauge, Histogram
 
 TOOL_CALLS = Counter(
@@ -24,6 +26,20 @@ CONFIRMATIONS = Counter(
     "Confirmations by decision (asked, approve, deny, edit, expired).",
     ["decision"],
 )
+APPROVALS = Counter(
+    "sstools_approvals_total",
+    "Approval cards by the target's stage (dev, staging, prod; none: a git write) and decision: "
+    "asked, first_approved (the requester's, a second person still needed), approved (the write "
+    "may run), denied, edited, target_moved, expired.",
+    ["stage", "decision"],
+)
+APPROVAL_SECONDS = Histogram(
+    "sstools_approval_decision_seconds",
+    "Time from a card being asked to the decision that closed it (approved, denied, edited, "
+    "target_moved; an expiry is nobody's decision), by the target's stage.",
+    ["stage"],
+    buckets=(1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 28800, 86400),
+)
 # livesum: with PROMETHEUS_MULTIPROC_DIR, the sum over the workers alive (ignored otherwise).
 ACTIVE_STREAMS = Gauge(
     "sstools_active_streams",
@@ -40,3 +56,21 @@ SUPERSET_LOGINS = Counter(
     "Logins of the service account, by environment (a session renewed by refresh is not one).",
     ["env_id"],
 )
+
+
+def count_approval(
+    stage: str | None,
+    decision: str,
+    asked_at: datetime | None = None,
+    decided_at: datetime | None = None,
+) -> None:
+    """One card's step in ``sstools_approvals_total``; with both moments, the time it took too."""
+    label = stage or "none"
+    APPROVALS.labels(label, decision).inc()
+    if asked_at is not None and decided_at is not None:
+        took = _aware(decided_at) - _aware(asked_at)
+        APPROVAL_SECONDS.labels(label).observe(max(took.total_seconds(), 0.0))
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)  # SQLite keeps them naive

@@ -5,13 +5,15 @@ refused) was *seen*; it *recovered* if the call still ended ``ok``, else it *sur
 model. Without the retry every recovered read would have failed too, so the failure rate
 without it is (failed + recovered) ÷ reads. Writes are never retried: ``retried`` must be 0.
 SC-004 (answer size): per tool, over the calls that ended ``ok``, the mean characters of the
-raw answer against the mean characters that entered the model.
+raw answer against the mean characters that entered the model. Approvals per stage: see
+:mod:`sstools.approval_report`.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools import clock
+from sstools.approval_report import StageApprovals, approval_figures, render_lines
 from sstools.storage.models import AuditEntry
 
 _SPAN = re.compile(r"^(\d+)([dhm])$")
@@ -69,6 +72,7 @@ class OperationsReport(BaseModel):
     reads: ReadFigures
     writes: WriteFigures
     sizes: list[ToolSizes]  # per tool by name, then ``*``
+    approvals: list[StageApprovals]  # per stage: dev, staging, prod, then none and unknown
 
 
 def _ratio(part: float, whole: float) -> float | None:
@@ -95,9 +99,13 @@ def _transient_failures(detail: dict[str, Any]) -> int:
 
 
 async def operations_report(
-    session: AsyncSession, since: datetime, until: datetime | None = None
+    session: AsyncSession,
+    since: datetime,
+    until: datetime | None = None,
+    stages: Mapping[str, str] | None = None,
 ) -> OperationsReport:
-    """The figures over the tool calls audited in ``[since, until)`` (until: now)."""
+    """The figures over the tool calls audited and the cards asked in ``[since, until)`` (until:
+    now); ``stages``: each configured environment's stage, for the domain API's held writes."""
     until = until or clock.now()
     rows = await session.execute(
         select(AuditEntry.outcome, AuditEntry.detail).where(
@@ -141,6 +149,7 @@ async def operations_report(
         ),
         sizes=[_sizes(tool, answers[tool]) for tool in sorted(answers)]
         + ([_sizes("*", every)] if every else []),
+        approvals=await approval_figures(session, since, until, stages or {}),
     )
 
 
@@ -178,4 +187,4 @@ def render(report: OperationsReport) -> str:
         )
     if not report.sizes:
         lines.append("  (no answers in this period)")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *render_lines(report.approvals)])

@@ -41,6 +41,14 @@ def requested_by(confirmation: Confirmation, uid: str) -> bool:
     return confirmation.requester_id is not None and confirmation.requester_id == uid
 
 
+def card_stage(confirmation: Confirmation) -> str | None:
+    """The target's stage as the card showed it (its guardrail decision); None: no environment
+    (a git write), or a card of an older shape."""
+    decision = confirmation.event.get("decision") if isinstance(confirmation.event, dict) else None
+    stage = decision.get("stage") if isinstance(decision, dict) else None
+    return stage if isinstance(stage, str) else None
+
+
 def pending_row(
     *,
     confirmation_id: str,

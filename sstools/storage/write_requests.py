@@ -14,6 +14,8 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sstools.environments import EnvironmentRegistry
+from sstools.metrics import count_approval
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.db import changed_one
 from sstools.storage.models import Confirmation, WriteRequest
@@ -41,29 +43,40 @@ class RequestStatus(StrEnum):
 WAITING = (RequestStatus.awaiting_first, RequestStatus.awaiting_second)
 
 
-async def expire_due(session: AsyncSession, now: datetime) -> None:
-    """Requests still waiting past their expiry become expired."""
-    await session.execute(
+async def expire_due(
+    session: AsyncSession, now: datetime, environments: EnvironmentRegistry
+) -> None:
+    """Requests still waiting past their expiry become expired, each counted once by the stage
+    of its environment (``environments``) on ``/metrics``."""
+    expired = await session.execute(
         update(WriteRequest)
         .where(WriteRequest.status.in_(WAITING), WriteRequest.expires_at <= now)
         .values(status=RequestStatus.expired, decided_at=now)
+        .returning(WriteRequest.env_id)
     )
+    env_ids = list(expired.scalars())  # the rows this update changed: another worker's are not
     await session.commit()
+    for env_id in env_ids:
+        count_approval(environments.stage_of(env_id), "expired")
 
 
-async def current(session: AsyncSession, request_id: str, now: datetime) -> WriteRequest | None:
+async def current(
+    session: AsyncSession, request_id: str, now: datetime, environments: EnvironmentRegistry
+) -> WriteRequest | None:
     """The request as it stands at ``now`` (expired if past its expiry), read afresh; None when
     there is none (an id longer than any is none of them)."""
-    await expire_due(session, now)
+    await expire_due(session, now, environments)
     row = await session.get(WriteRequest, request_id[:64])
     if row is not None:
         await session.refresh(row)
     return row
 
 
-async def waiting(session: AsyncSession, now: datetime, limit: int = 200) -> list[WriteRequest]:
+async def waiting(
+    session: AsyncSession, now: datetime, environments: EnvironmentRegistry, limit: int = 200
+) -> list[WriteRequest]:
     """Requests still waiting, newest first (those past their expiry expired first)."""
-    await expire_due(session, now)
+    await expire_due(session, now, environments)
     found = await session.scalars(
         select(WriteRequest)
         .where(WriteRequest.status.in_(WAITING))

@@ -166,7 +166,7 @@ async def waiting_views(
         one = request_view(row, user, env.name if env else None)
         if one.state == _WAITING and (one.can_approve or requested_by(row, user.uid)):
             views.append(one)
-    for held in await held_requests.waiting(session, clock.now()):
+    for held in await held_requests.waiting(session, clock.now(), services.environments):
         env = services.environments.get(held.env_id)
         one = held_view(held, user, services, env.name if env else None)
         if one.can_approve or held.requester_id == user.uid:
@@ -197,7 +197,7 @@ async def approval_page(
         env = environment(services, row.env_id if known else None)
         view = request_view(row, user, env.name if known else None)
         return render(request, "approval.html", user, services, env, request_view=view)
-    held = await held_requests.current(session, confirmation_id, clock.now())
+    held = await held_requests.current(session, confirmation_id, clock.now(), services.environments)
     if held is None:
         raise HTTPException(404, UI["error_not_found"])
     known = held.env_id in services.environments

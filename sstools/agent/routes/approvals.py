@@ -89,7 +89,7 @@ async def list_approvals(
     ]
     shown += [
         held_view(row, user, services)
-        for row in await held_writes.waiting(session)
+        for row in await held_writes.waiting(session, services)
         if held_writes.is_requester(row, user) or may_decide(row, user)
     ]
     return ApprovalList(approvals=shown, can_approve=sum(one.can_approve for one in shown))
@@ -104,7 +104,7 @@ async def get_approval(
     user: CurrentUser,
 ) -> ApprovalView:
     """One request, by its link: any signed-in user may see where it stands."""
-    held = await held_writes.find(session, confirmation_id)
+    held = await held_writes.find(session, services, confirmation_id)
     if held is not None:
         return held_view(held, user, services)
     confirmation = await _request(session, confirmation_id)
@@ -184,7 +184,7 @@ async def decide_approval(
     token: TokenDep,
 ) -> ApprovalDecided:
     """The second person's decision; an approval applies the write once, as approved."""
-    held = await held_writes.find(session, confirmation_id)
+    held = await held_writes.find(session, services, confirmation_id)
     if held is not None:  # the domain API's own held write: its route decides and runs it
         answer = await held_writes.relay_decision(
             executor, held.id, body.model_dump(exclude_none=True), token

@@ -43,12 +43,12 @@ def is_requester(row: WriteRequest, user: Caller) -> bool:
     return row.requester_id == user.uid
 
 
-async def waiting(session: AsyncSession) -> list[WriteRequest]:
-    return await stored.waiting(session, clock.now())
+async def waiting(session: AsyncSession, services: Services) -> list[WriteRequest]:
+    return await stored.waiting(session, clock.now(), services.environments)
 
 
-async def find(session: AsyncSession, request_id: str) -> WriteRequest | None:
-    return await stored.current(session, request_id, clock.now())
+async def find(session: AsyncSession, services: Services, request_id: str) -> WriteRequest | None:
+    return await stored.current(session, request_id, clock.now(), services.environments)
 
 
 async def relay_decision(

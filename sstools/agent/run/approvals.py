@@ -28,6 +28,7 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller, Principal
 from sstools.http.audit_trail import AuditTrail
 from sstools.http.services import Services
+from sstools.metrics import count_approval
 from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation
@@ -90,6 +91,7 @@ async def ask_second(
         )
     if not won:
         raise AlreadyDecided(confirmation.id)
+    count_approval(confirmations.card_stage(confirmation), "first_approved")
     waiting = ApprovalWaiting(
         confirmation_id=confirmation.id,
         call_id=confirmation.call_id,

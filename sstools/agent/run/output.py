@@ -24,7 +24,7 @@ from sstools.agent.events import ConfirmRequired, EncodedEvent, EventLog, encode
 from sstools.agent.guardrails import GuardrailDecision
 from sstools.agent.invocation import CardRequest
 from sstools.agent.tools import CATALOGUE
-from sstools.metrics import CONFIRMATIONS
+from sstools.metrics import CONFIRMATIONS, count_approval
 from sstools.storage import confirmations, runs
 from sstools.storage.models import Base, ConversationMessage
 from sstools.storage.runs import ClaimLost as ClaimLost
@@ -121,4 +121,5 @@ class RunOutput:
 
         await self.say(data, with_rows=confirmation)
         CONFIRMATIONS.labels("asked").inc()
+        count_approval(decision.stage.value if decision.stage else None, "asked")
         return card

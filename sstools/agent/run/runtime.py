@@ -45,7 +45,7 @@ from sstools.agent.run.stream_slots import StreamSlots
 from sstools.agent.run.wakeups import EventListener
 from sstools.auth.tokens import Caller
 from sstools.llm.configured import close_chat_model
-from sstools.metrics import CONFIRMATIONS
+from sstools.metrics import CONFIRMATIONS, count_approval
 from sstools.storage import confirmations
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.conversations import Forgotten, delete_conversation
@@ -279,6 +279,8 @@ class AgentRuntime:
             raise
         answer = resolution.answer(confirmation)
         CONFIRMATIONS.labels(answer["decision"]).inc()
+        stage = confirmations.card_stage(confirmation)
+        count_approval(stage, resolution.status.value, confirmation.created_at, now)
         context = _acting(resolution.acting, resolution.token, run_id, ahead)
         decided = resolution.decided(confirmation, now)
         self._spawn(confirmation.conversation_id, Command(resume=answer), context, decided=decided)
@@ -314,6 +316,7 @@ class AgentRuntime:
                 expired = await confirmations.expire_due(session, conversation_id, now)
             for confirmation in expired:
                 CONFIRMATIONS.labels("expired").inc()
+                count_approval(confirmations.card_stage(confirmation), "expired")
                 if resumed or not await self.still_waiting(confirmation):
                     continue
                 answer: ConfirmationAnswer = {

@@ -42,6 +42,7 @@ from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import GitDep, ServicesDep, SessionDep
 from sstools.http.services import Services
+from sstools.metrics import count_approval
 from sstools.storage import write_requests as stored
 from sstools.storage.models import WriteRequest
 from sstools.storage.write_requests import RequestStatus
@@ -59,8 +60,8 @@ def view(row: WriteRequest, services: Services) -> WriteRequestView:
     return WriteRequestView.of(row, services.environments.name_of(row.env_id))
 
 
-async def _load(session: AsyncSession, request_id: str) -> WriteRequest:
-    row = await stored.current(session, request_id, clock.now())
+async def _load(session: AsyncSession, services: Services, request_id: str) -> WriteRequest:
+    row = await stored.current(session, request_id, clock.now(), services.environments)
     if row is None:
         raise HTTPException(404, texts.NOT_FOUND)
     return row
@@ -131,7 +132,7 @@ async def get_write_request(
     request_id: RequestId, session: SessionDep, services: ServicesDep, user: CurrentUser
 ) -> WriteRequestView:
     """One held write, by its link: any signed-in user may see where it stands."""
-    return view(await _load(session, request_id), services)
+    return view(await _load(session, services, request_id), services)
 
 
 @router.post(
@@ -156,7 +157,7 @@ async def decide_write_request(
 ) -> WriteRequestView:
     """The second person's decision (or the requester's withdrawal); an approval runs the write
     once, as approved, in the requester's name."""
-    row = await _load(session, request_id)
+    row = await _load(session, services, request_id)
     _refuse(row, user, body.decision)
     reason = one_line(body.reason)
     now = clock.now()
@@ -165,13 +166,16 @@ async def decide_write_request(
             session, row.id, RequestStatus.denied, by=user.username, now=now, reason=reason
         ):
             raise HTTPException(409, texts.CLOSED["denied"])
-        await _audit(session, row, user, "denied", reason=reason)
-        return view(await _load(session, request_id), services)
+        await _audit(session, services, row, user, "denied", reason=reason)
+        return view(await _load(session, services, request_id), services)
     requester = await requester_now(session, row)
     if isinstance(requester, RequesterLost):  # removed, or signed out everywhere since
-        await stored.settle(
+        if await stored.settle(
             session, row.id, RequestStatus.denied, by=user.username, now=now, reason=None
-        )
+        ):
+            count_approval(
+                services.environments.stage_of(row.env_id), "denied", row.created_at, now
+            )
         raise HTTPException(409, texts.REQUESTER_SIGNED_OUT)
     waiting_for = RequestStatus(row.status)
     two = services.approvals.needed_for(services.environments, row.env_id) >= 2
@@ -181,8 +185,8 @@ async def decide_write_request(
         ):
             await session.refresh(row)
             raise HTTPException(409, texts.CLOSED.get(row.status, row.status))
-        await _audit(session, row, user, "first_approved")
-        return view(await _load(session, request_id), services)
+        await _audit(session, services, row, user, "first_approved")
+        return view(await _load(session, services, request_id), services)
     if not await stored.claim(session, row.id, by=user.username, now=now, waiting_for=waiting_for):
         await session.refresh(row)
         raise HTTPException(409, texts.CLOSED.get(row.status, row.status))
@@ -191,7 +195,7 @@ async def decide_write_request(
         task = await _run(row, requester, granted, services, git, recent, session)
     except StalePlan as exc:
         await stored.settle(session, row.id, RequestStatus.target_moved, by=user.username, now=now)
-        await _audit(session, row, user, "target_moved")
+        await _audit(session, services, row, user, "target_moved")
         raise HTTPException(409, texts.TARGET_MOVED) from exc
     except BaseException:  # nothing started: the request waits again for whoever approves next
         await stored.settle(session, row.id, waiting_for, by=user.username, now=now)
@@ -200,13 +204,26 @@ async def decide_write_request(
     await stored.settle(
         session, row.id, RequestStatus.approved, by=user.username, now=now, task_id=task_id
     )
-    await _audit(session, row, user, "approved", task_id=task_id)
-    return view(await _load(session, request_id), services)
+    await _audit(session, services, row, user, "approved", task_id=task_id)
+    return view(await _load(session, services, request_id), services)
 
 
 async def _audit(
-    session: AsyncSession, row: WriteRequest, user: Caller, outcome: str, **extra: Any
+    session: AsyncSession,
+    services: Services,
+    row: WriteRequest,
+    user: Caller,
+    outcome: str,
+    **extra: Any,
 ) -> None:
+    """The decision's audit row, and its count (with the time it took) on ``/metrics``."""
+    ended = outcome != "first_approved"  # the requester's word: not yet the card's decision
+    count_approval(
+        services.environments.stage_of(row.env_id),
+        outcome,
+        row.created_at if ended else None,
+        clock.now() if ended else None,
+    )
     await AuditTrail(session, user).record(
         "write_request_decided",
         outcome,

@@ -26,6 +26,7 @@ from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.http.approvals import approver_role
 from sstools.http.services import Services
+from sstools.metrics import count_approval
 from sstools.storage import audit
 from sstools.storage import write_requests as stored
 from sstools.storage.models import WriteRequest
@@ -177,6 +178,7 @@ async def _hold(
     )
     session.add(row)
     await session.commit()
+    count_approval(services.environments.stage_of(ask.env_id), "asked")
     await audit.record(
         session,
         action="approval_requested",
