@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sstools.agent import explain
 from sstools.agent.events import ConfirmRequired, Decided, Done, EventLog, RunStarted, TokenEvent
 from sstools.agent.graph import RECURSION_LIMIT
+from sstools.agent.run.budget import TokenBudget
 from sstools.agent.run.claims import RunClaims
 from sstools.agent.run.context import RunContext
 from sstools.agent.run.output import ClaimLost, RunOutput
@@ -40,6 +41,7 @@ class RunDriver:
     sessions: async_sessionmaker[AsyncSession]
     claims: RunClaims
     expires_at: Callable[[], datetime]  # a card shown now waits until then
+    budget: TokenBudget | None = None  # each model call's tokens, counted for the person
 
     async def __call__(
         self,
@@ -93,7 +95,10 @@ class RunDriver:
                                 expires_at=expires_at,
                             )
                             continue
-                        for data in (node_update or {}).get("emit", []):
+                        update = node_update or {}
+                        if self.budget is not None and update.get("spent"):
+                            await self.budget.spend(context, update["spent"])
+                        for data in update.get("emit", []):
                             await out.record(data)
         except ClaimLost:  # reaped while it ran: the reaper has told the person, not a word more
             _log.warning("run lost its claim", conversation_id=conversation_id, run_id=run_id)
