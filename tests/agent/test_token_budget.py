@@ -22,7 +22,7 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.llm.usage import estimated_tokens
 from sstools.storage import llm_usage
-from sstools.storage.models import LlmUsage, User
+from sstools.storage.models import ConversationMessage, LlmUsage, User
 from sstools.testing import LiveServer, Script, answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.conftest import (
@@ -106,6 +106,9 @@ async def test_over_the_budget_a_person_gets_429_in_words_while_another_is_serve
         assert (await _talk(agent, alice)).status_code == 202  # 0 of 500 used: served
         calls = len(agent.model.prompts)
         refused = await _talk(agent, alice)
+        async with agent.app.state.services.sessions() as session:
+            asked = select(ConversationMessage.text).where(ConversationMessage.role == "user")
+            stored = list(await session.scalars(asked))
         served = await _talk(agent, bob)
         alice_use, bob_use = await _use(agent, "engineer"), await _use(agent, "engineer2")
     assert refused.status_code == 429
@@ -116,7 +119,9 @@ async def test_over_the_budget_a_person_gets_429_in_words_while_another_is_serve
         "подтверждать и отклонять карточки можно"
     )
     assert served.status_code == 202
-    assert len(agent.model.prompts) == calls + 1  # the refused message reached no model
+    # Refused before any run: the message is not stored, and no model read it.
+    assert stored == ["как он?"]  # alice's first only
+    assert len(agent.model.prompts) == calls + 1
     # The provider's count, nothing estimated; the day is the runtime's clock's.
     assert [(u.day, u.tokens, u.estimated_tokens, u.calls) for u in alice_use] == [
         (LATE.date(), 700, 0, 1)

@@ -83,6 +83,7 @@ class RunDriver:
                             if shown:
                                 await out.say(TokenEvent(text=shown, run_id=run_id))
                         continue
+                    await self._count(chunk, context)  # spent even if the claim is lost now
                     await out.before_step()  # the next step (a write, say) waits for this
                     for node, node_update in chunk.items():
                         if node == "__interrupt__":
@@ -95,10 +96,7 @@ class RunDriver:
                                 expires_at=expires_at,
                             )
                             continue
-                        update = node_update or {}
-                        if self.budget is not None and update.get("spent"):
-                            await self.budget.spend(context, update["spent"])
-                        for data in update.get("emit", []):
+                        for data in (node_update or {}).get("emit", []):
                             await out.record(data)
         except ClaimLost:  # reaped while it ran: the reaper has told the person, not a word more
             _log.warning("run lost its claim", conversation_id=conversation_id, run_id=run_id)
@@ -111,3 +109,9 @@ class RunDriver:
             ours = await self.claims.release(conversation_id, run_id)
             if card is None and ours:
                 await self.events.append(conversation_id, Done(run_id=run_id))
+
+    async def _count(self, updates: dict[str, Any], acting: RunContext) -> None:
+        """A model call's tokens (an agent step's ``spent``) go to the person's day."""
+        for update in updates.values():
+            if self.budget is not None and isinstance(update, dict) and update.get("spent"):
+                await self.budget.spend(acting, update["spent"])
