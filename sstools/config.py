@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from limits import parse as parse_rate_limit
 from pydantic import Field, SecretStr, field_validator, model_validator
@@ -16,6 +16,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Earlier versions signed development tokens with this published value; it is refused everywhere.
 DEVELOPMENT_JWT_SECRET = "sstools-development-secret-do-not-use-in-production"  # noqa: S105
+# sstools.auth.roles.Role's values, spelled here because settings lean on no other area.
+RoleName = Literal["analyst", "engineer", "admin"]
 
 
 class Settings(BaseSettings):
@@ -58,6 +60,12 @@ class Settings(BaseSettings):
     # Background model work (validation review, documentation) at once, so chat turns get the
     # endpoint too.
     llm_background_concurrency: int = Field(default=1, ge=1, le=100)
+    # Model tokens one person may spend in the chat per UTC day (None: no budget), and per role
+    # a JSON object overriding it, null lifting it ({"admin": null, "analyst": 20000}).
+    llm_tokens_per_user_day: int | None = Field(default=None, gt=0)
+    llm_tokens_per_role_day: dict[RoleName, Annotated[int, Field(gt=0)] | None] = Field(
+        default_factory=dict
+    )
     hitl: Literal["writes", "all"] = "writes"
     tool_timeout_s: float = Field(default=30.0, gt=0)
     tools_base_url: str | None = None

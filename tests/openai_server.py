@@ -25,7 +25,9 @@ from sstools.testing import LiveServer
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 
 # messages and tools as the client sent them → {"text": "..."} or {"tool_calls": [(name, args)]}
-# (args a dict, or a string sent verbatim: malformed JSON) or {"status": 401, "body": {...}}
+# (args a dict, or a string sent verbatim: malformed JSON) or {"status": 401, "body": {...}};
+# "usage": (prompt tokens, completion tokens) is reported in the stream's last chunk when the
+# client asks for it (stream_options.include_usage), as real servers do
 Reply = dict[str, Any]
 OpenAIScript = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Reply]
 
@@ -39,6 +41,19 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
     return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+
+def _usage_chunk(usage: dict[str, int]) -> str:
+    """The stream's last chunk when usage is asked for: no choices, only the count."""
+    body = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": "scripted",
+        "choices": [],
+        "usage": usage,
+    }
+    return f"data: {json.dumps(body)}\n\n"
 
 
 def _arguments(args: dict[str, Any] | str) -> str:
@@ -63,7 +78,10 @@ class ScriptedOpenAI:
             return JSONResponse(reply["body"], status_code=reply["status"])
         if not body.get("stream"):
             return JSONResponse(self._whole(reply))
-        return StreamingResponse(self._stream(reply), media_type="text/event-stream")
+        usage = (
+            reply.get("usage") if (body.get("stream_options") or {}).get("include_usage") else None
+        )
+        return StreamingResponse(self._stream(reply, usage), media_type="text/event-stream")
 
     @staticmethod
     def _whole(reply: Reply) -> dict[str, Any]:
@@ -87,7 +105,7 @@ class ScriptedOpenAI:
         }
 
     @staticmethod
-    async def _stream(reply: Reply) -> AsyncIterator[str]:
+    async def _stream(reply: Reply, usage: tuple[int, int] | None) -> AsyncIterator[str]:
         yield _chunk({"role": "assistant", "content": ""})
         for word in (reply.get("text") or "").split(" "):
             if word:
@@ -111,6 +129,10 @@ class ScriptedOpenAI:
                 {"tool_calls": [{"index": i, "function": {"arguments": arguments[half:]}}]}
             )
         yield _chunk({}, "tool_calls" if reply.get("tool_calls") else "stop")
+        if usage is not None:
+            prompt, completion = usage
+            counted = {"prompt_tokens": prompt, "completion_tokens": completion}
+            yield _usage_chunk(counted | {"total_tokens": prompt + completion})
         yield "data: [DONE]\n\n"
 
 

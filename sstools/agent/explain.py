@@ -164,6 +164,23 @@ def too_many_conversations(limit: int) -> str:
     return texts.TOO_MANY_CONVERSATIONS.format(limit=limit)
 
 
+def over_token_budget(used: int, limit: int, retry_after_s: int) -> str:
+    """A message refused for the person's daily token budget (→ 429): «… через 3 ч 15 мин»."""
+    hours, minutes = divmod(retry_after_s // 60, 60)
+    if hours:
+        wait = texts.WAIT_HOURS_MINUTES.format(hours=hours, minutes=minutes)
+    elif minutes:
+        wait = texts.WAIT_MINUTES.format(minutes=minutes)
+    else:
+        wait = texts.WAIT_UNDER_A_MINUTE
+    return texts.DAILY_LIMIT_SPENT.format(used=_grouped(used), limit=_grouped(limit), wait=wait)
+
+
+def _grouped(count: int) -> str:
+    """«12 345»: digits in threes with a no-break space, as Russian writes them."""
+    return f"{count:,}".replace(",", "\u00a0")
+
+
 def run_interrupted(run_id: str) -> ErrorEvent:
     """A run whose worker died, as the reaper tells it."""
     return ErrorEvent(code="run_interrupted", message=texts.RUN_INTERRUPTED, run_id=run_id)

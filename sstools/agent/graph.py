@@ -66,6 +66,7 @@ from sstools.agent.tools import CATALOGUE, CallScope, ToolArgs, ToolArgumentErro
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
+from sstools.llm import usage
 
 RECURSION_LIMIT = 40
 _DEFAULTS = Settings.model_fields
@@ -210,6 +211,20 @@ class AgentGraph:
             raise ModelFailed(type(exc).__name__) from exc
         if not isinstance(reply, AIMessage):
             raise ModelFailed(f"the model answered with {type(reply).__name__}")
+        # The offline planner spends no provider tokens: nothing counts against a budget.
+        spent = None if self._offline else await usage.cost([system, *messages], tools, reply)
+        return {**self._after_reply(reply, messages, page, turn, selection, run_id), "spent": spent}
+
+    def _after_reply(
+        self,
+        reply: AIMessage,
+        messages: list[AnyMessage],
+        page: Page,
+        turn: TurnState,
+        selection: Selection,
+        run_id: str,
+    ) -> AgentState:
+        """What the model's reply comes to: calls to assess, a second ask, or the answer."""
         reply.tool_calls = [{**call, "args": storable(call["args"])} for call in reply.tool_calls]
         emit: list[EncodedEvent] = []
         if reply.invalid_tool_calls:

@@ -18,6 +18,7 @@ from sstools.agent.guardrails import GuardrailDecision
 from sstools.agent.invocation import PendingCall, ToolCall
 from sstools.agent.tools import CallScope
 from sstools.agent.tools.spec import ApprovedPlan
+from sstools.llm.usage import Cost
 
 
 class AgentState(TypedDict, total=False):
@@ -33,6 +34,9 @@ class AgentState(TypedDict, total=False):
     # approval (None until then).
     turn: TurnState | None
     again: bool  # ask the model once more before anything runs (a call written wrongly as text)
+    # What the agent step's model call cost: the driver adds it to the person's day (None:
+    # nothing to count, the offline planner's step).
+    spent: Cost | None
 
 
 class TurnState(TypedDict):

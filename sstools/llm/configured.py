@@ -43,6 +43,9 @@ def configured_chat_model(settings: Settings) -> BaseChatModel | None:
         model=settings.llm_model,
         api_key=SecretStr(key),
         streaming=True,
+        # The reply's usage in the stream's last chunk: what a person's daily budget counts
+        # (a server that sends none is estimated with the tokenizer instead).
+        stream_usage=True,
         timeout=settings.llm_timeout_s,
         max_retries=settings.llm_retries,
         # Not the library's own variable (LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S, 120 s): ours.

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from uuid import uuid4
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
+    Date,
     DateTime,
     Dialect,
     Integer,
@@ -72,6 +74,22 @@ class PersonalToken(Base):
     expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     last_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+
+
+class LlmUsage(Base):
+    """The model tokens one person spent in the chat on one UTC day (0012): what their daily
+    budget is checked against and what the audit page shows per person."""
+
+    __tablename__ = "llm_usage"
+
+    user_uid: Mapped[str] = mapped_column(String(32), primary_key=True)  # users.uid
+    day: Mapped[date] = mapped_column(Date, primary_key=True, index=True)
+    username: Mapped[str] = mapped_column(String(64))  # as it was at the latest call, for display
+    tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Of ``tokens``, those the tokenizer estimated because the provider reported no usage.
+    estimated_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+    calls: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class DatasetReview(Base):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from sstools.auth.users import (
     set_role,
 )
 from sstools.domain.reviews import ReviewStatus, get_review, set_review
-from sstools.storage import audit, confirmations, runs
+from sstools.storage import audit, confirmations, llm_usage, runs
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import AuditEntry, Confirmation, Conversation, User
@@ -211,4 +211,41 @@ async def test_role_changes_revocation_and_removal_on_each_backend(database_url:
         assert await remove_user(session, "пётр") is True
         assert await remove_user(session, "пётр") is False
         assert await list_users(session) == []
+    await engine.dispose()
+
+
+async def test_token_use_adds_up_per_person_and_day_on_each_backend(database_url: str) -> None:
+    migrate(database_url)
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    day, next_day = date(2026, 12, 7), date(2026, 12, 8)
+    at = datetime(2026, 12, 7, 12, tzinfo=UTC)
+
+    async def add(uid: str, name: str, when: date, tokens: int, estimated: bool = False) -> None:
+        async with sessions() as session:
+            await llm_usage.add(
+                session,
+                user_uid=uid,
+                username=name,
+                day=when,
+                tokens=tokens,
+                estimated=estimated,
+                at=at,
+            )
+
+    # Twenty calls of one person at once, the first of the day among them: none is lost.
+    await asyncio.gather(*(add("a-uid", "alice", day, 100) for _ in range(20)))
+    await add("a-uid", "alice", day, 50, estimated=True)
+    await add("b-uid", "bob", day, 10)
+    await add("a-uid", "alice", next_day, 7)
+    async with sessions() as session:
+        assert await llm_usage.used_on(session, "a-uid", day) == 2050
+        assert await llm_usage.used_on(session, "a-uid", next_day) == 7
+        assert await llm_usage.used_on(session, "c-uid", day) == 0
+        rows = await llm_usage.use_per_person(session, day, next_day)
+    assert [(r.day, r.username, r.tokens, r.estimated_tokens, r.calls) for r in rows] == [
+        (next_day, "alice", 7, 0, 1),
+        (day, "alice", 2050, 50, 21),
+        (day, "bob", 10, 0, 1),
+    ]
     await engine.dispose()

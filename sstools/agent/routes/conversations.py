@@ -25,7 +25,7 @@ from sstools.agent.context import (
 )
 from sstools.agent.executor import ToolExecutor
 from sstools.agent.routes.deps import ConversationDep, ExecutorDep, RuntimeDep, TokenDep
-from sstools.agent.run.runtime import Busy, TooManyRuns
+from sstools.agent.run.runtime import Busy, OverBudget, TooManyRuns
 from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
 from sstools.agent.selection import HiddenTool, select_tools
 from sstools.http.audit_trail import AuditTrail
@@ -146,7 +146,10 @@ async def get_conversation(
     status_code=202,
     responses={
         409: {"description": "a run is active or a confirmation waits in this conversation"},
-        429: {"description": "the caller has as many runs going as allowed"},
+        429: {
+            "description": "the caller has as many runs going as allowed, or has spent "
+            "today's tokens (Retry-After: seconds to the next UTC midnight)"
+        },
     },
 )
 async def post_message(
@@ -194,6 +197,8 @@ async def post_message(
             explain.too_many_runs(exc.limit),
             headers={"Retry-After": str(RUN_RETRY_AFTER_S)},
         ) from exc
+    except OverBudget as exc:
+        raise HTTPException(429, str(exc), headers={"Retry-After": str(exc.retry_after_s)}) from exc
     return RunAccepted(run_id=run_id)
 
 

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sstools.agent import explain
 from sstools.agent.events import ConfirmRequired, Decided, Done, EventLog, RunStarted, TokenEvent
 from sstools.agent.graph import RECURSION_LIMIT
+from sstools.agent.run.budget import TokenBudget
 from sstools.agent.run.claims import RunClaims
 from sstools.agent.run.context import RunContext
 from sstools.agent.run.output import ClaimLost, RunOutput
@@ -40,6 +41,7 @@ class RunDriver:
     sessions: async_sessionmaker[AsyncSession]
     claims: RunClaims
     expires_at: Callable[[], datetime]  # a card shown now waits until then
+    budget: TokenBudget | None = None  # each model call's tokens, counted for the person
 
     async def __call__(
         self,
@@ -81,6 +83,7 @@ class RunDriver:
                             if shown:
                                 await out.say(TokenEvent(text=shown, run_id=run_id))
                         continue
+                    await self._count(chunk, context)  # spent even if the claim is lost now
                     await out.before_step()  # the next step (a write, say) waits for this
                     for node, node_update in chunk.items():
                         if node == "__interrupt__":
@@ -106,3 +109,9 @@ class RunDriver:
             ours = await self.claims.release(conversation_id, run_id)
             if card is None and ours:
                 await self.events.append(conversation_id, Done(run_id=run_id))
+
+    async def _count(self, updates: dict[str, Any], acting: RunContext) -> None:
+        """A model call's tokens (an agent step's ``spent``) go to the person's day."""
+        for update in updates.values():
+            if self.budget is not None and isinstance(update, dict) and update.get("spent"):
+                await self.budget.spend(acting, update["spent"])

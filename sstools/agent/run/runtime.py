@@ -32,6 +32,8 @@ from sstools.agent.events import (
 )
 from sstools.agent.graph import AgentGraph
 from sstools.agent.invocation import ConfirmationAnswer
+from sstools.agent.run.budget import OverBudget as OverBudget
+from sstools.agent.run.budget import TokenBudget, TokenLimits
 from sstools.agent.run.claims import Busy as Busy
 from sstools.agent.run.claims import RunClaims
 from sstools.agent.run.claims import TooManyRuns as TooManyRuns
@@ -94,6 +96,7 @@ class AgentRuntime:
         similar_allowed: bool = True,
         similar_ttl_s: float = 3600.0,
         runs_per_user: int,
+        token_limits: TokenLimits | None = None,
         locks: RunLocks | None = None,
         listener: EventListener | None = None,
         on_message: Callable[[str], None] | None = None,
@@ -113,7 +116,8 @@ class AgentRuntime:
             sessions, allowed=similar_allowed, ttl_s=similar_ttl_s, clock=lambda: self.clock()
         )
         self.streams = streams
-        self.clock = clock  # confirmation expiry reads only this, so tests can move time
+        self.clock = clock  # confirmation expiry and the budget's day read this: tests move it
+        self.budget = TokenBudget(sessions, token_limits or TokenLimits(), lambda: self.clock())
         self._stack = contextlib.AsyncExitStack()
         self._graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -177,6 +181,8 @@ class AgentRuntime:
     ) -> str:
         if await self.pending_confirmation(conversation_id) is not None:
             raise Busy(conversation_id)
+        if not self.offline:  # before anything starts: a turn under way is never cut
+            await self.budget.check(user)
         if self._on_message is not None:
             # Before the claim, a third of the time the embedding has to hide in; a 409 or
             # 429 from the claim then wastes one embedding (≈ 25 ms of one core).
@@ -361,6 +367,7 @@ class AgentRuntime:
             sessions=self._sessions,
             claims=self.claims,
             expires_at=lambda: self.clock() + self._ttl,
+            budget=self.budget,
         )
         task = asyncio.create_task(drive(conversation_id, graph_input, context, started, decided))
         self._tasks.add(task)

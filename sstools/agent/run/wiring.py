@@ -13,6 +13,7 @@ from sstools.agent.events import EventLog
 from sstools.agent.executor import ToolExecutor
 from sstools.agent.graph import AgentGraph
 from sstools.agent.routing import tool_router
+from sstools.agent.run.budget import TokenLimits
 from sstools.agent.run.checkpoints import postgres_checkpoints, sqlite_checkpoints
 from sstools.agent.run.locks import PostgresRunLocks, RunLocks
 from sstools.agent.run.runtime import AgentRuntime
@@ -72,6 +73,7 @@ def build_agent(
             per_conversation=settings.agent_streams_per_conversation,
         ),
         runs_per_user=settings.agent_runs_per_user,
+        token_limits=TokenLimits.of(settings),
         locks=PostgresRunLocks(conninfo) if shared else RunLocks(),
         listener=EventListener(conninfo, events) if shared else None,
         on_message=router.start if router is not None else None,
