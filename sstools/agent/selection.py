@@ -28,6 +28,7 @@ from pydantic import BaseModel
 from sstools.agent import texts
 from sstools.agent.context import UIContext
 from sstools.agent.offline.followup import follow_up
+from sstools.agent.offline.intent import SQL
 from sstools.agent.routing.history import recently_used, started_a_task
 from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.auth.roles import Role
@@ -163,7 +164,22 @@ def select_tools(
     )
     if router is None:
         return filtered.narrowed(None)
-    return filtered.narrowed(router(message, filtered.to_rank))
+    return filtered.narrowed(
+        _with_sql(message, filtered.to_rank, router(message, filtered.to_rank))
+    )
+
+
+# A statement in the message is run or formatted, whatever else its words rank.
+_SQL_TOOLS = frozenset({"superset_execute_sql", "superset_format_sql"})
+
+
+def _with_sql(
+    message: str, candidates: Sequence[ToolSpec], routed: Sequence[ToolSpec]
+) -> list[ToolSpec]:
+    """What the router kept, and the SQL tools when the message holds a statement."""
+    if not SQL.search(message):
+        return list(routed)
+    return [tool for tool in candidates if tool in routed or tool.name in _SQL_TOOLS]
 
 
 # -- at each step of a run -------------------------------------------------------------------------
@@ -226,6 +242,7 @@ class ToolOffer:
         began = time.perf_counter()
         await router.ready(message)
         routed = await asyncio.to_thread(router, message, filtered.to_rank)  # BM25 reads it all
+        routed = _with_sql(message, filtered.to_rank, routed)
         if timed:
             ROUTER_SECONDS.observe(time.perf_counter() - began)
         return filtered.narrowed(routed)

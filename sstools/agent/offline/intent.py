@@ -161,7 +161,9 @@ def _frames() -> dict[str, re.Pattern[str]]:
 def intents(text: str) -> list[str]:
     """The intents whose frames the message matches, in their order of precedence."""
     # A commit a deploy reads from («из коммита 3f2a…») is its source, not a request to commit.
-    said = spaced(vocab.COMMIT_REF.sub(" ", SQL.sub(" sql ", text)))
+    # What is left out («всё, кроме архива») says nothing of what is asked.
+    asked = vocab.ALL_BUT.sub(" ", text) if vocab.ALL_WORDS.search(text) else text
+    said = spaced(vocab.COMMIT_REF.sub(" ", SQL.sub(" sql ", asked)))
     found = [intent for intent, frame in _frames().items() if frame.search(said)]
     leading = {i: m.end() for i in found if (m := _frames()[i].match(said)) is not None}
     searching = _SEARCH_VERB.match(said)

@@ -138,6 +138,8 @@ def resolve(
             args["task_id"] = known_task[0].id
     if name == "superset_audit_permissions" and "object_id" not in args and not numbered:
         args |= _audited_by_name(prose, fleet, here)
+    if name == "superset_explore_database" and "table" not in args:
+        _table_named(args, prose, context, fleet)  # "columns of weather_daily?"
     if name == "superset_execute_sql" and "sql" not in args:
         return _data_question(args, said, context, fleet)
     return args
@@ -182,6 +184,18 @@ def _audited_by_name(prose: str, fleet: Fleet, here: str | None) -> dict[str, An
         return {"object_type": "dashboard", "object_id": found[0].id}
     table = names.dataset_named(prose, fleet, here)
     return {"object_type": "dataset", "object_id": table.id} if table else {}
+
+
+def _table_named(args: dict[str, Any], prose: str, context: UIContext | None, fleet: Fleet) -> None:
+    """A dataset's table named by its name (not the page's own): where it lives, to read it."""
+    here = context.env_id if context else None
+    table = names.dataset_named(prose, fleet, here)
+    page = context.object_id if context and context.object_type is ObjectType.dataset else None
+    if table is None or str(table.id) == page or table.database_id is None:
+        return
+    args |= {"database_id": table.database_id, "table": table.name}
+    if table.schema_name:
+        args["schema_name"] = table.schema_name
 
 
 def _stage(env_id: str) -> int:
