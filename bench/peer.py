@@ -69,6 +69,7 @@ CHART = "Потребление по регионам"  # on ONE and on Energy K
 RUNS = int(os.environ.get("SSTOOLS_BENCH_PEER_RUNS", "3"))
 TOOLS = ("sstools", "preset-cli --split")
 REQUEST_LISTS = VENV.parent / "peer-requests.txt"
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # werkzeug colours some lines (201s, 304s, errors)
 _LINE = re.compile(r'"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (\S+) HTTP/[\d.]+" (\d{3})')
 
 
@@ -126,7 +127,7 @@ class AccessLog:
             text = handle.read().decode("utf-8", errors="replace")
         found = []
         for line in text.splitlines():
-            if match := _LINE.search(line):
+            if match := _LINE.search(_COLOUR.sub("", line)):
                 method, target, status = match.groups()
                 found.append(f"{method} {target.split('?', 1)[0]} {status}")
         return found
@@ -316,26 +317,15 @@ def _peer(cli: Path, urls: dict[str, str], password: str, ids: list[int]) -> str
         bundle = Path(tmp) / "bundle"
         bundle.mkdir()
         export = ["export-assets", str(bundle), "--dashboard-ids", ",".join(map(str, ids))]
-        steps = (
-            [str(cli), urls[SOURCE], *login, *export],
-            [
-                str(cli),
-                urls[TARGET],
-                *login,
-                "sync",
-                "native",
-                str(bundle),
-                "--overwrite",
-                "--split",
-            ],
-        )
+        sync = ["sync", "native", str(bundle), "--overwrite", "--split"]
+        steps = ([str(cli), *login, urls[SOURCE], *export], [str(cli), *login, urls[TARGET], *sync])
         for step in steps:
             done = subprocess.run(  # noqa: S603 - the bench's own venv's superset-cli
                 step, cwd=tmp, capture_output=True, text=True, check=False, timeout=600
             )
             if done.returncode != 0:
                 tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-                return f"{step[4]}: exit {done.returncode}: {' '.join(tail)[:300]}"
+                return f"{step[6]}: exit {done.returncode}: {' '.join(tail)[:300]}"
     return None
 
 
@@ -405,7 +395,11 @@ async def _measure(cli: Path, sandbox: Sandbox) -> dict[str, Outcome]:
                                     )
                                 seconds = time.perf_counter() - began
                                 await asyncio.sleep(0.5)  # werkzeug logs after it responds
-                                sent = logs[SOURCE].since_mark() + logs[TARGET].since_mark()
+                                sent = [
+                                    f"{e} {line}"
+                                    for e in (SOURCE, TARGET)
+                                    for line in logs[e].since_mark()
+                                ]
                                 problems = [failed] if failed else []
                                 problems += _problems(
                                     metadata[SOURCE], metadata[TARGET], watched, case.new_dataset
