@@ -466,7 +466,7 @@ def rows() -> list[Row]:
     try:
         cli = superset_cli()
     except PeerUnavailable as why:
-        reason = str(why).replace("\n", " ").replace("|", "/")[:300]
+        reason = str(why).replace("\n", " ").replace("|", "/")[-300:]  # pip says why last
         return [
             Row("deploy vs peer", "preset-cli 0.3.13 not installed", "—", reason, None, "—", True)
         ]
