@@ -33,7 +33,7 @@ database connection (its ``dbs`` row, every column, ``changed_on`` too) as it wa
 Medians of the runs (``SSTOOLS_BENCH_PEER_RUNS``, default 3). The goal (issue 40): ≤ 0.6× the
 peer's time and ≤ its requests in every case, correct every time. preset-cli lives in a venv of
 the bench's own (bench/peer_venv.py); a machine that cannot install it gets one row saying why.
-The request lists of the last run of each case and tool go to ``.bench-venvs/peer-requests.txt``.
+Every run's request list (counted by path) goes to ``.bench-venvs/peer-requests.txt``.
 """
 
 from __future__ import annotations
@@ -432,10 +432,11 @@ async def _measure(cli: Path, sandbox: Sandbox) -> dict[str, Outcome]:
                                     flush=True,
                                 )
                         for tool in TOOLS:
-                            last = outcome.runs[tool][-1]
-                            counted = Counter(last.requests)
-                            lists.append(f"## {case.name}: {tool} ({len(last.requests)})")
-                            lists += [f"{n:3} × {line}" for line, n in sorted(counted.items())]
+                            for run, done in enumerate(outcome.runs[tool]):
+                                counted = Counter(done.requests)
+                                title = f"{case.name}: {tool}, run {run}"
+                                lists.append(f"## {title} ({len(done.requests)})")
+                                lists += [f"{n:3} × {line}" for line, n in sorted(counted.items())]
         finally:
             await dev.restore()
             await pool.aclose()
