@@ -474,7 +474,10 @@ def rows() -> list[Row]:
     sandbox = peer_sandbox()
     sandbox.up()
     sandbox.stop("prod")  # not used here: one process fewer on a small machine
-    outcomes = asyncio.run(_measure(cli, sandbox))
+    try:
+        outcomes = asyncio.run(_measure(cli, sandbox))
+    finally:
+        sandbox.down()  # the fleet is the bench's own: nothing else needs it up
     out: list[Row] = []
     for name, outcome in outcomes.items():
         ours, split, split_on = (outcome.runs[tool] for tool in TOOLS)
