@@ -26,6 +26,7 @@ MODULES = (
     "bench.cards",
     "bench.planner",
     "bench.deploys",
+    "bench.peer",
     "bench.dashboard_page",
     "bench.drift",
     "bench.mcp",

@@ -7,9 +7,10 @@ meanwhile makes an apply stale (409). Requests are counted where they leave this
 (``httpx`` at the Superset ports), the app's and its task steps' alike. Baseline, in the same
 run: the same deploys with the task steps' sessions not kept (each step logs in and fetches a
 CSRF token of its own, as before). The goal is the peer's (preset-cli 0.3.13 ``sync native
---split``, measured on this sandbox in issue 24; not installed here): at most its requests and
-0.6× its time. Medians of the runs: the first run also logs in to both environments, as a
-service does once after it starts. Afterwards dev's CSS is put back and deployed, so staging
+--split``, measured on this sandbox in issue 24 and kept below): at most its requests and 0.6× its
+time; the peer run beside sstools in the same bench, staging cold, more edits: bench/peer.py.
+Medians of the runs: the first run also logs in to both environments, as a service does once
+after it starts. Afterwards dev's CSS is put back and deployed, so staging
 ends as it began. (A snapshot for staging too, issue 24 §5, measured with this bench: +0.3 s on
 one dashboard, +0.35 s on 11, more than 10 % of the apply, so SSTOOLS_SNAPSHOT_STAGES stays prod
 by default.)

@@ -16,9 +16,12 @@ from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.storage.db import create_engine, migrate, session_factory
 
 
-def sandbox_settings(root: Path, **overrides: Any) -> Settings:
-    """The app on the sandbox's three environments, its state under ``root``, with no model."""
-    sandbox = Sandbox(SandboxSettings())
+def sandbox_settings(root: Path, sandbox: Sandbox | None = None, **overrides: Any) -> Settings:
+    """The app on the sandbox's three environments, its state under ``root``, with no model.
+
+    ``sandbox``: another fleet than the one ``SSTOOLS_SANDBOX_*`` names (the peer's, bench/peer.py).
+    """
+    sandbox = sandbox or Sandbox(SandboxSettings())
     return Settings(
         _env_file=None,
         database_url=f"sqlite:///{root / 'sstools.db'}",
