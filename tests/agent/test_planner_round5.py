@@ -188,3 +188,15 @@ def test_a_statement_in_the_message_is_offered_to_run_whatever_the_router_ranks(
     name, args = call(plan(text, "dataset", "2"))
     assert name == "superset_execute_sql"
     assert args["sql"].startswith("update regions")
+
+
+def test_a_question_mark_mid_message_asks_and_nothing_is_refused() -> None:
+    """«прод вообще отвечает? что-то тупит» asks; an analyst is not told they may not roll back."""
+    reply = plan("прод вообще отвечает? что-то тупит", "dashboard", "6", role=Role.analyst)
+    assert reply.tool_calls, reply.text
+    assert "Недостаточно прав" not in reply.text
+
+
+def test_thanks_and_goodbye_is_answered_in_words() -> None:
+    reply = plan("спасибо, пока всё", role=Role.analyst)
+    assert not reply.tool_calls

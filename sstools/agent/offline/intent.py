@@ -148,7 +148,7 @@ def asks(text: str) -> Asking | None:
         return None
     if _READ_QUESTION.search(said):
         return "read"
-    if text.rstrip().endswith("?") and not _POLITE.search(said):
+    if "?" in SQL.sub(" ", text) and not _POLITE.search(said):  # «прод отвечает? что-то тупит»
         return "read"
     return None
 
@@ -308,7 +308,7 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
     if not chosen:
         # The meaning, when no frame says it: a question among the offered tools, a command
         # also among those the role lacks (then it is refused naming the role).
-        ranked = here if asking is None else list(offered)
+        ranked = list(offered)
         if len(ranked) > 1 and not _has_an_opinion(text, ranked):
             return Choice(tools=(), asking=asking)  # «привет»: the page's default answers
         for name, _ in ranking(text, ranked, "hybrid") if len(ranked) > 1 else []:

@@ -310,7 +310,7 @@ THANKS = (
     "отлично", "супер", "большое", "всё", "все", "thanks", "thank", "you", "thx", "cool",
     "great", "a", "lot", "so", "much", "пасиб", "пасибо", "спасибки", "spasibo", "spasib",
     "sps", "норм", "норма", "выручил", "vyruchil", "помог", "pomog", "молодец", "круто", "класс",
-    "nice", "awesome", "perfect", "got", "it",
+    "nice", "awesome", "perfect", "got", "it", "пока", "на", "этом", "bye", "that", "s", "all",
 )  # fmt: skip
 # «первый», "the second": which of the choices a question back listed (folded, whole answer).
 ORDINALS = {
