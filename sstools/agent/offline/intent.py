@@ -306,8 +306,8 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
                 chosen.insert(0, name)
                 break
     if not chosen:
-        # The meaning, when no frame says it: a question among the offered tools, a command
-        # also among those the role lacks (then it is refused naming the role).
+        # The meaning, when no frame says it, among the offered tools only: a write the role
+        # lacks is refused when the person's words name it, never for a meaning's neighbour.
         ranked = list(offered)
         if len(ranked) > 1 and not _has_an_opinion(text, ranked):
             return Choice(tools=(), asking=asking)  # «привет»: the page's default answers
