@@ -64,6 +64,16 @@ PEER = {
 }
 
 
+async def source_titles(pool: SupersetPool) -> dict[int, str]:
+    """Dev's dashboards' titles by id: the cases are chosen by title (ids differ per sandbox)."""
+    rows = (
+        await pool.client(SOURCE).get_json(
+            "/api/v1/dashboard/", query={"columns": ["id", "dashboard_title"], "page_size": 100}
+        )
+    )["result"]
+    return {row["id"]: row["dashboard_title"] for row in rows}
+
+
 class _Requests:
     """Requests sent to the sandbox's Superset ports by any httpx client of this process."""
 
@@ -139,13 +149,7 @@ async def _measure(
         settings = sandbox_settings(root, snapshot_stages=list(snapshot_stages))
         headers = {"Authorization": f"Bearer {await bench_user(settings, Role.engineer)}"}
         pool = SupersetPool(environments, timeout_s=60)
-        rows = (
-            await pool.client(SOURCE).get_json(
-                "/api/v1/dashboard/",
-                query={"columns": ["id", "dashboard_title"], "page_size": 100},
-            )
-        )["result"]
-        titles = {row["id"]: row["dashboard_title"] for row in rows}
+        titles = await source_titles(pool)
         twelve = sorted(number for number, title in titles.items() if title != DRAFT)
         eleven = [number for number in twelve if titles[number] != DRIFTED]
         one = [next(number for number, title in titles.items() if title == ONE)]

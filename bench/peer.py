@@ -56,6 +56,7 @@ from typing import Any
 
 import httpx
 
+from bench.deploys import DRAFT, DRIFTED, ONE, SOURCE, TARGET, source_titles
 from bench.peer_venv import VENV, PeerUnavailable, superset_cli
 from bench.sandbox_app import bench_user, sandbox_settings
 from bench.table import Row
@@ -67,10 +68,7 @@ from sstools.sandbox.superset_home import SERVICE_ACCOUNT
 from sstools.superset import SupersetPool
 from sstools.testing import LiveServer
 
-SOURCE, TARGET = "ss-dev", "staging"
 FLEET, PORT_OFFSET = "bench-peer", 40  # clear of the test workers' fleets (+10 each, at most 4)
-DRAFT, DRIFTED = "Прогноз нагрузки (черновик)", "Energy KPIs"
-ONE = "Отчёт по энергопотреблению"
 CHART = "Потребление по регионам"  # on ONE and on Energy KPIs; its dataset: energy_consumption
 RUNS = int(os.environ.get("SSTOOLS_BENCH_PEER_RUNS", "3"))
 SPLIT, SPLIT_ON = "preset-cli --split", "preset-cli --split -c"
@@ -362,13 +360,7 @@ async def _measure(cli: Path, sandbox: Sandbox) -> dict[str, Outcome]:
     with tempfile.TemporaryDirectory() as tmp:
         settings = sandbox_settings(Path(tmp), sandbox=sandbox, drift_watch_cron="")
         headers = {"Authorization": f"Bearer {await bench_user(settings, Role.engineer)}"}
-        rows = (
-            await pool.client(SOURCE).get_json(
-                "/api/v1/dashboard/",
-                query={"columns": ["id", "dashboard_title"], "page_size": 100},
-            )
-        )["result"]
-        titles = {row["id"]: row["dashboard_title"] for row in rows}
+        titles = await source_titles(pool)
         twelve = sorted(number for number, title in titles.items() if title != DRAFT)
         chosen = {
             "one": [next(number for number, title in titles.items() if title == ONE)],
