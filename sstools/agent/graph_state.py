@@ -16,8 +16,7 @@ from sstools.agent.context import UIContext
 from sstools.agent.events import EncodedEvent
 from sstools.agent.guardrails import GuardrailDecision
 from sstools.agent.invocation import PendingCall, ToolCall
-from sstools.agent.tools import CallScope
-from sstools.agent.tools.spec import ApprovedPlan
+from sstools.agent.tools import ApprovedPlan, CallScope
 from sstools.llm.usage import Cost
 
 

@@ -25,9 +25,8 @@ from sstools import texts as core_texts
 from sstools.agent.card.impact import impact_text
 from sstools.agent.executor import ToolExecutor, ToolResult
 from sstools.agent.invocation import Refused, ToolCall, check_call
-from sstools.agent.tools import CATALOGUE, ToolArgs, ToolKind, ToolSpec
+from sstools.agent.tools import CATALOGUE, ApprovedPlan, ToolArgs, ToolKind, ToolSpec
 from sstools.agent.tools.deploys import is_dry_run
-from sstools.agent.tools.spec import ApprovedPlan
 from sstools.auth.tokens import Caller
 from sstools.environments import EnvironmentRegistry
 from sstools.errors import SstoolsError

@@ -24,10 +24,10 @@ from sstools import clock
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
 from sstools.domain.deploy.models import FieldChange
-from sstools.domain.writes.request_record import RequestRecord, request_record
 from sstools.environments import Stage
 from sstools.http.approvals import Bar, bar, may_decide
 from sstools.http.deps import ServicesDep, SessionDep
+from sstools.http.request_record import RequestRecord, request_record
 from sstools.http.services import Services
 from sstools.storage import write_requests as held_requests
 from sstools.storage.confirmations import requested_by

@@ -21,8 +21,7 @@ from sstools.agent.invocation import Cleared, Refused
 from sstools.agent.offline.answers import render
 from sstools.agent.offline.planner import offline_planner
 from sstools.agent.selection import HiddenBecause, select_tools
-from sstools.agent.tools import CATALOGUE
-from sstools.agent.tools.spec import CallScope
+from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.auth.roles import Role
 from tests.agent.conftest import DASHBOARD_PAGE, DASHBOARD_PAGE_READS, check_on_page
 

@@ -4,6 +4,7 @@ second approval (:func:`view`), or a write the domain API held (:func:`held_view
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
@@ -13,7 +14,8 @@ from sstools.agent.routes import held_writes
 from sstools.agent.run import approvals
 from sstools.auth.roles import Role
 from sstools.auth.tokens import Caller
-from sstools.http.approvals import approver_role, may_decide
+from sstools.http.approvals import may_decide
+from sstools.http.request_record import request_record
 from sstools.http.services import Services
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.models import Confirmation, WriteRequest
@@ -47,63 +49,80 @@ class ApprovalView(BaseModel):
     task_id: str | None = None  # the task its approval started, once started
 
 
+class _Shown(NamedTuple):
+    """What the person deciding is shown of the request: its card, or a held write's words."""
+
+    prompt: str
+    stage: str | None
+    impact: str | None
+    objects: list[str]
+    changes: list[CardObjectChanges]
+    arguments: list[CardArgument]
+    digest: str | None
+
+
+def _view(
+    row: Confirmation | WriteRequest,
+    user: Caller,
+    services: Services,
+    *,
+    title: str,
+    status: ConfirmationStatus,
+    shown: _Shown,
+) -> ApprovalView:
+    record = request_record(row)
+    env = services.environments.get(record.env_id) if record.env_id else None
+    return ApprovalView(
+        id=record.id,
+        title=title,
+        env_id=record.env_id,
+        env_name=env.name if env else None,
+        stage=shown.stage,
+        prompt=shown.prompt,
+        impact=shown.impact,
+        objects=shown.objects,
+        changes=shown.changes,
+        arguments=shown.arguments,
+        digest=shown.digest,
+        requested_by=record.requested_by,
+        requested_at=record.created_at,
+        first_approved_at=record.first_approved_at,
+        expires_at=record.expires_at,
+        status=status,
+        approver_role=record.approver_role,
+        decided_by=record.decided_by,
+        decided_at=record.decided_at,
+        reason=record.reason,
+        can_approve=may_decide(row, user),
+        link=approvals.approval_link(record.id),
+        task_id=record.task_id,
+    )
+
+
 def view(confirmation: Confirmation, user: Caller, services: Services) -> ApprovalView:
+    """An agent card waiting for (or past) its second approval."""
     card = shown_card(confirmation)
     decision = card.decision
-    env = services.environments.get(confirmation.env_id) if confirmation.env_id else None
-    return ApprovalView(
-        id=confirmation.id,
-        title=card.title or confirmation.tool,
-        env_id=confirmation.env_id,
-        env_name=env.name if env else None,
-        stage=decision.stage.value if decision.stage else None,
+    shown = _Shown(
         prompt=decision.prompt,
+        stage=decision.stage.value if decision.stage else None,
         impact=decision.impact,
         objects=decision.objects,
         changes=decision.changes,
         arguments=decision.arguments,
         digest=decision.digest,
-        requested_by=confirmation.username,
-        requested_at=confirmation.created_at,
-        first_approved_at=confirmation.first_approved_at,
-        expires_at=confirmation.expires_at,
-        status=ConfirmationStatus(confirmation.status),
-        approver_role=approver_role(confirmation),
-        decided_by=confirmation.second_by,
-        decided_at=confirmation.second_at,
-        reason=confirmation.reason,
-        can_approve=may_decide(confirmation, user),
-        link=approvals.approval_link(confirmation.id),
-        task_id=confirmation.task_id,
     )
+    title = card.title or confirmation.tool
+    status = ConfirmationStatus(confirmation.status)
+    return _view(confirmation, user, services, title=title, status=status, shown=shown)
 
 
 def held_view(row: WriteRequest, user: Caller, services: Services) -> ApprovalView:
     """A write the domain API held, as a request of this list: asked outside any chat, so it
-    has the requester's words for it but no card (no diffs, no arguments)."""
+    has the requester's words for it but no card (no diffs, no arguments) and no approval of
+    theirs on record."""
     env = services.environments.get(row.env_id)
-    return ApprovalView(
-        id=row.id,
-        title=row.title,
-        env_id=row.env_id,
-        env_name=held_writes.env_name(services, row),
-        stage=env.stage.value if env else None,
-        prompt=row.title,
-        impact=None,
-        objects=list(row.objects),
-        changes=[],
-        arguments=[],
-        digest=row.digest,
-        requested_by=row.requested_by,
-        requested_at=row.created_at,
-        first_approved_at=row.created_at,  # asking through the API is the requester's approval
-        expires_at=row.expires_at,
-        status=held_writes.status_of(row),
-        approver_role=approver_role(row),
-        decided_by=row.decided_by,
-        decided_at=row.decided_at,
-        reason=row.reason,
-        can_approve=may_decide(row, user),
-        link=approvals.approval_link(row.id),
-        task_id=row.task_id,
-    )
+    stage = env.stage.value if env else None
+    shown = _Shown(row.title, stage, None, list(row.objects), [], [], row.digest)
+    status = held_writes.status_of(row)
+    return _view(row, user, services, title=row.title, status=status, shown=shown)

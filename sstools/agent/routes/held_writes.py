@@ -60,8 +60,3 @@ async def relay_decision(
         detail = answer.get("detail") if isinstance(answer, dict) else None
         raise HTTPException(status if 400 <= status < 500 else 502, detail)
     return answer
-
-
-def env_name(services: Services, row: WriteRequest) -> str | None:
-    env = services.environments.get(row.env_id)
-    return env.name if env else None

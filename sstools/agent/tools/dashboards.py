@@ -8,20 +8,17 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
-from sstools.agent.tools.paths import EnvId, ObjectId, api_path
-from sstools.agent.tools.shaping import commit, head, listed, pick, task_record
-from sstools.agent.tools.spec import (
+from sstools.agent.tools.call import (
     CallScope,
-    DetailArgs,
-    ToolArgs,
     ToolArgumentError,
-    ToolKind,
     ToolRequest,
     env_param,
-    environment_read,
     named_or_current_env,
     object_id,
 )
+from sstools.agent.tools.paths import EnvId, ObjectId, api_path
+from sstools.agent.tools.shaping import commit, head, listed, pick, task_record
+from sstools.agent.tools.spec import DetailArgs, ToolArgs, ToolKind, environment_read
 
 D, S, M = ObjectType.dashboard, ObjectType.dataset, ObjectType.migration
 DASHBOARDS = "/api/dashboards"

@@ -8,19 +8,15 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
+from sstools.agent.tools.call import CallScope, ToolArgumentError, ToolRequest, env_param, object_id
 from sstools.agent.tools.paths import ObjectId, PathName, api_path
 from sstools.agent.tools.shaping import head, listed, pick
 from sstools.agent.tools.spec import (
-    CallScope,
     DetailArgs,
     ToolArgs,
-    ToolArgumentError,
     ToolKind,
-    ToolRequest,
     assistant_tool,
-    env_param,
     environment_read,
-    object_id,
 )
 from sstools.auth.roles import Role
 from sstools.sql import SqlKind, SqlSyntaxError, classify

@@ -18,21 +18,23 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
+from sstools.agent.tools.call import (
+    CallScope,
+    ToolArgumentError,
+    ToolRequest,
+    named_env,
+    named_target,
+    object_id,
+)
 from sstools.agent.tools.paths import EnvId, ObjectId, TaskId, api_path
 from sstools.agent.tools.shaping import listed, pick, task_record
 from sstools.agent.tools.spec import (
     Builder,
-    CallScope,
     DetailArgs,
     ToolArgs,
-    ToolArgumentError,
     ToolKind,
-    ToolRequest,
     assistant_tool,
     environment_read,
-    named_env,
-    named_target,
-    object_id,
 )
 from sstools.auth.roles import Role
 from sstools.ids import BranchName

@@ -8,6 +8,15 @@ from pydantic import Field
 
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
+from sstools.agent.tools.call import (
+    CallScope,
+    ToolArgumentError,
+    ToolRequest,
+    env_param,
+    named_env,
+    named_or_current_env,
+    named_target,
+)
 from sstools.agent.tools.deploys import DryRunArgs, applied, plan_of, planned_write
 from sstools.agent.tools.paths import EnvId, ObjectId, TaskId, api_path
 from sstools.agent.tools.shaping import (
@@ -19,18 +28,11 @@ from sstools.agent.tools.shaping import (
     task_summary,
 )
 from sstools.agent.tools.spec import (
-    CallScope,
     DetailArgs,
     ToolArgs,
-    ToolArgumentError,
     ToolKind,
-    ToolRequest,
     assistant_tool,
-    env_param,
     environment_read,
-    named_env,
-    named_or_current_env,
-    named_target,
 )
 from sstools.auth.roles import Role
 from sstools.ids import BACKUP_ID_PATTERN, BranchName

@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-from sstools.agent.tools.spec import ToolArgumentError
+from sstools.agent.tools.call import ToolArgumentError
 from sstools.ids import ENV_ID_PATTERN, MAX_ID
 
 MAX_NAME = 256

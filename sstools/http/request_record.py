@@ -2,8 +2,8 @@
 waiting for a second approval (``confirmations``) or a write the domain API held
 (``write_requests``) — who asked and when, until when it waits, who decided, the role it needs.
 
-It leans on core, ``storage``, ``auth`` and ``http`` only, so it can move to ``http/`` as it is
-once the agent's ``/api/approvals`` (which may not import the domain) reads requests through it.
+In ``http/`` because both the agent's ``/api/approvals`` (which may not import the domain) and
+the ``/approvals`` pages read requests through it.
 """
 
 from __future__ import annotations

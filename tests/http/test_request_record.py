@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from sstools.auth.roles import Role
-from sstools.domain.writes.request_record import request_record
+from sstools.http.request_record import request_record
 from sstools.storage.models import Confirmation, WriteRequest
 
 T0 = datetime(2026, 12, 1, 5, 44, tzinfo=UTC)
