@@ -122,6 +122,9 @@ async def test_one_engineer_cannot_deploy_to_prod_through_the_api_a_second_one_r
         [shown] = [one for one in listed["approvals"] if one["id"] == request["id"]]
         assert shown["can_approve"] is True
         assert shown["requested_by"] == "engineer"
+        # The API and the page read the request alike: no approval of the requester's on record.
+        assert shown["first_approved_at"] is None
+        assert shown["requested_at"] is not None
         assert listed["can_approve"] >= 1
         # The link the requester shares opens a page with the buttons, for the second person.
         page = await _page(client, f"/approvals/{request['id']}", second)
