@@ -17,11 +17,14 @@ from langchain_core.messages import BaseMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from sstools.agent import texts
+from sstools.agent.context_parts import MAX_FILTERS, ContextFilter, SqlLabTab
 from sstools.errors import SstoolsError
 
 MAX_CONTEXT_BYTES = 4096
+MAX_CONTEXT_V2_BYTES = 16384  # room for a SQL Lab tab's SQL and the filters' values
 MAX_NAME_CHARS = 256
-CONTEXT_VERSION = 1
+# What version 2 adds (context_parts.py); a version-1 context never carries them.
+_VERSION_2_FIELDS = frozenset({"filters", "chart_id", "sql_lab"})
 BLOCK_START = "<<<UI_CONTEXT"
 BLOCK_END = "UI_CONTEXT>>>"
 _HANDED = "ui_context"  # the system message's additional_kwargs key the planner reads
@@ -50,20 +53,40 @@ class UIContext(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    context_version: Literal[1] = Field(alias="contextVersion")
+    context_version: Literal[1, 2] = Field(alias="contextVersion")
     object_type: ObjectType | None = Field(default=None, alias="objectType")
     # [0-9], not \d: \d also matches non-ASCII digits such as «٣».
     object_id: str | None = Field(default=None, alias="objectId", pattern=r"^[0-9]{1,18}$")
     object_name: str | None = Field(default=None, alias="objectName", max_length=MAX_NAME_CHARS)
     env_id: str | None = Field(default=None, alias="envId", max_length=64)
     route: str = Field(default="/", max_length=512)
+    # Version 2: the dashboard's filters as they stand, the chart looked at, a SQL Lab tab.
+    filters: tuple[ContextFilter, ...] = Field(default=(), max_length=MAX_FILTERS)
+    chart_id: str | None = Field(default=None, alias="chartId", pattern=r"^[0-9]{1,18}$")
+    sql_lab: SqlLabTab | None = Field(default=None, alias="sqlLab")
 
     @field_validator("context_version", mode="before")
     @classmethod
     def _an_integer(cls, value: object) -> object:
         # The docs say 1: True (== 1 in Python), 1.0 and "1" are not versions.
         if type(value) is not int:
-            raise ValueError(texts.CONTEXT_VERSION_WRONG.format(version=CONTEXT_VERSION))
+            raise ValueError(texts.CONTEXT_VERSION_WRONG)
+        return value
+
+    @field_validator("filters", "chart_id", "sql_lab")
+    @classmethod
+    def _of_version_2(cls, value: object, info: ValidationInfo) -> object:
+        if value and info.data.get("context_version") == 1:
+            raise ValueError(texts.CONTEXT_ONLY_IN_VERSION_2)
+        return value
+
+    @field_validator("filters")
+    @classmethod
+    def _a_dashboards(
+        cls, value: tuple[ContextFilter, ...], info: ValidationInfo
+    ) -> tuple[ContextFilter, ...]:
+        if value and info.data.get("object_type") is not ObjectType.dashboard:
+            raise ValueError(texts.CONTEXT_FILTERS_NEED_DASHBOARD)
         return value
 
     @field_validator("env_id")
@@ -99,7 +122,9 @@ class UIContext(BaseModel):
         return visible or None
 
     def public(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True, mode="json")
+        """As the page sent it: a version-1 context has none of version 2's fields."""
+        left_out = set(_VERSION_2_FIELDS) if self.context_version == 1 else None
+        return self.model_dump(by_alias=True, mode="json", exclude=left_out)
 
 
 def visible_name(name: str | None) -> str | None:
@@ -130,12 +155,11 @@ def parse_uicontext(raw: Any, environments: set[str]) -> UIContext:
         size = len(json.dumps(raw, ensure_ascii=False).encode())
     except UnicodeEncodeError as exc:  # a lone surrogate from "\\ud800" in the JSON
         raise ContextRejected("uicontext", texts.CONTEXT_LONE_SURROGATE) from exc
-    if size > MAX_CONTEXT_BYTES:
-        raise ContextRejected(
-            "uicontext", texts.CONTEXT_TOO_LARGE.format(size=size, limit=MAX_CONTEXT_BYTES)
-        )
     if not isinstance(raw, dict):
         raise ContextRejected("uicontext", texts.CONTEXT_NOT_AN_OBJECT)
+    limit = MAX_CONTEXT_V2_BYTES if raw.get("contextVersion") == 2 else MAX_CONTEXT_BYTES
+    if size > limit:
+        raise ContextRejected("uicontext", texts.CONTEXT_TOO_LARGE.format(size=size, limit=limit))
     try:
         return UIContext.model_validate(raw, context={"environments": environments})
     except ValidationError as exc:

@@ -32,6 +32,14 @@ class ObjectInEnvironment(BaseModel):
     present: bool
 
 
+class DashboardColumns(BaseModel):
+    """The columns a dashboard's native filters may name: its datasets' columns."""
+
+    env_id: str
+    dashboard_id: int
+    columns: list[str]
+
+
 async def _find(
     client: SupersetClient, kind: ObjectKind, column: Literal["id", "uuid"], value: int | str
 ) -> ObjectInEnvironment | None:
@@ -80,3 +88,10 @@ async def same_object_in(
         present=False,
     )
     return found or absent
+
+
+async def dashboard_columns(pool: SupersetPool, env_id: str, dashboard_id: int) -> DashboardColumns:
+    """The columns of ``dashboard_id``'s datasets; :class:`SupersetNotFound` with no dashboard."""
+    await find_object(pool, env_id, ObjectKind.dashboard, dashboard_id)
+    columns = await pool.client(env_id).dashboard_columns(dashboard_id)
+    return DashboardColumns(env_id=env_id, dashboard_id=dashboard_id, columns=columns)

@@ -95,6 +95,17 @@ class SupersetClient(SupersetSession):
             superset_url=self.env.url,
         )
 
+    async def dashboard_columns(self, dashboard_id: int) -> list[str]:
+        """The column names of the dashboard's datasets: what its native filters may filter."""
+        body = await self.get_json(f"/api/v1/dashboard/{dashboard_id}/datasets")
+        names = {
+            str(column["column_name"])
+            for dataset in body.get("result") or []
+            for column in dataset.get("columns") or []
+            if column.get("column_name")
+        }
+        return sorted(names)
+
     async def find_dashboard(
         self, column: Literal["id", "uuid"], value: int | str
     ) -> tuple[str, DashboardSummary] | None:

@@ -55,7 +55,7 @@ def test_agctx_fr_004_valid_context_is_accepted() -> None:
         ({"route": "https://evil.example/"}, "uicontext.route"),
         ({"route": "javascript:alert(1)"}, "uicontext.route"),
         ({"route": "/a\\b"}, "uicontext.route"),
-        ({"contextVersion": 2}, "uicontext.contextVersion"),
+        ({"contextVersion": 3}, "uicontext.contextVersion"),
         ({"contextVersion": True}, "uicontext.contextVersion"),  # True == 1 in Python, not here
         ({"contextVersion": 1.0}, "uicontext.contextVersion"),
         ({"contextVersion": "1"}, "uicontext.contextVersion"),

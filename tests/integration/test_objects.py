@@ -136,3 +136,76 @@ async def _card(
     )
     events = await read_events(live, cid, headers, timeout_s=60)
     return next(event for event in events if event["type"] == "confirm_required"), cid
+
+
+REPORT = "Отчёт по энергопотреблению"  # its charts read energy_consumption (region, sector, …)
+
+
+async def test_a_dashboards_columns_are_those_of_its_datasets(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    report = await _dashboard_id(client, auth, REPORT)
+    response = await client.get(
+        f"/api/objects/dashboard/{report}/columns",
+        params={"env_id": "ss-dev"},
+        headers=auth(Role.analyst),
+    )
+    assert response.status_code == 200, response.text
+    columns = response.json()["columns"]
+    assert {"region", "sector", "consumption_mwh"} <= set(columns)
+    assert "price_rub_kwh" not in columns  # the tariffs' column: not this dashboard's data
+    missing = await client.get(
+        "/api/objects/dashboard/9999/columns",
+        params={"env_id": "ss-dev"},
+        headers=auth(Role.analyst),
+    )
+    assert missing.status_code == 404
+
+
+async def test_a_pages_filters_are_checked_against_the_dashboards_columns(
+    client: httpx.AsyncClient, auth: AuthHeaders, settings: Settings
+) -> None:
+    """Issue 37 §1: a filter on a column the dashboard's datasets have reaches the turn (and the
+    history); one on any other column is a 422 naming that filter, and nothing is posted."""
+    report = await _dashboard_id(client, auth, REPORT)
+    headers = auth(Role.analyst)
+    context: dict[str, Any] = {
+        "contextVersion": 2,
+        "objectType": "dashboard",
+        "objectId": str(report),
+        "envId": "ss-dev",
+        "route": f"/dashboards/{report}",
+        "filters": [{"column": "region", "op": "IN", "values": ["Москва"]}],
+        "chartId": "3",
+    }
+    wrong = {
+        **context,
+        "filters": [
+            {"column": "region", "op": "IN", "values": ["Москва"]},
+            {"column": "price_rub_kwh", "op": ">", "values": [5]},
+        ],
+    }
+    with LiveServer(create_app(settings)) as server:  # the columns are asked over HTTP
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
+            cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
+            url = f"/api/agent/conversations/{cid}/messages"
+            refused = await live.post(
+                url, headers=headers, json={"text": "что тут за цифры", "uicontext": wrong}
+            )
+            assert refused.status_code == 422, refused.text
+            [error] = refused.json()["detail"]
+            assert error["loc"] == ["body", "uicontext", "filters", "1", "column"]
+            assert "price_rub_kwh" in error["msg"]
+            assert "нет колонки" in error["msg"]
+            empty = (await live.get(f"/api/agent/conversations/{cid}", headers=headers)).json()
+            assert empty["messages"] == []
+
+            accepted = await live.post(
+                url, headers=headers, json={"text": "что тут за цифры", "uicontext": context}
+            )
+            assert accepted.status_code == 202, accepted.text
+            await read_events(live, cid, headers, timeout_s=60)
+            history = (await live.get(f"/api/agent/conversations/{cid}", headers=headers)).json()
+    sent = history["messages"][0]["uicontext"]
+    assert sent["filters"] == [{"column": "region", "op": "IN", "values": ["Москва"]}]
+    assert sent["chartId"] == "3"

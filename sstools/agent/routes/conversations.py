@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
-from sstools.agent import explain
+from sstools.agent import explain, texts
 from sstools.agent.context import (
     ContextRejected,
     ObjectType,
@@ -31,6 +31,7 @@ from sstools.agent.selection import HiddenTool, select_tools
 from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
+from sstools.http.services import Services
 from sstools.storage.models import Conversation, ConversationMessage
 
 # Its own generator: the global one's state belongs to whoever else runs in the process.
@@ -162,31 +163,28 @@ async def post_message(
     user: CurrentUser,
     token: TokenDep,
 ) -> RunAccepted:
-    context = None
-    if body.uicontext is not None:
-        try:
-            context = parse_uicontext(body.uicontext, set(services.environments))
-        except ContextRejected as exc:
-            excerpt = json.dumps(body.uicontext, ensure_ascii=False, default=str)
-            await AuditTrail(session, user).record(
-                "context_rejected",
-                "refused",
-                field=exc.field,
-                reason=exc.reason,
-                size=len(excerpt.encode()),
-                excerpt=excerpt[:200],
-            )
-            raise HTTPException(
-                422,
-                [
-                    {
-                        "loc": ["body", *exc.field.split(".")],
-                        "msg": exc.reason,
-                        "type": "context_invalid",
-                    }
-                ],
-            ) from exc
-    context = await with_the_real_name(context, executor, token)
+    try:
+        context = await _checked_context(body.uicontext, services, executor, token)
+    except ContextRejected as exc:
+        excerpt = json.dumps(body.uicontext, ensure_ascii=False, default=str)
+        await AuditTrail(session, user).record(
+            "context_rejected",
+            "refused",
+            field=exc.field,
+            reason=exc.reason,
+            size=len(excerpt.encode()),
+            excerpt=excerpt[:200],
+        )
+        raise HTTPException(
+            422,
+            [
+                {
+                    "loc": ["body", *exc.field.split(".")],
+                    "msg": exc.reason,
+                    "type": "context_invalid",
+                }
+            ],
+        ) from exc
     try:
         run_id = await runtime.post_message(conversation.id, user, token, body.text, context)
     except Busy as exc:
@@ -200,6 +198,41 @@ async def post_message(
     except OverBudget as exc:
         raise HTTPException(429, str(exc), headers={"Retry-After": str(exc.retry_after_s)}) from exc
     return RunAccepted(run_id=run_id)
+
+
+async def _checked_context(
+    raw: Any, services: Services, executor: ToolExecutor, token: str
+) -> UIContext | None:
+    """The page's context, valid, with Superset's own name for its object and its filters' columns
+    checked; :class:`ContextRejected` naming the field otherwise."""
+    if raw is None:
+        return None
+    context = parse_uicontext(raw, set(services.environments))
+    return await with_checked_filters(
+        await with_the_real_name(context, executor, token), executor, token
+    )
+
+
+async def with_checked_filters(
+    context: UIContext | None, executor: ToolExecutor, token: str
+) -> UIContext | None:
+    """The context with its filters, each on a column of the dashboard's datasets as Superset has
+    them (asked with the person's token); a filter on any other column is refused, naming it.
+    Without an answer the filters are dropped: unchecked, they never reach a prompt."""
+    if context is None or not context.filters:
+        return context
+    columns = None
+    if context.object_id is not None and context.env_id is not None:
+        path = f"/api/objects/dashboard/{int(context.object_id)}/columns"
+        found = await executor.read_json(path, {"env_id": context.env_id}, token)
+        columns = found.get("columns") if isinstance(found, dict) else None
+    if not isinstance(columns, list):
+        return context.model_copy(update={"filters": ()})
+    for index, one in enumerate(context.filters):
+        if one.column not in columns:
+            reason = texts.CONTEXT_UNKNOWN_COLUMN.format(column=one.column)
+            raise ContextRejected(f"uicontext.filters.{index}.column", reason)
+    return context
 
 
 async def with_the_real_name(

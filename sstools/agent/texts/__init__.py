@@ -5,13 +5,20 @@ from __future__ import annotations
 from sstools.russian import plural_form
 
 # Why a UIContext is refused (a 422's msg beside the field it names).
-CONTEXT_VERSION_WRONG = "должно быть целое число {version}"
+CONTEXT_VERSION_WRONG = "должно быть целым числом 1 или 2"
 CONTEXT_ROUTE_NOT_A_PATH = "должен быть путём, начинающимся с одного «/»"
 CONTEXT_INVISIBLE_CHARACTERS = "не должен содержать управляющих или невидимых символов"
 CONTEXT_CONTROL_CHARACTERS = "не должно содержать управляющих символов и переводов строки"
 CONTEXT_LONE_SURROGATE = "содержит одиночный суррогат (недопустимый Unicode)"
 CONTEXT_TOO_LARGE = "размер {size} Б больше предела {limit} Б"
 CONTEXT_NOT_AN_OBJECT = "должен быть объектом"
+CONTEXT_VALUE_TOO_LONG = "значение фильтра длиннее {limit} символов"
+CONTEXT_ONLY_IN_VERSION_2 = "есть только в контексте версии 2 (contextVersion: 2)"
+CONTEXT_FILTERS_NEED_DASHBOARD = "фильтры бывают только у дашборда (objectType: dashboard)"
+CONTEXT_FILTERS_REPEAT = "колонка «{column}» встречается в фильтрах дважды"
+CONTEXT_UNKNOWN_COLUMN = (
+    "у датасетов этого дашборда нет колонки «{column}»: фильтр по ней не применить"
+)
 CONTEXT_UNAVAILABLE = "контекст недоступен"
 SESSION_EXPIRED = "сессия истекла, обновите страницу"
 OPERATION_CANCELLED = "Операция отменена: {reason}"

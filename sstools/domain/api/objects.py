@@ -9,10 +9,26 @@ from fastapi import APIRouter
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import EnvIdQuery, EnvironmentDep, ServicesDep, SupersetId
 from sstools.http.errors import field_error
-from sstools.http.objects import ObjectInEnvironment, ObjectKind, find_object, same_object_in
+from sstools.http.objects import (
+    DashboardColumns,
+    ObjectInEnvironment,
+    ObjectKind,
+    dashboard_columns,
+    find_object,
+    same_object_in,
+)
 from sstools.texts import http as http_texts
 
 router = APIRouter(prefix="/api/objects", tags=["objects"])
+
+
+@router.get("/dashboard/{dashboard_id}/columns")
+async def get_dashboard_columns(
+    dashboard_id: SupersetId, env: EnvironmentDep, services: ServicesDep, user: CurrentUser
+) -> DashboardColumns:
+    """The columns of the dashboard's datasets in ``env_id`` — what its filters may name (the
+    agent checks a page's filters against them); 404 if the environment has no such dashboard."""
+    return await dashboard_columns(services.superset, env.id, dashboard_id)
 
 
 @router.get("/{object_type}/{object_id}")

@@ -19,15 +19,60 @@
   const rawId = params.get("objectId") || "";
   const cleanName = (params.get("objectName") || "").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 256);
   const rawRoute = params.get("route") || "/";
+  const digits = (value) => (/^[0-9]{1,18}$/.test(value || "") ? value : null);
+  const part2 = { // UIContext version 2: the dashboard's filters, a chart, a SQL Lab tab
+    filters: objectType === "dashboard" ? filtersOf(params.get("filters")) : [],
+    chartId: digits(params.get("chartId")),
+    sqlLab: params.get("sql") && digits(params.get("databaseId"))
+      ? { sql: params.get("sql").slice(0, 8000), databaseId: params.get("databaseId"),
+          ...(params.get("schema") ? { schema: params.get("schema").slice(0, 256) } : {}) }
+      : null,
+  };
+  const version2 = part2.filters.length > 0 || part2.chartId !== null || part2.sqlLab !== null;
   const context = {
-    contextVersion: 1,
+    contextVersion: version2 ? 2 : 1,
     objectType,
     objectId: objectType && /^[0-9]{1,18}$/.test(rawId) ? rawId : null,
     objectName: objectType && cleanName ? cleanName : null,
     envId: params.get("envId") || document.body.dataset.env || null,
     route: rawRoute.startsWith("/") && !rawRoute.startsWith("//") && rawRoute.length <= 512
       && !/[\\\u0000-\u001f]/.test(rawRoute) ? rawRoute : "/",
+    ...(version2 ? part2 : {}),
   };
+  const part2Env = context.envId;
+
+  // The URL's filters: a JSON list of {column, op, values}; what is not of that shape is left
+  // out here (the server checks the rest: operators, bounds, the dashboard's columns).
+  function filtersOf(raw) {
+    let parsed;
+    try { parsed = JSON.parse(raw || "[]"); } catch { return []; }
+    if (!Array.isArray(parsed)) return [];
+    const primitive = (v) => v === null || ["string", "number", "boolean"].includes(typeof v);
+    return parsed.filter((one) => one && typeof one.column === "string" && typeof one.op === "string"
+      && Array.isArray(one.values) && one.values.every(primitive))
+      .slice(0, 10)
+      .map((one) => ({ column: one.column, op: one.op, values: one.values.slice(0, 50) }));
+  }
+
+  const OPERATOR_WORDS = { "==": "=", "!=": "≠", ">": ">", ">=": "≥", "<": "<", "<=": "≤" };
+  function filterWords(one) { // «region: Москва, Казань», «year ≥ 2024», «region: кроме Москва»
+    const shown = one.values.slice(0, 3).map((v) => { const t = String(v); return t.length > 40 ? `${t.slice(0, 39)}…` : t; });
+    if (one.values.length > 3) shown.push(format(ui.context_more, { n: one.values.length - 3 }));
+    const values = shown.join(", ");
+    if (one.op in OPERATOR_WORDS) return `${one.column} ${OPERATOR_WORDS[one.op]} ${values}`;
+    if (one.op === "NOT IN") return `${one.column}: ${ui.context_filter_except} ${values}`;
+    return `${one.column}: ${values}`;
+  }
+
+  function partsWords() { // what version 2 adds, in words, after the object and environment
+    const words = [];
+    if (context.filters && context.filters.length) {
+      words.push(format(ui.context_filters, { filters: context.filters.map(filterWords).join("; ") }));
+    }
+    if (context.chartId) words.push(format(ui.context_chart, { id: context.chartId }));
+    if (context.sqlLab) words.push(format(ui.context_sql, { id: context.sqlLab.databaseId }));
+    return words;
+  }
 
   // Where the object is, per environment, as the server answered: {objectId, name}, "absent",
   // "unknown" (no answer) or "looking". The URL's objectName is a hint until the server names it.
@@ -58,10 +103,15 @@
     const what = context.objectType
       ? `${CONTEXT_LABELS[context.objectType]} «${context.objectName || `#${context.objectId}`}»`
       : ui.context_none;
-    chip.textContent = context.envId ? `${what} · ${context.envId}` : what;
+    chip.textContent = [what, context.envId, ...partsWords()].filter(Boolean).join(" · ");
   }
 
   function apply() { // the context names the object as the current environment has it, or none
+    if (version2) { // a chart's id and a SQL tab's database are the URL's environment's only
+      const there = context.envId === part2Env;
+      context.chartId = there ? part2.chartId : null;
+      context.sqlLab = there ? part2.sqlLab : null;
+    }
     if (!home) return renderChip();
     const found = places.get(context.envId);
     context.objectId = typeof found === "object" ? found.objectId : null; // never another env's id
