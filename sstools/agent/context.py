@@ -17,8 +17,9 @@ from langchain_core.messages import BaseMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from sstools.agent import texts
-from sstools.agent.context_parts import MAX_FILTERS, ContextFilter, SqlLabTab
+from sstools.agent.context_parts import SqlLabTab
 from sstools.errors import SstoolsError
+from sstools.http.dashboard_filters import MAX_FILTERS, DashboardFilter
 
 MAX_CONTEXT_BYTES = 4096
 MAX_CONTEXT_V2_BYTES = 16384  # room for a SQL Lab tab's SQL and the filters' values
@@ -61,7 +62,7 @@ class UIContext(BaseModel):
     env_id: str | None = Field(default=None, alias="envId", max_length=64)
     route: str = Field(default="/", max_length=512)
     # Version 2: the dashboard's filters as they stand, the chart looked at, a SQL Lab tab.
-    filters: tuple[ContextFilter, ...] = Field(default=(), max_length=MAX_FILTERS)
+    filters: tuple[DashboardFilter, ...] = Field(default=(), max_length=MAX_FILTERS)
     chart_id: str | None = Field(default=None, alias="chartId", pattern=r"^[0-9]{1,18}$")
     sql_lab: SqlLabTab | None = Field(default=None, alias="sqlLab")
 
@@ -83,8 +84,8 @@ class UIContext(BaseModel):
     @field_validator("filters")
     @classmethod
     def _a_dashboards(
-        cls, value: tuple[ContextFilter, ...], info: ValidationInfo
-    ) -> tuple[ContextFilter, ...]:
+        cls, value: tuple[DashboardFilter, ...], info: ValidationInfo
+    ) -> tuple[DashboardFilter, ...]:
         if value and info.data.get("object_type") is not ObjectType.dashboard:
             raise ValueError(texts.CONTEXT_FILTERS_NEED_DASHBOARD)
         return value

@@ -1,5 +1,6 @@
 """What a UIContext of version 2 adds to the page's object: the dashboard's native filters as
-they stand, the chart looked at, and a SQL Lab tab — each bounded, each data the page sends.
+they stand (``http/dashboard_filters.py``), the chart looked at, and a SQL Lab tab — each
+bounded, each data the page sends.
 
 Checked here for shape only; whether a filter's column is one of the dashboard's is asked of
 Superset before the turn (``agent/routes/conversations.py``).
@@ -8,66 +9,13 @@ Superset before the turn (``agent/routes/conversations.py``).
 from __future__ import annotations
 
 import unicodedata
-from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sstools.agent import texts
+from sstools.http.dashboard_filters import MAX_COLUMN_CHARS, UNPRINTABLE, printable
 
-MAX_FILTERS = 10
-MAX_FILTER_VALUES = 50
-MAX_VALUE_CHARS = 200
-MAX_COLUMN_CHARS = 256
 MAX_SQL_CHARS = 8000
-# Line breaks, controls and invisible format characters: none belongs in a column name or value.
-_UNPRINTABLE = frozenset({"Cc", "Cs", "Zl", "Zp", "Cf", "Co", "Cn"})
-
-FilterValue = str | int | float | bool | None
-
-
-class FilterOperator(StrEnum):
-    """Superset's filter operators a native filter's state is said in."""
-
-    IN = "IN"
-    NOT_IN = "NOT IN"
-    EQUALS = "=="
-    NOT_EQUALS = "!="
-    GREATER = ">"
-    GREATER_OR_EQUAL = ">="
-    LESS = "<"
-    LESS_OR_EQUAL = "<="
-    TEMPORAL_RANGE = "TEMPORAL_RANGE"
-
-
-def _printable(text: str) -> str:
-    if any(unicodedata.category(char) in _UNPRINTABLE for char in text):
-        raise ValueError(texts.CONTEXT_CONTROL_CHARACTERS)
-    return text
-
-
-class ContextFilter(BaseModel):
-    """One native filter as it stands: «country IN (Россия, Казахстан)»."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    column: str = Field(min_length=1, max_length=MAX_COLUMN_CHARS)
-    op: FilterOperator
-    values: tuple[FilterValue, ...] = Field(max_length=MAX_FILTER_VALUES)
-
-    @field_validator("column")
-    @classmethod
-    def _column_printable(cls, value: str) -> str:
-        return _printable(value)
-
-    @field_validator("values")
-    @classmethod
-    def _values_bounded(cls, values: tuple[FilterValue, ...]) -> tuple[FilterValue, ...]:
-        for value in values:
-            if isinstance(value, str):
-                if len(value) > MAX_VALUE_CHARS:
-                    raise ValueError(texts.CONTEXT_VALUE_TOO_LONG.format(limit=MAX_VALUE_CHARS))
-                _printable(value)
-        return values
 
 
 class SqlLabTab(BaseModel):
@@ -85,7 +33,7 @@ class SqlLabTab(BaseModel):
     def _no_invisible_characters(cls, value: str) -> str:
         # Line breaks and tabs belong to SQL; other controls and invisible marks do not.
         if any(
-            unicodedata.category(char) in _UNPRINTABLE and char not in "\n\r\t" for char in value
+            unicodedata.category(char) in UNPRINTABLE and char not in "\n\r\t" for char in value
         ):
             raise ValueError(texts.CONTEXT_INVISIBLE_CHARACTERS)
         return value
@@ -93,4 +41,4 @@ class SqlLabTab(BaseModel):
     @field_validator("schema_name")
     @classmethod
     def _schema_printable(cls, value: str | None) -> str | None:
-        return None if value is None else _printable(value)
+        return None if value is None else printable(value)

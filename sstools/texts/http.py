@@ -6,6 +6,9 @@ UNKNOWN_ENVIRONMENT = "окружения {env!r} нет (известны: {kno
 DASHBOARD_ENV_NEEDED = "укажите окружение, в котором у дашборда этот номер"
 DASHBOARD_UNREADABLE = "Superset окружения {env} не ответил: дашборд не найти"
 NO_DASHBOARD = "дашборда #{id} в {env} нет"
+# A dashboard filter (a page's UIContext, the chart data route's body) that cannot be applied.
+FILTER_CONTROL_CHARACTERS = "не должно содержать управляющих, невидимых символов и переводов строки"
+FILTER_VALUE_TOO_LONG = "значение фильтра длиннее {limit} символов"
 
 NOT_AUTHENTICATED = "вы не вошли: передайте заголовок Authorization: Bearer <token>"
 CSRF_MISSING = "нет заголовка {header} или он неверен"

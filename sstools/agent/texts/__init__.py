@@ -12,10 +12,8 @@ CONTEXT_CONTROL_CHARACTERS = "не должно содержать управл�
 CONTEXT_LONE_SURROGATE = "содержит одиночный суррогат (недопустимый Unicode)"
 CONTEXT_TOO_LARGE = "размер {size} Б больше предела {limit} Б"
 CONTEXT_NOT_AN_OBJECT = "должен быть объектом"
-CONTEXT_VALUE_TOO_LONG = "значение фильтра длиннее {limit} символов"
 CONTEXT_ONLY_IN_VERSION_2 = "есть только в контексте версии 2 (contextVersion: 2)"
 CONTEXT_FILTERS_NEED_DASHBOARD = "фильтры бывают только у дашборда (objectType: dashboard)"
-CONTEXT_FILTERS_REPEAT = "колонка «{column}» встречается в фильтрах дважды"
 CONTEXT_UNKNOWN_COLUMN = (
     "у датасетов этого дашборда нет колонки «{column}»: фильтр по ней не применить"
 )

@@ -6,12 +6,15 @@ import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, ConfigDict, Field
 
 from sstools.domain.api.search import Search, search_by
+from sstools.domain.chart_data import MAX_ROWS, DashboardData, dashboard_data
 from sstools.domain.dashboards import dashboard_overview
 from sstools.domain.health import DashboardHealth
 from sstools.domain.placement import DashboardPlacements, dashboard_placements
 from sstools.http.auth import CurrentUser
+from sstools.http.dashboard_filters import MAX_FILTERS, DashboardFilter
 from sstools.http.deps import GitDep, ServicesDep, SupersetDep, SupersetId
 from sstools.superset.models import DashboardDetail, DashboardSummary, Page
 
@@ -72,3 +75,29 @@ async def get_dashboard_environments(
     """The dashboard of ``env_id`` in every environment, matched by UUID; one down is one row."""
     environments = list(services.environments.values())
     return await dashboard_placements(services.superset, environments, git, superset, dashboard_id)
+
+
+class DataRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    filters: list[DashboardFilter] = Field(
+        default=[],
+        max_length=MAX_FILTERS,
+        description="The dashboard's native filters as they stand",
+    )
+    chart_id: int | None = Field(
+        default=None, ge=1, le=2**31 - 1, description="Only this chart; omit for all of them"
+    )
+    row_limit: int = Field(default=20, ge=1, le=MAX_ROWS, description="Rows per chart at most")
+
+
+@router.post("/{dashboard_id}/data")
+async def get_dashboard_data(
+    dashboard_id: DashboardId, body: DataRequest, superset: SupersetDep, user: CurrentUser
+) -> DashboardData:
+    """The numbers the dashboard's charts show (a read: POST only to carry the filters), with the
+    filters applied to each chart whose dataset has their column; the others are named."""
+    await superset.get_json(f"/api/v1/dashboard/{dashboard_id}")  # 404 in words if there is none
+    return await dashboard_data(
+        superset, dashboard_id, body.filters, chart_id=body.chart_id, row_limit=body.row_limit
+    )

@@ -1,0 +1,99 @@
+"""Issue 37 §2: a dashboard's numbers with the page's filters applied chart by chart — equal to
+what the database says for the same filter, with the filters each chart could not take named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from sstools.auth.roles import Role
+from tests.conftest import AuthHeaders
+from tests.integration.deploy_support import Superset
+
+REPORT = "Отчёт по энергопотреблению"
+BY_REGION = "Потребление по регионам"  # a table: SUM(consumption_mwh) grouped by region
+
+
+async def _report(client: httpx.AsyncClient, auth: AuthHeaders) -> int:
+    found = await client.get(
+        "/api/dashboards", params={"env_id": "ss-dev", "q": REPORT}, headers=auth(Role.analyst)
+    )
+    return int(next(one["id"] for one in found.json()["items"] if one["title"] == REPORT))
+
+
+async def _truth(superset: Superset, sql: str) -> list[dict[str, Any]]:
+    client = superset("ss-dev")
+    databases = await client.get_json("/api/v1/database/")
+    database_id = int(databases["result"][0]["id"])
+    result = await client.execute_sql(database_id, sql, schema=None, row_limit=1000)
+    return result.rows
+
+
+async def test_a_filtered_charts_numbers_equal_the_databases(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset
+) -> None:
+    report = await _report(client, auth)
+    regions = await _truth(superset, "SELECT DISTINCT region FROM energy_consumption ORDER BY 1")
+    picked = [str(regions[0]["region"]), str(regions[-1]["region"])]
+    body = {"filters": [{"column": "region", "op": "IN", "values": picked}]}
+    response = await client.post(
+        f"/api/dashboards/{report}/data",
+        params={"env_id": "ss-dev"},
+        json=body,
+        headers=auth(Role.analyst),
+    )
+    assert response.status_code == 200, response.text
+    charts = {chart["name"]: chart for chart in response.json()["charts"]}
+    table = charts[BY_REGION]
+    assert table["error"] is None
+    assert table["filters_applied"] == ["region"]
+    shown = {row[0]: row[1] for row in table["rows"]}
+    assert set(shown) == set(picked)  # the filter held: no other region
+    truth = await _truth(
+        superset,
+        "SELECT region, SUM(consumption_mwh) AS total FROM energy_consumption GROUP BY region",
+    )
+    truth = [row for row in truth if row["region"] in picked]
+    assert len(truth) == 2
+    for row in truth:
+        assert abs(float(shown[row["region"]]) - float(row["total"])) < 1e-6, (row, shown)
+
+
+async def test_a_filter_a_charts_dataset_lacks_is_named_not_applied(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    report = await _report(client, auth)
+    response = await client.post(
+        f"/api/dashboards/{report}/data",
+        params={"env_id": "ss-dev"},
+        json={"filters": [{"column": "no_such_column", "op": "==", "values": ["x"]}]},
+        headers=auth(Role.analyst),
+    )
+    assert response.status_code == 200, response.text
+    charts = response.json()["charts"]
+    assert charts
+    assert all(chart["filters_skipped"] == ["no_such_column"] for chart in charts)
+    assert all(chart["error"] is None and chart["rows"] for chart in charts), charts
+
+
+async def test_bad_filters_are_a_422_naming_the_field(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    report = await _report(client, auth)
+    url = f"/api/dashboards/{report}/data"
+    bad = await client.post(
+        url,
+        params={"env_id": "ss-dev"},
+        json={"filters": [{"column": "region", "op": "LIKE", "values": ["x"]}]},
+        headers=auth(Role.analyst),
+    )
+    assert bad.status_code == 422
+    assert bad.json()["detail"][0]["loc"][-1] == "op"
+    missing = await client.post(
+        "/api/dashboards/99999/data",
+        params={"env_id": "ss-dev"},
+        json={},
+        headers=auth(Role.analyst),
+    )
+    assert missing.status_code == 404
