@@ -60,14 +60,14 @@ async def test_thumbs_down_with_a_comment_is_stored_and_a_reload_shows_it(site: 
         await expect(up).to_have_attribute("aria-pressed", "false")
         # The answer reads as it was said: the buttons add no words to it.
         await expect(bubble).to_have_text(re.compile(rf"^{re.escape(ANSWER)}"))
-        await _both_screens(page, "answer-unrated")
+        await _both_screens(page, "agent-feedback-unrated")
 
         await down.click()
         comment = bubble.get_by_role("textbox", name=UI["feedback_comment"])
         await expect(comment).to_be_focused()
         await expect(down).to_have_attribute("aria-pressed", "true")
         await comment.fill("Ошибки есть: три графика не грузятся")
-        await _both_screens(page, "answer-comment-open")
+        await _both_screens(page, "agent-feedback-comment")
         await bubble.get_by_role("button", name=UI["send"]).click()
         await expect(bubble.locator(".feedback-status")).to_have_text(UI["feedback_commented"])
         await expect(comment).to_be_hidden()
@@ -83,7 +83,7 @@ async def test_thumbs_down_with_a_comment_is_stored_and_a_reload_shows_it(site: 
             "aria-pressed", "false"
         )
         await expect(bubble.locator(".feedback-status")).to_have_text(UI["feedback_commented"])
-        await _both_screens(page, "answer-rated-after-reload")
+        await _both_screens(page, "agent-feedback-after-reload")
         await down.click()  # a second 👎 opens the comment as it was, nothing is lost
         await expect(bubble.get_by_role("textbox", name=UI["feedback_comment"])).to_have_value(
             "Ошибки есть: три графика не грузятся"
