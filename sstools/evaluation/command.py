@@ -150,6 +150,9 @@ def eval_command(
 ) -> None:
     """Run scenarios through the agent API and print accuracy per kind; writes are always denied."""
     if from_feedback:
+        running = [scenarios, only, url, credentials, min_accuracy, timeout]
+        if json_output or any(option is not None for option in running):
+            raise _fail("--from-feedback runs nothing: it takes only --output")
         _write_feedback_scenarios(output)
         return
     if output is not None:
