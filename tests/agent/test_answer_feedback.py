@@ -110,6 +110,7 @@ async def test_only_the_owner_rates_and_only_an_answer(make_agent: Any) -> None:
             agent, cid, answer_id, {"rating": "down", "comment": "я" * 1001}, Role.engineer
         )
         no_such_rating = await _rate(agent, cid, answer_id, {"rating": "meh"}, Role.engineer)
+        no_such_id = await _rate(agent, cid, 2**31, {"rating": "up"}, Role.engineer)
 
         assert stranger.status_code == 404  # someone else's conversation looks absent
         assert stranger.json()["detail"] == texts.CONVERSATION_NOT_FOUND
@@ -123,6 +124,8 @@ async def test_only_the_owner_rates_and_only_an_answer(make_agent: Any) -> None:
         assert too_long.json()["detail"][0]["loc"] == ["body", "comment"]
         assert no_such_rating.status_code == 422
         assert no_such_rating.json()["detail"][0]["loc"] == ["body", "rating"]
+        assert no_such_id.status_code == 422
+        assert no_such_id.json()["detail"][0]["loc"] == ["path", "message_id"]
         assert await _stored(agent) == []
         assert other_cid != cid
 

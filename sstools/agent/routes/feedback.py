@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Path
 from pydantic import BaseModel, StringConstraints
 
 from sstools import clock
@@ -17,6 +17,7 @@ from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import SessionDep
 from sstools.http.errors import field_error
+from sstools.ids import MAX_ID
 from sstools.storage import feedback
 from sstools.storage.feedback import MAX_COMMENT_CHARS, Given, Rating
 from sstools.storage.models import ConversationMessage
@@ -51,7 +52,8 @@ class FeedbackView(BaseModel):
     },
 )
 async def rate_answer(
-    message_id: int,
+    # A 32-bit key, like every table's: a larger number names nothing (PostgreSQL would refuse it).
+    message_id: Annotated[int, Path(ge=1, le=MAX_ID)],
     body: FeedbackRequest,
     conversation: ConversationDep,
     session: SessionDep,
