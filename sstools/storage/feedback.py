@@ -116,18 +116,14 @@ def _given(row: AnswerFeedback) -> Given:
     return Given(rating=Rating(row.rating), comment=row.comment, at=row.at)
 
 
-async def rated_turns(
-    session: AsyncSession, rating: Rating, *, since: datetime | None = None
-) -> list[RatedTurn]:
-    """Every answer rated ``rating`` (from ``since`` on), oldest rating first, with its turn."""
+async def rated_turns(session: AsyncSession, rating: Rating) -> list[RatedTurn]:
+    """Every answer rated ``rating``, oldest rating first, with its turn."""
     query = (
         select(AnswerFeedback, ConversationMessage)
         .join(ConversationMessage, ConversationMessage.id == AnswerFeedback.message_id)
         .where(AnswerFeedback.rating == rating.value)
         .order_by(AnswerFeedback.at, AnswerFeedback.message_id)
     )
-    if since is not None:
-        query = query.where(AnswerFeedback.at >= since)
     turns = []
     for feedback, answer in await session.execute(query):
         asked = await _asked_before(session, answer)
