@@ -1,4 +1,5 @@
-"""``sstools eval``: run scenario files through the agent API and print accuracy per kind.
+"""``sstools eval``: run scenario files through the agent API and print accuracy per kind; with
+``--from-feedback``, write the answers people rated 👎 as scenarios instead (:mod:`.feedback`).
 
 Exit status: 0, or 1 when the overall accuracy is below ``--min-accuracy``, or 2 when the run
 could not be made (a bad scenario or credentials file, a server that refuses to sign in).
@@ -134,8 +135,28 @@ def eval_command(
             "SSTOOLS_LLM_TIMEOUT_S and SSTOOLS_LLM_RETRIES (at least 120; 120 with --url)",
         ),
     ] = None,
+    from_feedback: Annotated[
+        bool,
+        typer.Option(
+            "--from-feedback",
+            help="Run nothing: write the answers people rated 👎 in the chat as scenarios "
+            "(YAML, their expectations to be filled in) to --output or stdout",
+        ),
+    ] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="With --from-feedback: the file to write"),
+    ] = None,
 ) -> None:
     """Run scenarios through the agent API and print accuracy per kind; writes are always denied."""
+    if from_feedback:
+        running = [scenarios, only, url, credentials, min_accuracy, timeout]
+        if json_output or any(option is not None for option in running):
+            raise _fail("--from-feedback runs nothing: it takes only --output")
+        _write_feedback_scenarios(output)
+        return
+    if output is not None:
+        raise _fail("--output goes with --from-feedback")
     import httpx
 
     from sstools.evaluation._api import ApiError
@@ -154,3 +175,28 @@ def eval_command(
     typer.echo(report.model_dump_json(indent=2) if json_output else render(report))
     if min_accuracy is not None and report.overall.accuracy < min_accuracy:
         raise typer.Exit(1)
+
+
+def _write_feedback_scenarios(output: Path | None) -> None:
+    from sstools.config import Settings
+    from sstools.evaluation.feedback import feedback_scenarios, read_rated_down, render
+    from sstools.logs import configure_logging
+
+    try:
+        settings = Settings()
+    except ValueError as exc:
+        raise _fail(f"configuration error: {exc}") from exc
+    configure_logging("WARNING")  # the scenarios are the output
+    scenarios = feedback_scenarios(asyncio.run(read_rated_down(settings)))
+    if not scenarios:
+        typer.echo("sstools eval: no answer has been rated 👎 yet; nothing written", err=True)
+        return
+    text = render(scenarios)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"{output}: {exc.strerror or exc}") from exc
+    typer.echo(f"sstools eval: {len(scenarios)} scenarios from 👎 written to {output}", err=True)

@@ -10,7 +10,9 @@ from pydantic import BaseModel, computed_field
 class Status(StrEnum):
     passed = "passed"
     failed = "failed"
-    skipped = "skipped"  # not run: no credentials for its role (a run against a server)
+    # Not run: no credentials for its role (a run against a server), or its expectation is
+    # still to be filled in (a scenario from `sstools eval --from-feedback`).
+    skipped = "skipped"
 
 
 class ScenarioResult(BaseModel):

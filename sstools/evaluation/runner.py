@@ -155,6 +155,9 @@ class Runner:
             role=scenario.role.value,
             status=Status.skipped,
         )
+        if scenario.expect.todo is not None:  # from a 👎: nobody has said what is right yet
+            result.reasons = [f"expectation not filled in yet: {scenario.expect.todo}"]
+            return result
         session = await self.session(scenario.role)
         if session is None:
             result.reasons = [f"no credentials for role {scenario.role.value}"]

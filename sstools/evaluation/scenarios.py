@@ -79,6 +79,9 @@ Fact = str | list[str]
 
 
 class Expectation(_Strict):
+    # Set by `sstools eval --from-feedback`: what a person must still write (what a right answer
+    # does); a scenario with it is skipped, not graded, until the line is deleted.
+    todo: str | None = None
     tools: ToolExpectation = ToolExpectation()
     forbidden_tools: list[str] = []
     offered: OfferedExpectation | None = None
@@ -108,6 +111,16 @@ class Turn(_Strict):
     context: ScenarioContext | None = None
 
 
+class FeedbackNote(_Strict):
+    """Where a scenario made from a 👎 comes from: the answer the person rated down, their
+    comment, who rated it and when. For people reading the file; never graded."""
+
+    answer: str
+    note: str | None = None  # the person's comment
+    rated_by: str
+    rated_at: str  # ISO 8601, UTC
+
+
 class Scenario(_Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
     kind: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,39}$")  # accuracy is reported per kind
@@ -117,6 +130,7 @@ class Scenario(_Strict):
     earlier: list[Turn] = []
     message: str = Field(min_length=1, max_length=4000)
     expect: Expectation
+    feedback: FeedbackNote | None = None  # made by `sstools eval --from-feedback`
 
 
 class ScenarioFile(_Strict):

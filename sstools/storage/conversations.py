@@ -1,4 +1,5 @@
-"""Forgetting a conversation: its row, messages, events and confirmations, in one transaction.
+"""Forgetting a conversation: its row, messages, events, confirmations and the feedback on its
+answers, in one transaction.
 
 Only an idle conversation can go: the row is deleted on condition that no run holds it, so a run
 that starts meanwhile keeps everything (and the caller is told the conversation is busy).
@@ -12,6 +13,7 @@ from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.storage.models import (
+    AnswerFeedback,
     Confirmation,
     Conversation,
     ConversationEvent,
@@ -33,7 +35,7 @@ async def delete_conversation(session: AsyncSession, conversation_id: str) -> Fo
     if gone.rowcount != 1:  # type: ignore[attr-defined]
         await session.rollback()
         return Forgotten.busy
-    for table in (ConversationMessage, ConversationEvent, Confirmation):
+    for table in (ConversationMessage, ConversationEvent, Confirmation, AnswerFeedback):
         await session.execute(delete(table).where(table.conversation_id == conversation_id))
     await session.commit()
     return Forgotten.deleted

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Date,
     DateTime,
     Dialect,
+    Index,
     Integer,
     String,
     TypeDecorator,
@@ -136,6 +137,23 @@ class ConversationMessage(Base):
     text: Mapped[str] = mapped_column(String)
     uicontext: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
+
+
+class AnswerFeedback(Base):
+    """A person's 👍 or 👎 on one of the agent's answers (0013), with an optional comment: one
+    per person per answer, a second click replaces it."""
+
+    __tablename__ = "answer_feedback"
+    __table_args__ = (Index("ix_answer_feedback_rating_at", "rating", "at"),)
+
+    message_id: Mapped[int] = mapped_column(Integer, primary_key=True)  # the assistant's message
+    user_uid: Mapped[str] = mapped_column(String(32), primary_key=True)  # users.uid
+    conversation_id: Mapped[str] = mapped_column(String(64), index=True)  # goes with it
+    username: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(16))  # at the rating: what an eval scenario asks as
+    rating: Mapped[str] = mapped_column(String(8))  # "up" | "down"
+    comment: Mapped[str | None] = mapped_column(String(1000), nullable=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime(), default=utcnow)
 
 
 class ConversationEvent(Base):

@@ -21,10 +21,17 @@ from sstools.auth.users import (
     set_role,
 )
 from sstools.domain.reviews import ReviewStatus, get_review, set_review
-from sstools.storage import audit, confirmations, llm_usage, runs
+from sstools.storage import audit, confirmations, feedback, llm_usage, runs
 from sstools.storage.confirmations import ConfirmationStatus
 from sstools.storage.db import create_engine, migrate, session_factory
-from sstools.storage.models import AuditEntry, Confirmation, Conversation, User
+from sstools.storage.feedback import Rating
+from sstools.storage.models import (
+    AuditEntry,
+    Confirmation,
+    Conversation,
+    ConversationMessage,
+    User,
+)
 from sstools.storage.runs import Claim
 
 
@@ -248,4 +255,58 @@ async def test_token_use_adds_up_per_person_and_day_on_each_backend(database_url
         (day, "alice", 2050, 50, 21),
         (day, "bob", 10, 0, 1),
     ]
+    await engine.dispose()
+
+
+async def test_answer_ratings_replace_per_person_and_keep_their_turn_on_each_backend(
+    database_url: str,
+) -> None:
+    migrate(database_url)
+    engine = create_engine(database_url)
+    sessions = session_factory(engine)
+    at = datetime(2026, 12, 7, 12, tzinfo=UTC)
+    async with sessions() as session:
+        said = [
+            ConversationMessage(conversation_id="c1", role=role, text=text, uicontext=None)
+            for role, text in [
+                ("user", "первый вопрос"),
+                ("assistant", "первый ответ"),
+                ("user", "второй вопрос"),
+                ("assistant", "второй ответ"),
+            ]
+        ]
+        session.add_all(said)
+        await session.commit()
+        first_answer, second_answer = said[1].id, said[3].id
+
+    async def rate(message_id: int, uid: str, rating: Rating, minutes: int) -> None:
+        async with sessions() as session:
+            await feedback.rate(
+                session,
+                message_id=message_id,
+                conversation_id="c1",
+                user_uid=uid,
+                username=uid,
+                role="engineer",
+                rating=rating,
+                comment=f"{rating.value} {minutes}",
+                at=at + timedelta(minutes=minutes),
+            )
+
+    # Clicks of one person on one answer at once: one rating stays, never a duplicate.
+    await asyncio.gather(*(rate(second_answer, "alice", Rating.up, n) for n in range(5)))
+    await rate(second_answer, "alice", Rating.down, 10)
+    await rate(first_answer, "bob", Rating.up, 11)
+    async with sessions() as session:
+        assert {
+            m: g.rating for m, g in (await feedback.given_in(session, "c1", "alice")).items()
+        } == {second_answer: Rating.down}
+        down = await feedback.rated_turns(session, Rating.down)
+        up = await feedback.rated_turns(session, Rating.up)
+    assert [(t.message_id, t.answer, t.given.comment) for t in down] == [
+        (second_answer, "второй ответ", "down 10")
+    ]
+    assert down[0].asked == feedback.Asked(text="второй вопрос", uicontext=None)
+    assert down[0].earlier == [feedback.Asked(text="первый вопрос", uicontext=None)]
+    assert [(t.message_id, t.username, t.earlier) for t in up] == [(first_answer, "bob", [])]
     await engine.dispose()

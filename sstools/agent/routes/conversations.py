@@ -25,6 +25,7 @@ from sstools.agent.context import (
 )
 from sstools.agent.executor import ToolExecutor
 from sstools.agent.routes.deps import ConversationDep, ExecutorDep, RuntimeDep, TokenDep
+from sstools.agent.routes.feedback import FeedbackView
 from sstools.agent.run.runtime import Busy, OverBudget, TooManyRuns
 from sstools.agent.run.stream_slots import StreamSlot, TooManyStreams
 from sstools.agent.selection import HiddenTool, select_tools
@@ -32,6 +33,7 @@ from sstools.http.audit_trail import AuditTrail
 from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
+from sstools.storage import feedback
 from sstools.storage.models import Conversation, ConversationMessage
 
 # Its own generator: the global one's state belongs to whoever else runs in the process.
@@ -63,10 +65,12 @@ class RunAccepted(BaseModel):
 
 
 class HistoryMessage(BaseModel):
+    id: int  # what a rating names (PUT …/messages/{id}/feedback)
     role: str
     text: str
     uicontext: dict[str, Any] | None
     created_at: datetime
+    feedback: FeedbackView | None = None  # the owner's 👍 / 👎 on an answer
 
 
 class History(BaseModel):
@@ -123,7 +127,7 @@ async def delete_conversation(
 
 @router.get("/conversations/{conversation_id}")
 async def get_conversation(
-    conversation: ConversationDep, session: SessionDep, runtime: RuntimeDep
+    conversation: ConversationDep, session: SessionDep, runtime: RuntimeDep, user: CurrentUser
 ) -> History:
     rows = await session.scalars(
         select(ConversationMessage)
@@ -131,10 +135,18 @@ async def get_conversation(
         .order_by(ConversationMessage.id)
     )
     pending = await runtime.pending_confirmation(conversation.id)
+    given = await feedback.given_in(session, conversation.id, user.uid)
     return History(
         id=conversation.id,
         messages=[
-            HistoryMessage(role=m.role, text=m.text, uicontext=m.uicontext, created_at=m.created_at)
+            HistoryMessage(
+                id=m.id,
+                role=m.role,
+                text=m.text,
+                uicontext=m.uicontext,
+                created_at=m.created_at,
+                feedback=FeedbackView.of(given[m.id]) if m.id in given else None,
+            )
             for m in rows
         ],
         pending_confirmation=pending.event if pending else None,

@@ -93,6 +93,9 @@ RUN_TOO_LONG = (
 )
 CONVERSATION_NOT_FOUND = "беседа не найдена"
 CONFIRMATION_NOT_FOUND = "подтверждение не найдено"
+# A rating of a message (👍 / 👎): none such in this conversation, or not the agent's answer.
+ANSWER_NOT_FOUND = "ответ не найден в этой беседе"
+ONLY_ANSWERS_RATED = "оценить можно только ответ агента, а не сообщение человека"
 CONFIRMATION_DECIDED = {
     "approved": "это подтверждение уже принято",
     "denied": "это подтверждение уже отклонено",

@@ -331,12 +331,16 @@
     follow: () => { following = true; }, storageKey: () => storageKey,
   });
 
+  // -- 👍 / 👎 under each finished answer: agent_feedback.js -----------------------------------
+  const feedback = window.sstools.agentFeedback({ ui, api, element, conversationId: () => conversationId });
+
   // -- the event stream -------------------------------------------------------------------------
   let conversationId = sessionStorage.getItem(storageKey);
   let lastEventId = 0; // a reload rebuilds the transcript from the conversation's first event
   let source = null;
   let asked = []; // the person's messages from the history, for the runs they started
   let previous = null; // the type of the event before this one
+  let answersSeen = 0; // the log's `message` events so far: which answer of the history a bubble shows
 
   // A run is started by a message (the history has its text) or by a decision on a card.
   function runStarted(event) {
@@ -362,9 +366,11 @@
         break;
       }
       case "message": {
+        const answer = answersSeen++; // counted even when not shown: the history lists it
         if (saidAlready.has(event.text)) break; // a cancellation's status line or stamp said it
         const b = bubble(event.run_id);
         b.text = event.text;
+        b.answer = answer;
         b.element.innerHTML = markdown(event.text);
         break;
       }
@@ -411,6 +417,7 @@
         busy(false);
         const b = bubbles.get(event.run_id);
         if (b && !b.text) b.element.remove();
+        else if (b) feedback.offer(b.element, b.answer);
         runEnded(event.run_id);
         break;
       }
@@ -460,6 +467,7 @@
     }
     const history = await response.json();
     asked = history.messages.filter((message) => message.role === "user");
+    feedback.known(history.messages);
     remembered = JSON.parse(sessionStorage.getItem(tasksKey()) || "[]");
     connect();
   }

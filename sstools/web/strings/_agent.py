@@ -58,6 +58,15 @@ AGENT = {
     "error": "Ошибка",
     "arguments": "Параметры",
     "impact": "Влияние",
+    # 👍 / 👎 under an answer (the glyphs are the stylesheet's; these are their names).
+    "feedback_group": "Оценка ответа",
+    "feedback_up": "Хороший ответ",
+    "feedback_down": "Плохой ответ",
+    "feedback_comment": "Что не так с ответом",
+    "feedback_comment_placeholder": "Что не так? (необязательно — поможет исправить агента)",
+    "feedback_saved": "Спасибо, оценка сохранена",
+    "feedback_commented": "Спасибо, оценка и комментарий сохранены",
+    "feedback_failed": "Не удалось сохранить оценку — попробуйте ещё раз",
 }
 
 
