@@ -169,13 +169,18 @@ def _outcome_sql() -> ColumnElement[str]:
     )
 
 
-def _anchors() -> ColumnElement[bool]:
-    """Which rows close an action (see the module's docstring)."""
+def _anchors(*, walk_time: bool) -> ColumnElement[bool]:
+    """Which rows close an action (see the module's docstring).
+
+    ``walk_time``: the action is read through an expression, so no index serves it: by the
+    action's index the database would fetch every tool call (most of the log) and sort them all;
+    walking the time index newest first, an unfiltered page stops after its rows."""
+    action = AuditEntry.action.concat("") if walk_time else AuditEntry.action
     return or_(
-        AuditEntry.action.in_(CARD_ACTIONS),
-        and_(AuditEntry.action == REQUEST_DECIDED, AuditEntry.outcome != "first_approved"),
+        action.in_(CARD_ACTIONS),
+        and_(action == REQUEST_DECIDED, AuditEntry.outcome != "first_approved"),
         and_(
-            AuditEntry.action == TOOL_CALL,
+            action == TOOL_CALL,
             _detail("face") == Face.mcp.value,
             _detail("kind") == "write",
             AuditEntry.outcome != "held",
@@ -193,8 +198,9 @@ def _tool_sql() -> ColumnElement[str | None]:
 
 def _conditions(filters: AuditFilters) -> list[ColumnElement[bool]]:
     requester = func.coalesce(_detail("requested_by"), AuditEntry.username)
+    narrowed = filters.own or filters.person or filters.env_id or filters.tool or filters.outcome
     where = [
-        _anchors(),
+        _anchors(walk_time=not narrowed),
         # A read a person was asked to confirm (SSTOOLS_HITL=all) is no write.
         or_(Confirmation.id.is_(None), _card_kind() != "read"),
     ]
