@@ -286,15 +286,3 @@ async def card_results(
         if card_id is not None:
             out[card_id] = event.data
     return out
-
-
-async def people(session: AsyncSession, own: str | None) -> list[str]:
-    """The names that asked for a decided action, for the person filter (``own``: theirs)."""
-    requester = func.coalesce(_detail("requested_by"), AuditEntry.username)
-    query = select(requester).where(
-        AuditEntry.action.in_((*CARD_ACTIONS, REQUEST_DECIDED)), requester.is_not(None)
-    )
-    if own is not None:
-        query = query.where(or_(requester == own, AuditEntry.username == own))
-    names = await session.scalars(query.group_by(requester).order_by(requester).limit(200))
-    return [str(name) for name in names]

@@ -28,7 +28,8 @@ from sstools.web._kit import PageUser
 from sstools.web.strings import UI
 
 PAGE_SIZE = 50
-_CURSOR = re.compile(r"^(\d{1,17})\.(\d{1,18})$")  # microseconds since the epoch . row id
+_CURSOR = re.compile(r"^(\d{1,16})\.(\d{1,10})$")  # microseconds since the epoch . row id
+_ROW_ID_MAX = 2**31 - 1  # the log's ids are 32-bit integers on PostgreSQL
 
 Text = Annotated[str | None, Query(max_length=200)]
 
@@ -48,7 +49,7 @@ class AuditQuery:
 
     def filters(self, user: Caller) -> AuditFilters:
         since = _day(self.date_from, "from") if self.date_from else None
-        until = _day(self.date_to, "to") + timedelta(days=1) if self.date_to else None
+        until = _day_after(self.date_to) if self.date_to else None
         return AuditFilters(
             person=self.person or None,
             env_id=self.env_id or None,
@@ -84,6 +85,12 @@ def _day(value: str, field: str) -> datetime:
     return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
+def _day_after(value: str) -> datetime | None:
+    """The end of the day ``value`` (exclusive); None for the calendar's last day: no end."""
+    day = _day(value, "to")
+    return None if day.date() == date.max else day + timedelta(days=1)
+
+
 def encode_cursor(cursor: Cursor) -> str:
     micros = int(cursor.at.timestamp() * 1_000_000)
     return f"{micros}.{cursor.id}"
@@ -94,6 +101,8 @@ def _cursor(value: str) -> Cursor:
     if match is None:
         raise field_error("after", UI["audit_bad_after"], where="query")
     micros, row_id = int(match.group(1)), int(match.group(2))
+    if row_id > _ROW_ID_MAX:
+        raise field_error("after", UI["audit_bad_after"], where="query")
     at = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)
     return Cursor(at=at, id=row_id)
 
