@@ -26,10 +26,15 @@ async def test_the_audit_reads_on_a_desktop_and_a_phone(
         await seed_audit(s.settings)
         page = await s.page("/audit", Role.admin)
         await page.set_viewport_size(viewport)
+        await page.reload()  # laid out at this size from the start, as a phone opens it
         rows = page.locator(".audit-table tbody tr")
-        await expect(rows).to_have_count(4)
+        await expect(rows).to_have_count(5)
         await expect(rows.first).to_contain_text("MCP")
         await expect(rows.nth(1)).to_contain_text("отклонено")
+        await expect(rows.nth(3)).to_contain_text("engineer, engineer2")
+        await expect(rows.nth(3).locator("a", has_text="Задача")).to_have_count(
+            2
+        )  # and its rollback
         await expect(page.locator("nav.nav a[href='/audit']")).to_have_attribute(
             "aria-current", "page"
         )

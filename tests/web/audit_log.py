@@ -1,7 +1,5 @@
-"""An audit log as the app writes it, for the /audit tests (tests/web and tests/browser): a dev
-deploy the engineer approved alone (its object named like a formula), a prod SQL change the admin
-asked and denied, an MCP deploy of the engineer's whose task failed, an old deploy, and a read the
-engineer confirmed — plus reads nobody confirmed."""
+"""An audit log as the app writes it, for the /audit tests (tests/web and tests/browser):
+:func:`seed_audit` says what is in it."""
 
 from __future__ import annotations
 
@@ -52,10 +50,50 @@ async def _log(settings: Settings, ago: timedelta, **entry: Any) -> None:
     await engine.dispose()
 
 
+def _two_people_deploy() -> tuple[Confirmation, TaskRecord, TaskRecord]:
+    """A prod deploy the engineer asked for and engineer2 approved, and the rollback that undid
+    it twenty minutes later."""
+    card = _card(
+        "deploy_dashboard",
+        "prod",
+        "engineer",
+        digest="a" * 64,
+        objects=["дашборд «Отчёт по энергопотреблению»: изменить (css)"],
+    )
+    card.first_approved_by, card.second_by = "engineer", "engineer2"
+    card.task_id = uuid4().hex
+    now = clock.now()
+    snapshot = {"commit": "c" * 40, "files": 6}
+    deploy = TaskRecord(
+        id=card.task_id,
+        kind="deploy",
+        workflow="t",
+        objects=["Отчёт по энергопотреблению"],
+        env_id="prod",
+        started_by="engineer",
+        approved_by="engineer2",
+        status="succeeded",
+        result={"imported": ["Отчёт по энергопотреблению"], "snapshot": snapshot},
+        created_at=now - timedelta(minutes=30),
+    )
+    rollback = TaskRecord(
+        id=uuid4().hex,
+        kind="rollback",
+        workflow="t",
+        objects=["Отчёт по энергопотреблению"],
+        env_id="prod",
+        started_by="engineer",
+        status="succeeded",
+        created_at=now - timedelta(minutes=20),
+    )
+    return card, deploy, rollback
+
+
 async def seed_audit(settings: Settings) -> dict[str, Any]:
-    """A dev deploy the engineer approved alone (its object named like a formula), a prod SQL
-    change the admin asked and denied, an MCP deploy of the engineer's whose task failed, an
-    old deploy, and a read the engineer confirmed — plus reads nobody confirmed."""
+    """A prod deploy two people approved and a rollback undid, a dev deploy the engineer approved
+    alone (its object named like a formula), a prod SQL change the admin asked and denied, an
+    MCP deploy of the engineer's whose task failed, an old deploy, and a read the engineer
+    confirmed — plus reads nobody confirmed."""
     dev = _card("deploy_dashboard", "ss-dev", "engineer", digest="d" * 64, objects=[FORMULA_NAME])
     dev.task_id = uuid4().hex
     sql = _card(
@@ -108,8 +146,37 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         decided_by="engineer",
         task_id=failed_task.id,
     )
-    await store_rows(settings, dev, sql, old, read, failed_task, dev_task, held)
+    prod, prod_task, rollback = _two_people_deploy()
+    await store_rows(
+        settings, dev, sql, old, read, failed_task, dev_task, held, prod, prod_task, rollback
+    )
     minute = timedelta(minutes=1)
+    await _log(
+        settings,
+        31 * minute,
+        action="approval_requested",
+        outcome="awaiting_second",
+        username="engineer",
+        env_id="prod",
+        conversation_id=prod.conversation_id,
+        confirmation_id=prod.id,
+        tool=prod.tool,
+        approver_role="engineer",
+    )
+    await _log(
+        settings,
+        30 * minute,
+        action="approval_decided",
+        outcome="approved",
+        username="engineer2",
+        env_id="prod",
+        requested_by="engineer",
+        first_approved_by="engineer",
+        second_by="engineer2",
+        conversation_id=prod.conversation_id,
+        confirmation_id=prod.id,
+        tool=prod.tool,
+    )
     for _ in range(5):  # reads, as the executor logs every call: no action of anyone's
         await _log(
             settings,
@@ -191,4 +258,12 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         requested_by="engineer",
         task_id=failed_task.id,
     )
-    return {"dev": dev, "sql": sql, "old": old, "held": held, "failed_task": failed_task}
+    return {
+        "prod": prod,
+        "rollback": rollback,
+        "dev": dev,
+        "sql": sql,
+        "old": old,
+        "held": held,
+        "failed_task": failed_task,
+    }

@@ -55,9 +55,12 @@ async def test_one_row_per_decided_write_newest_first_with_its_task(
         ("Выкатка в Dev: «Продажи»", "ss-dev"),  # the MCP request, closed by its decision
         ("Выполнение SQL", "prod"),
         ("Выкатка дашборда", "ss-dev"),
+        ("Выкатка дашборда", "prod"),  # two people, one row
         ("Выкатка дашборда", "ss-dev"),  # ten days old
     ]
-    mcp, sql, dev, _ = rows
+    mcp, sql, dev, prod, _ = rows
+    assert (prod["requested_by"], prod["approved_by"]) == ("engineer", ["engineer", "engineer2"])
+    assert prod["task"]["rolled_back_by"]["link"] == f"/tasks/{seeded['rollback'].id}"
     assert (mcp["face"], mcp["approved_by"], mcp["outcome"]) == ("mcp", ["engineer"], "approved")
     assert (mcp["task"]["status"], mcp["task"]["link"]) == (
         "failed",
@@ -79,11 +82,13 @@ async def test_filters_narrow_by_person_environment_tool_outcome_and_days(
     admin = auth(Role.admin)
     today = clock.now().date()
     assert _titles(await _rows(api, admin, person="admin")) == [("Выполнение SQL", "prod")]
-    assert [r["env_id"] for r in await _rows(api, admin, env_id="prod")] == ["prod"]
-    assert len(await _rows(api, admin, tool="deploy_dashboard")) == 3  # a card's and a request's
+    assert [r["env_id"] for r in await _rows(api, admin, env_id="prod")] == ["prod", "prod"]
+    assert (
+        len(await _rows(api, admin, tool="deploy_dashboard")) == 4
+    )  # cards and a request's and a request's
     assert [r["outcome"] for r in await _rows(api, admin, outcome="refused")] == ["refused"]
     recent = await _rows(api, admin, **{"from": (today - timedelta(days=1)).isoformat()})
-    assert len(recent) == 3
+    assert len(recent) == 4
     older = await _rows(api, admin, to=(today - timedelta(days=5)).isoformat())
     assert [r["digest"] for r in older] == ["e" * 12]
 
@@ -93,6 +98,7 @@ async def test_pages_follow_one_another_without_repeating(
 ) -> None:
     admin = auth(Role.admin)
     seen: list[int] = []
+    times: list[str] = []
     after: str | None = None
     for _ in range(5):
         answer = (
@@ -103,19 +109,21 @@ async def test_pages_follow_one_another_without_repeating(
             )
         ).json()
         seen += [row["id"] for row in answer["rows"]]
+        times += [row["at"] for row in answer["rows"]]
         after = answer["next"]
         if after is None:
             break
-    assert len(seen) == 4
-    assert len(set(seen)) == 4
-    assert seen == sorted(seen, reverse=True)
+    assert len(seen) == 5
+    assert len(set(seen)) == 5
+    assert seen == [row["id"] for row in await _rows(api, admin)]  # as one page has them
+    assert times == sorted(times, reverse=True)
 
 
 async def test_an_engineer_sees_only_what_they_asked_or_decided(
     api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings
 ) -> None:
     rows = await _rows(api, auth(Role.engineer))
-    assert "prod" not in [row["env_id"] for row in rows]  # the admin's SQL
+    assert "Выполнение SQL" not in [row["title"] for row in rows]  # the admin's SQL
     assert {row["requested_by"] for row in rows} == {"engineer"}
     # Asking for someone else's is no way round it.
     assert await _rows(api, auth(Role.engineer), person="admin") == []
@@ -194,4 +202,4 @@ async def test_the_calendar_s_ends_are_days_like_any_other(
     api: httpx.AsyncClient, auth: AuthHeaders
 ) -> None:
     everything = await _rows(api, auth(Role.admin), **{"from": "0001-01-01", "to": "9999-12-31"})
-    assert len(everything) == 4
+    assert len(everything) == 5
