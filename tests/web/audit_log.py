@@ -17,7 +17,9 @@ from tests.rig import store_rows
 FORMULA_NAME = '=HYPERLINK("http://evil.test","Отчёт")'
 
 
-def _card(tool: str, env_id: str, by: str, *, kind: str = "write", **decision: Any) -> Confirmation:
+def make_card(
+    tool: str, env_id: str, by: str, *, kind: str = "write", **decision: Any
+) -> Confirmation:
     now = clock.now()
     event = {
         "type": "confirm_required",
@@ -41,7 +43,7 @@ def _card(tool: str, env_id: str, by: str, *, kind: str = "write", **decision: A
     )
 
 
-async def _log(settings: Settings, ago: timedelta, **entry: Any) -> None:
+async def log_entry(settings: Settings, ago: timedelta, **entry: Any) -> None:
     """One audit row written by the app's own writer, ``ago`` before now."""
     engine = create_engine(settings.database_url)
     async with session_factory(engine)() as session:
@@ -53,7 +55,7 @@ async def _log(settings: Settings, ago: timedelta, **entry: Any) -> None:
 def _two_people_deploy() -> tuple[Confirmation, TaskRecord, TaskRecord]:
     """A prod deploy the engineer asked for and engineer2 approved, and the rollback that undid
     it twenty minutes later."""
-    card = _card(
+    card = make_card(
         "deploy_dashboard",
         "prod",
         "engineer",
@@ -94,22 +96,24 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
     alone (its object named like a formula), a prod SQL change the admin asked and denied, an
     MCP deploy of the engineer's whose task failed, an old deploy, and a read the engineer
     confirmed — plus reads nobody confirmed."""
-    dev = _card("deploy_dashboard", "ss-dev", "engineer", digest="d" * 64, objects=[FORMULA_NAME])
+    dev = make_card(
+        "deploy_dashboard", "ss-dev", "engineer", digest="d" * 64, objects=[FORMULA_NAME]
+    )
     dev.task_id = uuid4().hex
-    sql = _card(
+    sql = make_card(
         "superset_execute_sql",
         "prod",
         "admin",
         arguments=[{"label": "SQL", "value": "DELETE FROM sales"}],
     )
-    old = _card(
+    old = make_card(
         "deploy_dashboard",
         "ss-dev",
         "engineer",
         digest="e" * 64,
         objects=["дашборд «Склад»: изменить"],
     )
-    read = _card("superset_execute_sql", "ss-dev", "engineer", kind="read")
+    read = make_card("superset_execute_sql", "ss-dev", "engineer", kind="read")
     failed_task = TaskRecord(
         id=uuid4().hex,
         kind="deploy",
@@ -151,7 +155,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         settings, dev, sql, old, read, failed_task, dev_task, held, prod, prod_task, rollback
     )
     minute = timedelta(minutes=1)
-    await _log(
+    await log_entry(
         settings,
         31 * minute,
         action="approval_requested",
@@ -163,7 +167,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         tool=prod.tool,
         approver_role="engineer",
     )
-    await _log(
+    await log_entry(
         settings,
         30 * minute,
         action="approval_decided",
@@ -178,7 +182,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         tool=prod.tool,
     )
     for _ in range(5):  # reads, as the executor logs every call: no action of anyone's
-        await _log(
+        await log_entry(
             settings,
             minute,
             action="tool_call",
@@ -187,7 +191,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
             tool="list_tasks",
             kind="read",
         )
-    await _log(
+    await log_entry(
         settings,
         timedelta(days=10),
         action="confirmation_decided",
@@ -196,7 +200,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         conversation_id=old.conversation_id,
         confirmation_id=old.id,
     )
-    await _log(
+    await log_entry(
         settings,
         4 * minute,
         action="confirmation_decided",
@@ -205,7 +209,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         conversation_id=read.conversation_id,
         confirmation_id=read.id,
     )
-    await _log(
+    await log_entry(
         settings,
         3 * minute,
         action="confirmation_decided",
@@ -214,7 +218,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         conversation_id=dev.conversation_id,
         confirmation_id=dev.id,
     )
-    await _log(
+    await log_entry(
         settings,
         2 * minute,
         action="confirmation_decided",
@@ -224,7 +228,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         confirmation_id=sql.id,
         reason="+не сегодня",
     )
-    await _log(
+    await log_entry(
         settings,
         2 * minute,
         action="approval_requested",
@@ -235,7 +239,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         kind="deploy",
         face="mcp",
     )
-    await _log(
+    await log_entry(
         settings,
         minute,
         action="write_request_decided",
@@ -246,7 +250,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         kind="deploy",
         requested_by="engineer",
     )
-    await _log(
+    await log_entry(
         settings,
         minute,
         action="write_request_decided",

@@ -11,6 +11,7 @@ import io
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
+from uuid import uuid4
 
 import httpx
 import pytest
@@ -19,8 +20,10 @@ from sstools import clock
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.http.auth import SESSION_COOKIE
+from sstools.storage.models import ConversationEvent, TaskRecord
 from tests.conftest import AuthHeaders, app_client
-from tests.web.audit_log import FORMULA_NAME, seed_audit
+from tests.rig import store_rows
+from tests.web.audit_log import FORMULA_NAME, log_entry, make_card, seed_audit
 
 
 @pytest.fixture
@@ -203,3 +206,71 @@ async def test_the_calendar_s_ends_are_days_like_any_other(
 ) -> None:
     everything = await _rows(api, auth(Role.admin), **{"from": "0001-01-01", "to": "9999-12-31"})
     assert len(everything) == 5
+
+
+async def test_an_analyst_reads_no_audit_whatever_the_filters(
+    api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings
+) -> None:
+    analyst = auth(Role.analyst)
+    for path in ("/api/audit", "/api/audit.csv", "/api/audit?from=never"):
+        answer = await api.get(path, headers=analyst)
+        assert answer.status_code == 403, path
+        assert "инженерам и администраторам" in answer.json()["detail"]
+    page = await api.get("/audit", headers=_page(settings, analyst))
+    assert page.status_code == 403
+    assert "Нет доступа" in page.text
+
+
+async def test_an_mcp_write_without_a_request_and_a_card_s_task_from_its_chat(
+    api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings
+) -> None:
+    """An MCP write declined at the host is a refusal of its own (the call that was held is the
+    request's row, not another); a card that does not name its task finds it in its chat."""
+    minute = timedelta(minutes=1)
+    for outcome in ("declined", "held"):
+        await log_entry(
+            settings,
+            minute,
+            action="tool_call",
+            outcome=outcome,
+            username="engineer",
+            env_id="ss-dev",
+            tool="superset_create_dataset",
+            kind="write",
+            face="mcp",
+        )
+    card = make_card("superset_create_dataset", "ss-dev", "engineer")
+    task = TaskRecord(
+        id=uuid4().hex,
+        kind="documentation",
+        workflow="t",
+        env_id="ss-dev",
+        started_by="engineer",
+        status="succeeded",
+    )
+    said = ConversationEvent(
+        conversation_id=card.conversation_id,
+        seq=1,
+        type="tool_result",
+        data={
+            "type": "tool_result",
+            "tool": card.tool,
+            "call_id": card.call_id,
+            "outcome": "ok",
+            "task_id": task.id,
+        },
+    )
+    await store_rows(settings, card, task, said)
+    await log_entry(
+        settings,
+        2 * minute,
+        action="confirmation_decided",
+        outcome="approved",
+        username="engineer",
+        conversation_id=card.conversation_id,
+        confirmation_id=card.id,
+    )
+    mcp, chat = await _rows(api, auth(Role.admin), tool="superset_create_dataset")
+    assert (mcp["face"], mcp["outcome"], mcp["refused_by"]) == ("mcp", "refused", "engineer")
+    assert mcp["title"] == "Создание датасета"
+    assert (chat["face"], chat["task"]["id"]) == ("chat", task.id)
