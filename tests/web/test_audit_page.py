@@ -274,3 +274,34 @@ async def test_an_mcp_write_without_a_request_and_a_card_s_task_from_its_chat(
     assert (mcp["face"], mcp["outcome"], mcp["refused_by"]) == ("mcp", "refused", "engineer")
     assert mcp["title"] == "Создание датасета"
     assert (chat["face"], chat["task"]["id"]) == ("chat", task.id)
+
+
+async def test_an_approved_card_whose_call_wrote_nothing_says_why(
+    api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings
+) -> None:
+    card = make_card("superset_create_dataset", "ss-dev", "engineer")
+    said = ConversationEvent(
+        conversation_id=card.conversation_id,
+        seq=1,
+        type="tool_result",
+        data={
+            "call_id": card.call_id,
+            "outcome": "error",
+            "message": "Создание датасета не удалось: такой датасет уже есть",
+        },
+    )
+    await store_rows(settings, card, said)
+    await log_entry(
+        settings,
+        timedelta(seconds=30),
+        action="confirmation_decided",
+        outcome="approved",
+        username="engineer",
+        conversation_id=card.conversation_id,
+        confirmation_id=card.id,
+    )
+    [row] = await _rows(api, auth(Role.admin), tool="superset_create_dataset")
+    assert (row["outcome"], row["task"]) == ("approved", None)
+    assert row["call_failed"] == "Создание датасета не удалось: такой датасет уже есть"
+    page = await api.get("/audit", headers=_page(settings, auth(Role.admin)))
+    assert "Не выполнено: Создание датасета не удалось" in page.text

@@ -37,7 +37,7 @@ def _line(row: AuditRow) -> list[str]:
         row.digest,
         task.short if task else None,
         task.status_words if task else None,
-        "; ".join(task.result) if task else None,
+        "; ".join(task.result) if task else row.call_failed,
         task.rolled_back_by.short if task and task.rolled_back_by else None,
     ]
     return [cell(value) for value in values]

@@ -56,6 +56,9 @@ class AuditRow(BaseModel):
     reason: str | None = Field(description="The refusal's reason, as its person gave it")
     digest: str | None = Field(description="The approved plan's digest, shortened")
     task: AuditTask | None
+    call_failed: str | None = Field(
+        default=None, description="Why an approved call wrote nothing, as the chat said it"
+    )
 
 
 class AuditPage(BaseModel):
@@ -172,6 +175,24 @@ def _row(
     )
 
 
+def _task_id(anchor: Anchor, results: dict[str, dict[str, Any]]) -> str | None:
+    """The task the action started: its card's or request's, else the card's call's result."""
+    if anchor.request is not None:
+        return anchor.request.task_id
+    if anchor.card is None:
+        return None
+    found = anchor.card.task_id or results.get(anchor.card.id, {}).get("task_id")
+    return found if isinstance(found, str) and found else None
+
+
+def _call_failed(anchor: Anchor, results: dict[str, dict[str, Any]]) -> str | None:
+    """Why an approved card's call wrote nothing (the plan moved, a refusal), as the chat said."""
+    said = results.get(anchor.card.id) if anchor.card is not None else None
+    if not said or said.get("outcome") in (None, "ok"):
+        return None
+    return _shown(str(said.get("message") or UI["audit_call_failed_unknown"])[:500])
+
+
 async def audit_rows(
     session: AsyncSession, anchors: list[Anchor], environments: EnvironmentRegistry
 ) -> list[AuditRow]:
@@ -180,23 +201,19 @@ async def audit_rows(
     requests = [anchor.request.id for anchor in anchors if anchor.request is not None]
     faces = await request_faces(session, requests)
     results = await card_results(session, [card for card in cards if not card.task_id])
-    task_of: dict[int, str] = {}
-    for anchor in anchors:
-        card, request = anchor.card, anchor.request
-        found = (
-            card.task_id or results.get(card.id, {}).get("task_id")
-            if card is not None
-            else request.task_id
-            if request is not None
-            else None
-        )
-        if isinstance(found, str) and found:
-            task_of[anchor.entry.id] = found
+    task_of = {
+        anchor.entry.id: found
+        for anchor in anchors
+        if (found := _task_id(anchor, results)) is not None
+    }
     records = list(
         await session.scalars(select(TaskRecord).where(TaskRecord.id.in_(set(task_of.values()))))
     )
     views = await task_views(session, records, environments) if records else []
     tasks = {view.id: (_task(view), view.objects) for view in views}
     return [
-        _row(anchor, environments, faces, tasks, task_of.get(anchor.entry.id)) for anchor in anchors
+        _row(anchor, environments, faces, tasks, task_of.get(anchor.entry.id)).model_copy(
+            update={"call_failed": _call_failed(anchor, results)}
+        )
+        for anchor in anchors
     ]

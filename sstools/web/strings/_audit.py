@@ -23,6 +23,8 @@ AUDIT = {
     "audit_rolled_back": "Откачено:",
     "audit_reason": "причина: {reason}",
     "audit_nobody": "—",
+    "audit_call_failed": "Не выполнено: {why}",
+    "audit_call_failed_unknown": "вызов не удался",
     "audit_face_chat": "чат",
     "audit_face_mcp": "MCP",
     "audit_face_api": "API",
