@@ -10,6 +10,7 @@ import csv
 import io
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -21,9 +22,25 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.http.auth import SESSION_COOKIE
 from sstools.storage.models import ConversationEvent, TaskRecord
-from tests.conftest import AuthHeaders, app_client
+from sstools.testing.fake_superset import FakeSuperset
+from tests.conftest import AuthHeaders, app_client, environments_for, make_settings, seed_users
 from tests.rig import store_rows
 from tests.web.audit_log import FORMULA_NAME, log_entry, make_card, seed_audit
+
+# The query reads JSON and compares rows in SQL: its tests run on both databases.
+BOTH_DATABASES = pytest.mark.parametrize("settings", ["sqlite", "postgres"], indirect=True)
+
+
+@pytest.fixture
+async def settings(
+    request: pytest.FixtureRequest, tmp_path: Path, fake_superset: FakeSuperset
+) -> Settings:
+    """The default rig on SQLite, or on PostgreSQL for a test marked :data:`BOTH_DATABASES`."""
+    settings = make_settings(tmp_path, environments_for(tmp_path, fake_superset))
+    if getattr(request, "param", "sqlite") == "postgres":
+        settings = settings.model_copy(update={"database_url": request.getfixturevalue("pg_url")})
+    await seed_users(settings)
+    return settings
 
 
 @pytest.fixture
@@ -50,6 +67,7 @@ def _titles(rows: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
     return [(row["title"], row["env_id"]) for row in rows]
 
 
+@BOTH_DATABASES
 async def test_one_row_per_decided_write_newest_first_with_its_task(
     api: httpx.AsyncClient, auth: AuthHeaders, seeded: dict[str, Any]
 ) -> None:
@@ -79,6 +97,7 @@ async def test_one_row_per_decided_write_newest_first_with_its_task(
     assert (dev["digest"], dev["task"]["status"]) == ("d" * 12, "succeeded")
 
 
+@BOTH_DATABASES
 async def test_filters_narrow_by_person_environment_tool_outcome_and_days(
     api: httpx.AsyncClient, auth: AuthHeaders
 ) -> None:
@@ -96,6 +115,7 @@ async def test_filters_narrow_by_person_environment_tool_outcome_and_days(
     assert [r["digest"] for r in older] == ["e" * 12]
 
 
+@BOTH_DATABASES
 async def test_pages_follow_one_another_without_repeating(
     api: httpx.AsyncClient, auth: AuthHeaders
 ) -> None:
@@ -122,6 +142,7 @@ async def test_pages_follow_one_another_without_repeating(
     assert times == sorted(times, reverse=True)
 
 
+@BOTH_DATABASES
 async def test_an_engineer_sees_only_what_they_asked_or_decided(
     api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings
 ) -> None:
@@ -152,6 +173,7 @@ async def test_the_nav_links_the_audit_for_engineers_and_admins_only(
     assert (linked(Role.analyst), linked(Role.engineer), linked(Role.admin)) == (False, True, True)
 
 
+@BOTH_DATABASES
 async def test_the_csv_has_the_filtered_rows_and_formulas_as_text(
     api: httpx.AsyncClient, auth: AuthHeaders
 ) -> None:
@@ -221,6 +243,7 @@ async def test_an_analyst_reads_no_audit_whatever_the_filters(
     assert "Нет доступа" in page.text
 
 
+@BOTH_DATABASES
 async def test_an_mcp_write_without_a_request_and_a_card_s_task_from_its_chat(
     api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings
 ) -> None:
