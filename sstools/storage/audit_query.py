@@ -177,7 +177,8 @@ def _anchors(*, walk_time: bool) -> ColumnElement[bool]:
     walking the time index newest first, an unfiltered page stops after its rows."""
     action = AuditEntry.action.concat("") if walk_time else AuditEntry.action
     return or_(
-        action.in_(CARD_ACTIONS),
+        # An edited card closes nothing: the card made again from the edit does.
+        and_(action.in_(CARD_ACTIONS), AuditEntry.outcome != "edited"),
         and_(action == REQUEST_DECIDED, AuditEntry.outcome != "first_approved"),
         and_(
             action == TOOL_CALL,

@@ -95,7 +95,7 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
     """A prod deploy two people approved and a rollback undid, a dev deploy the engineer approved
     alone (its object named like a formula), a prod SQL change the admin asked and denied, an
     MCP deploy of the engineer's whose task failed, an old deploy, and a read the engineer
-    confirmed — plus reads nobody confirmed."""
+    confirmed — plus reads nobody confirmed and a card's edit."""
     dev = make_card(
         "deploy_dashboard", "ss-dev", "engineer", digest="d" * 64, objects=[FORMULA_NAME]
     )
@@ -199,6 +199,16 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         username="engineer",
         conversation_id=old.conversation_id,
         confirmation_id=old.id,
+    )
+    await log_entry(  # the dev card was edited first: the edit closes nothing
+        settings,
+        5 * minute,
+        action="confirmation_decided",
+        outcome="edited",
+        username="engineer",
+        conversation_id=dev.conversation_id,
+        confirmation_id=uuid4().hex,
+        reason="цель: Superset prod → Superset dev",
     )
     await log_entry(
         settings,
