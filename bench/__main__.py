@@ -30,6 +30,7 @@ MODULES = (
     "bench.dashboard_page",
     "bench.drift",
     "bench.mcp",
+    "bench.audit_page",
 )
 
 

@@ -51,6 +51,8 @@ from sstools.texts import http as texts
 from sstools.web.api_docs import SWAGGER_UI_DIR
 from sstools.web.api_docs import router as api_docs_router
 from sstools.web.approvals_page import router as approvals_page_router
+from sstools.web.audit import api_router as audit_api_router
+from sstools.web.audit import page_router as audit_page_router
 from sstools.web.error_pages import HumanErrorPages, page_answer
 from sstools.web.metrics import router as metrics_router
 from sstools.web.pages import STATIC_DIR, LoginRequired, login_redirect
@@ -180,6 +182,8 @@ def create_app(
         app.include_router(router)
     app.include_router(pages_router)
     app.include_router(approvals_page_router)  # /approvals, /approvals/<id>
+    app.include_router(audit_api_router)  # /api/audit, /api/audit.csv
+    app.include_router(audit_page_router)  # /audit
     app.include_router(api_docs_router)
     app.include_router(metrics_router)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from sstools.web.strings._agent import AGENT, SUGGESTIONS
 from sstools.web.strings._approvals import APPROVALS
+from sstools.web.strings._audit import AUDIT
 from sstools.web.strings._dashboard import DASHBOARD
 from sstools.web.strings._fleet import FLEET
 from sstools.web.strings._general import GENERAL
 from sstools.web.strings._tasks import TASKS
 
-AREAS: tuple[dict[str, str], ...] = (GENERAL, APPROVALS, AGENT, DASHBOARD, TASKS, FLEET)
+AREAS: tuple[dict[str, str], ...] = (GENERAL, APPROVALS, AGENT, DASHBOARD, TASKS, FLEET, AUDIT)
 UI: dict[str, str] = {key: text for area in AREAS for key, text in area.items()}
 
 __all__ = ["AREAS", "SUGGESTIONS", "UI"]
