@@ -155,6 +155,7 @@ async def record_real(settings: Settings) -> list[RecordedAnswer]:
         await run.record("backups", "list_backups", {}, env)
         await run.record("drift", "get_drift", {}, env)
         await run.record("timeline", "get_dashboard_timeline", {}, board)
+        await run.record("dashboard_data", "get_dashboard_data", {}, board)
         migration = {"target_env_id": "staging", "dashboard_ids": [DASHBOARD]}
         await run.record("migration_plan", "preview_migration", migration, env)
         everything = {

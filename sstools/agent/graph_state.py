@@ -64,6 +64,8 @@ class Page:
             env_id=context.env_id,
             object_type=context.object_type,
             object_id=int(context.object_id) if context.object_id else None,
+            filters=context.filters,
+            chart_id=int(context.chart_id) if context.chart_id else None,
         )
         return cls(context, scope)
 

@@ -262,7 +262,9 @@ DASHBOARD_PAGE_READS = {
     "get_drift",
     "rollback_deploy",
 }
-DASHBOARD_SET = SPEC_DASHBOARD_SET | DASHBOARD_PAGE_READS
+# Issue 37 §2: the numbers its charts show, with the page's filters.
+DASHBOARD_DATA = {"get_dashboard_data"}
+DASHBOARD_SET = SPEC_DASHBOARD_SET | DASHBOARD_PAGE_READS | DASHBOARD_DATA
 DATASET_SET = {
     "superset_explore_database",
     "superset_format_sql",

@@ -40,6 +40,8 @@ NOT_RECORDED = {"deploy_dashboard", "execute_migration", "rollback_deploy", "res
 NOT_RECORDED |= {"superset_create_dataset"}
 # New in issue 33 §3; bench/record_answers.py records it at the next run on the sandbox.
 NOT_RECORDED |= {"get_dashboard_timeline"} - {answer.tool for answer in ANSWERS.values()}
+# New in issue 37 §2, recorded the same way (its own sandbox test checks its numbers).
+NOT_RECORDED |= {"get_dashboard_data"} - {answer.tool for answer in ANSWERS.values()}
 
 
 def test_the_recorded_answers_cover_every_tool_that_answers_over_http() -> None:

@@ -316,6 +316,20 @@ def cases() -> list[Case]:
         ],
     }  # fmt: skip
     out.append(Case("timeline", "get_dashboard_timeline", timeline))
+    data = {
+        "env_id": "ss-dev", "dashboard_id": 10,
+        "filters": [{"column": "region", "op": "IN", "values": ["Москва"]}],
+        "charts": [
+            {"chart_id": 3, "name": "Потребление по регионам", "viz_type": "table",
+             "columns": ["region", "SUM(consumption_mwh)"], "rows": [["Москва", 1523.5]],
+             "row_count": 1, "truncated": False, "filters_applied": ["region"],
+             "filters_skipped": [], "error": None},
+            {"chart_id": 9, "name": "Тарифы", "viz_type": "table", "columns": [], "rows": [],
+             "row_count": 0, "truncated": False, "filters_applied": [],
+             "filters_skipped": ["region"], "error": "column not found"},
+        ],
+    }  # fmt: skip
+    out.append(Case("dashboard data", "get_dashboard_data", data))
     for started in STARTED:
         out += _task_cases(started)
     snapshots = [

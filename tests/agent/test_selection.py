@@ -24,7 +24,7 @@ def _context(object_type: str | None, env_id: str | None = "ss-dev") -> UIContex
 
 
 def test_catalogue_has_the_22_tools_of_the_design_rollback_restore_and_drift() -> None:
-    assert len(CATALOGUE) == 26
+    assert len(CATALOGUE) == 27
     assert {
         "deploy_dashboard",
         "rollback_deploy",

@@ -19,7 +19,7 @@ from sstools.agent.tools.shaping import task_record
 from sstools.testing.recorded import router_cases
 
 DOCS = Path(__file__).parents[2] / "docs" / "agent.md"
-TOOL_COUNT = 26
+TOOL_COUNT = 27
 
 
 def _documented() -> dict[str, list[str]]:

@@ -7,9 +7,13 @@ from typing import Any
 
 import httpx
 
+from sstools.app import create_app
 from sstools.auth.roles import Role
+from sstools.config import Settings
+from sstools.testing import LiveServer
 from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import Superset
+from tests.support import read_events
 
 REPORT = "Отчёт по энергопотреблению"
 BY_REGION = "Потребление по регионам"  # a table: SUM(consumption_mwh) grouped by region
@@ -97,3 +101,38 @@ async def test_bad_filters_are_a_422_naming_the_field(
         headers=auth(Role.analyst),
     )
     assert missing.status_code == 404
+
+
+async def test_the_agent_answers_with_the_pages_filters_and_says_which(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
+) -> None:
+    """The person on a filtered dashboard asks for its numbers in their words: the offline agent
+    reads them with the page's filters, says the filters, and shows only the filtered rows."""
+    report = await _report(client, auth)
+    regions = await _truth(superset, "SELECT DISTINCT region FROM energy_consumption ORDER BY 1")
+    kept, other = str(regions[0]["region"]), str(regions[-1]["region"])
+    context: dict[str, Any] = {
+        "contextVersion": 2,
+        "objectType": "dashboard",
+        "objectId": str(report),
+        "envId": "ss-dev",
+        "route": f"/dashboards/{report}",
+        "filters": [{"column": "region", "op": "IN", "values": [kept]}],
+    }
+    headers = auth(Role.analyst)
+    with LiveServer(create_app(settings)) as server:  # the offline planner calls its tools
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
+            cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
+            await live.post(
+                f"/api/agent/conversations/{cid}/messages",
+                headers=headers,
+                json={"text": "какие тут сейчас цифры?", "uicontext": context},
+            )
+            events = await read_events(live, cid, headers, timeout_s=60)
+    [call] = [event for event in events if event["type"] == "tool_call"]
+    assert call["tool"] == "get_dashboard_data"
+    answer = " ".join(event["text"] for event in events if event["type"] == "message")
+    assert f"Данные с фильтрами страницы: region: {kept}" in answer
+    assert BY_REGION in answer
+    assert f"| {kept} |" in answer
+    assert f"| {other} |" not in answer  # the filter held in the answer too

@@ -174,6 +174,17 @@ TASKS_FOUND = "Задач: {count}."
 TASKS_HEAD = "| Задача | Объекты | Где | Кто | Состояние | Запущена |"
 TASKS_APPROVED = "{who}, одобрил(а) {approver}"
 TIMELINE_HEAD = "| Когда | Что | Кто | Где |"
+# The numbers a dashboard's charts show, with the page's filters (get_dashboard_data).
+DATA_FILTERS = "Данные с фильтрами страницы: {filters}."
+DATA_NO_FILTERS = "Данные без фильтров: у страницы их не было."
+DATA_NO_CHARTS = "У этого дашборда нет графиков с данными."
+DATA_SKIPPED = (
+    "Фильтры по {columns} к этому графику не применены: в его датасете таких колонок нет."
+)
+DATA_FAILED = "Superset не посчитал этот график: {error}"
+DATA_EMPTY = "Строк нет."
+DATA_MORE_ROWS = "Показаны первые {shown} строк из {total}."
+DATA_EXCEPT = "кроме"
 TIMELINE_FOUND = "«{title}»: версий — {count}, новые сверху."
 TIMELINE_NONE = "У «{title}» пока нет сохранённых версий."
 TIMELINE_KINDS = {

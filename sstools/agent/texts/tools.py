@@ -33,6 +33,7 @@ TITLES = {
     "list_branches": "Список веток",
     "get_drift": "Расхождения с git и источником",
     "get_dashboard_timeline": "История версий дашборда",
+    "get_dashboard_data": "Данные дашборда",
     "show_capabilities": "Мои возможности",
 }
 

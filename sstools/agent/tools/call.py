@@ -14,6 +14,7 @@ from sstools.agent import texts
 from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as tool_texts
 from sstools.errors import SstoolsError
+from sstools.http.dashboard_filters import DashboardFilter
 
 
 class ApprovedPlan(BaseModel):
@@ -32,6 +33,9 @@ class CallScope(BaseModel):
     object_type: ObjectType | None = None
     object_id: int | None = None
     approved_plan: ApprovedPlan | None = None
+    # The dashboard's filters as the page had them (checked against its columns) and its chart.
+    filters: tuple[DashboardFilter, ...] = ()
+    chart_id: int | None = None
 
     @property
     def page_dashboard(self) -> int | None:

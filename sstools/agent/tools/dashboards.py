@@ -187,3 +187,41 @@ def get_dashboard_timeline(args: DashboardArgs, scope: CallScope) -> ToolRequest
     task id and who ran it), the backups holding it and its last change in each environment.
     """
     return _on_dashboard("GET", "timeline", args, scope)
+
+
+DATA_ROWS_SHOWN = 10
+
+
+class DashboardDataArgs(DetailArgs):
+    dashboard_id: ObjectId | None = Field(default=None, description="Omit for the page's dashboard")
+    chart_id: ObjectId | None = Field(
+        default=None, description="Only this chart; omit for the page's chart, else every chart"
+    )
+
+
+def _data(payload: Any, args: DashboardDataArgs) -> Any:
+    """The filters used, then each chart's columns and first rows, and what it could not take."""
+    out = pick(payload, "dashboard_id", "env_id", "filters")
+    keys = ("chart_id", "name", "columns", "row_count", "truncated", "filters_skipped", "error")
+    charts = [
+        pick(chart, *keys) | {"rows": listed(chart.get("rows"))[:DATA_ROWS_SHOWN]}
+        for chart in listed(payload.get("charts"))
+    ]
+    return out | {"charts": charts}
+
+
+@environment_read(affinity=(D,), shape=_data)
+def get_dashboard_data(args: DashboardDataArgs, scope: CallScope) -> ToolRequest:
+    """The numbers a dashboard's charts show, with the page's filters applied.
+
+    Each chart's rows as Superset computes them, with the dashboard filters the page had (those
+    a chart's dataset has a column for); says which filters it used.
+    """
+    dashboard_id = object_id(args.dashboard_id, scope, D, "dashboard_id")
+    body = {
+        "filters": [one.model_dump(mode="json") for one in scope.filters],
+        "chart_id": args.chart_id or scope.chart_id,
+        "row_limit": 20,
+    }
+    path = api_path(DASHBOARDS, dashboard_id, "data")
+    return ToolRequest(method="POST", path=path, params=env_param(scope), json_body=body)

@@ -67,6 +67,7 @@ RENDERERS: dict[str, tuple[Renderer, ...]] = {
     "list_branches": (git.branches,),
     "get_drift": (drift.drift,),
     "get_dashboard_timeline": (dashboards.timeline,),
+    "get_dashboard_data": (dashboards.data,),
     "show_capabilities": (offered.capabilities,),
 }
 

@@ -147,3 +147,49 @@ def timeline(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if (note := more(len(points), total)) is not None:
         out += ["", note]
     return "\n".join(out)
+
+
+def _filter_words(one: Any) -> str:
+    """«region: Москва, Казань», «year >= 2024», «sector: кроме Быт»."""
+    if not isinstance(one, dict):
+        return ""
+    column, op = md(one.get("column") or ""), str(one.get("op") or "")
+    values = ", ".join(md(value) for value in one.get("values") or [])
+    if op == "IN":
+        return f"{column}: {values}"
+    if op == "NOT IN":
+        return f"{column}: {texts.DATA_EXCEPT} {values}"
+    return f"{column} {md(op)} {values}"
+
+
+def _chart_table(chart: dict[str, Any]) -> list[str]:
+    columns = [md(name) for name in chart.get("columns") or []]
+    rows = [row for row in chart.get("rows") or [] if isinstance(row, list)]
+    if not columns or not rows:
+        return [texts.DATA_EMPTY]
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(md(cell) for cell in row) + " |" for row in rows]
+    total = int(chart.get("row_count") or len(rows))
+    if total > len(rows):
+        out += ["", texts.DATA_MORE_ROWS.format(shown=len(rows), total=total)]
+    return out
+
+
+def data(payload: Any, hint: Hint = NO_HINT) -> str | None:
+    """The filters used, then each chart: its rows as a table, the filters it could not take."""
+    if not isinstance(payload, dict) or "charts" not in payload:
+        return None
+    used = [words for words in map(_filter_words, payload.get("filters") or []) if words]
+    out = [texts.DATA_FILTERS.format(filters="; ".join(used)) if used else texts.DATA_NO_FILTERS]
+    charts = [chart for chart in payload.get("charts") or [] if isinstance(chart, dict)]
+    if not charts:
+        return "\n".join([*out, "", texts.DATA_NO_CHARTS])
+    for chart in charts:
+        out += ["", f"**{md(chart.get('name') or '—')}**"]
+        if chart.get("error"):
+            out.append(texts.DATA_FAILED.format(error=md(chart["error"])))
+            continue
+        if skipped := chart.get("filters_skipped"):
+            out.append(texts.DATA_SKIPPED.format(columns=", ".join(quoted(c) for c in skipped)))
+        out += _chart_table(chart)
+    return "\n".join(out)
