@@ -28,6 +28,7 @@ class ChartData(BaseModel):
     name: str
     viz_type: str | None
     columns: list[str]
+    key_columns: list[str]  # what a row is of (its group-by values); the rest are its numbers
     rows: list[list[Any]]
     row_count: int  # what Superset counted, before the bound
     truncated: bool
@@ -114,6 +115,7 @@ async def _chart(
         name=str(chart.get("slice_name") or ""),
         viz_type=form_data.get("viz_type") or chart.get("viz_type"),
         columns=[],
+        key_columns=[],
         rows=[],
         row_count=0,
         truncated=False,
@@ -122,9 +124,10 @@ async def _chart(
     )
     if dataset_id is None:
         return data
+    query = chart_query(form_data, applied, row_limit)
     body = {
         "datasource": {"id": dataset_id, "type": "table"},
-        "queries": [chart_query(form_data, applied, row_limit)],
+        "queries": [query],
         "result_format": "json",
         "result_type": "full",
     }
@@ -137,9 +140,9 @@ async def _chart(
     records = result.get("data") or []
     rows = [[_cell(record.get(name)) for name in names] for record in records[:row_limit]]
     count = int(result.get("rowcount") or len(records))
-    return data.model_copy(
-        update={"columns": names, "rows": rows, "row_count": count, "truncated": count > len(rows)}
-    )
+    keys = [name for name in names if name in query["columns"]]
+    update = {"columns": names, "key_columns": keys, "rows": rows, "row_count": count}
+    return data.model_copy(update=update | {"truncated": count > len(rows)})
 
 
 async def dashboard_data(

@@ -14,3 +14,7 @@ CHART_DATASET_MISSING = "график «{chart}» ссылается на нес
 NO_OWNERS = "у дашборда нет владельцев"
 NO_CHARTS = "на дашборде нет графиков"
 NOT_FOUND = "дашборда {dashboard} нет"
+
+# «Сравнить цифры»: the same dashboard's numbers in two environments.
+COMPARE_SAME_ENVIRONMENT = "сравнивать можно только с другим окружением"
+NOT_IN_ENVIRONMENT = "в {env} этого дашборда нет"

@@ -3,6 +3,9 @@ what the database says for the same filter, with the filters each chart could no
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -136,3 +139,110 @@ async def test_the_agent_answers_with_the_pages_filters_and_says_which(
     assert BY_REGION in answer
     assert f"| {kept} |" in answer
     assert f"| {other} |" not in answer  # the filter held in the answer too
+
+
+@asynccontextmanager
+async def _one_sector_in_staging(superset: Superset, report: int) -> AsyncIterator[None]:
+    """Staging's copy of the by-region chart counts only industry: a planted difference."""
+    staging = superset("staging")
+    source = await superset("ss-dev").find_dashboard("id", report)
+    assert source is not None
+    found = await staging.find_dashboard("uuid", source[0])
+    assert found is not None
+    charts = (await staging.get_json(f"/api/v1/dashboard/{found[1].id}/charts"))["result"]
+    [chart] = [one for one in charts if one["slice_name"] == BY_REGION]
+    saved = (await staging.get_json(f"/api/v1/chart/{chart['id']}"))["result"]["params"]
+    planted = json.loads(saved)
+    one_sector = {
+        "expressionType": "SIMPLE", "clause": "WHERE", "subject": "sector",
+        "operator": "==", "comparator": "Промышленность",
+    }  # fmt: skip
+    planted["adhoc_filters"] = [*planted.get("adhoc_filters", []), one_sector]
+    await staging.put_json(f"/api/v1/chart/{chart['id']}", {"params": json.dumps(planted)})
+    try:
+        yield
+    finally:
+        await staging.put_json(f"/api/v1/chart/{chart['id']}", {"params": saved})
+
+
+async def test_the_same_filtered_view_compared_across_environments_flags_a_planted_difference(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset
+) -> None:
+    """Issue 37 §3: with the same filter in both, the planted chart differs — region by region,
+    with both numbers — and the others do not; the dashboards themselves differ too."""
+    report = await _report(client, auth)
+    regions = await _truth(superset, "SELECT DISTINCT region FROM energy_consumption ORDER BY 1")
+    picked = [str(regions[0]["region"]), str(regions[1]["region"])]
+    body = {
+        "other_env_id": "staging",
+        "filters": [{"column": "region", "op": "IN", "values": picked}],
+    }
+    async with _one_sector_in_staging(superset, report):
+        response = await client.post(
+            f"/api/dashboards/{report}/data/compare",
+            params={"env_id": "ss-dev"},
+            json=body,
+            headers=auth(Role.analyst),
+        )
+    assert response.status_code == 200, response.text
+    compared = response.json()
+    by_name = {one["name"]: one for one in compared["charts"]}
+    table = by_name[BY_REGION]
+    assert table["differs"] is True
+    assert {tuple(one["row"]) for one in table["differences"]} == {(region,) for region in picked}
+    assert all(one["here"] > one["there"] for one in table["differences"])  # one sector of all
+    assert [name for name, one in by_name.items() if one["differs"]] == [BY_REGION]
+    assert compared["dashboards_differ"] is True
+    assert compared["differing_charts"] == 1
+
+
+async def test_the_agent_says_where_staging_s_numbers_differ(
+    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
+) -> None:
+    """«почему в стейдже цифры другие?» on dev's filtered dashboard: the same charts compared,
+    the differing chart's rows with both numbers, and the word that the dashboards differ."""
+    report = await _report(client, auth)
+    regions = await _truth(superset, "SELECT DISTINCT region FROM energy_consumption ORDER BY 1")
+    kept = str(regions[0]["region"])
+    context: dict[str, Any] = {
+        "contextVersion": 2,
+        "objectType": "dashboard",
+        "objectId": str(report),
+        "envId": "ss-dev",
+        "route": f"/dashboards/{report}",
+        "filters": [{"column": "region", "op": "IN", "values": [kept]}],
+    }
+    headers = auth(Role.analyst)
+    async with _one_sector_in_staging(superset, report):
+        with LiveServer(create_app(settings)) as server:
+            async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
+                cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
+                await live.post(
+                    f"/api/agent/conversations/{cid}/messages",
+                    headers=headers,
+                    json={"text": "почему в стейдже цифры другие?", "uicontext": context},
+                )
+                events = await read_events(live, cid, headers, timeout_s=90)
+    [call] = [event for event in events if event["type"] == "tool_call"]
+    assert (call["tool"], call["args"].get("compare_env_id")) == ("get_dashboard_data", "staging")
+    answer = " ".join(event["text"] for event in events if event["type"] == "message")
+    assert f"Сравнил ss-dev и staging с фильтрами страницы (region: {kept})" in answer
+    assert "различаются графики: 1 из" in answer
+    assert BY_REGION in answer
+    assert f"| {kept} |" in answer
+    assert "Сами дашборды тоже различаются" in answer
+
+
+async def test_comparing_with_the_same_or_an_unknown_environment_is_a_422(
+    client: httpx.AsyncClient, auth: AuthHeaders
+) -> None:
+    report = await _report(client, auth)
+    for other in ("ss-dev", "nowhere"):
+        response = await client.post(
+            f"/api/dashboards/{report}/data/compare",
+            params={"env_id": "ss-dev"},
+            json={"other_env_id": other},
+            headers=auth(Role.analyst),
+        )
+        assert response.status_code == 422, response.text
+        assert response.json()["detail"][0]["loc"] == ["body", "other_env_id"]

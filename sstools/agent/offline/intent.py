@@ -53,6 +53,7 @@ _TOOLS: dict[str, tuple[str, ...]] = {
     "changed_by": ("get_dashboard_timeline", "get_health_summary"),
     "timeline": ("get_dashboard_timeline",),  # before the task list: «история версий»
     "tasks_list": ("list_tasks",),
+    "numbers": ("get_dashboard_data",),
     # Where no plan of a write can answer (the page, or the role), the drift of the page's object.
     "compare": ("preview_migration", "deploy_dashboard", "execute_migration", "get_drift"),
     "migration": ("execute_migration", "preview_migration"),

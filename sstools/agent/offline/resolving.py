@@ -93,6 +93,8 @@ def resolve(
             return {key: v for key, v in args.items() if key != "query"} | {
                 "dashboard_ids": [one.id for one in found][:20]
             }
+    if name == "get_dashboard_data":
+        return _numbers_where(args, _mentioned(said, known), here, prose)
     if name == "get_health_summary" and args.get("env_id") not in (None, here):
         return _elsewhere(args, fleet, here, page_id, prose)
     if name == "get_health_summary":
@@ -225,6 +227,22 @@ def task_asked(said: Said, fleet: Fleet, env_id: str | None) -> ListedTask | Non
 def _mentioned(said: Said, known: Sequence[str]) -> list[str]:
     found = environments(said, known, None)
     return list(dict.fromkeys([*found.sources, *found.targets]))
+
+
+def _numbers_where(
+    args: dict[str, Any], mentioned: list[str], here: str | None, prose: str
+) -> dict[str, Any]:
+    """Where a dashboard's numbers are read: «в prod … чем в staging» compares the two; «почему в
+    prod цифры другие?» compares the page's with prod; «покажи цифры в prod» reads prod's."""
+    args.pop("env_id", None)
+    others = [env for env in mentioned if env != here]
+    if len(mentioned) >= 2:
+        args["env_id"], args["compare_env_id"] = mentioned[0], mentioned[1]
+    elif others and vocab.NUMBERS_DIFFER.search(prose):
+        args["compare_env_id"] = others[0]
+    elif others:
+        args["env_id"] = others[0]
+    return args
 
 
 def _elsewhere(

@@ -202,6 +202,10 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "кто … менял", "кто … изменял", "кто … правил", "кто … редактировал", "кто … трогал",
         "who changed", "who edited", "who last changed", "who modified", "kto … menyal",
     ),
+    # A dashboard's numbers (its charts' data), before a comparison: «почему цифры в проде другие».
+    "numbers": (
+        "цифр", "цифер", "числа", "numbers", "figures", "tsifr",
+    ),
     "compare": (
         "сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц",
         "такой же как", "такая же как", "то же самое", "совпадает", "same as", "in sync with",

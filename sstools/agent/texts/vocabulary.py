@@ -138,6 +138,11 @@ TASK_WORDS = (
 )  # fmt: skip
 
 # «дашборд 6», «дашборды 10 и 11», "dashboards 3,4", «борд #7»: the dashboards a message names.
+# «почему в prod цифры другие», «не совпадают с staging»: the numbers compared between two places.
+NUMBERS_DIFFER = re.compile(
+    r"друг|отлича|расход|не сход|не совпада|разн|сравн|чем в|differ|mismatch|compar|than in|\bvs\b",
+    re.IGNORECASE,
+)
 DASHBOARD_MENTION = re.compile(
     r"(?:дашборд|дэшборд|борд|dashboard)\w*\s*#?\s*([0-9]{1,9}(?:\s*(?:,|и|and)\s*[0-9]{1,9})*)",
     re.IGNORECASE,

@@ -197,10 +197,23 @@ class DashboardDataArgs(DetailArgs):
     chart_id: ObjectId | None = Field(
         default=None, description="Only this chart; omit for the page's chart, else every chart"
     )
+    env_id: EnvId | None = Field(
+        default=None, description="Read the same dashboard in this environment; omit: the page's"
+    )
+    compare_env_id: EnvId | None = Field(
+        default=None, description="Compare with the same dashboard there: numbers side by side"
+    )
 
 
 def _data(payload: Any, args: DashboardDataArgs) -> Any:
-    """The filters used, then each chart's columns and first rows, and what it could not take."""
+    """The filters used, then each chart's columns and first rows (or, compared, the numbers
+    that differ), and what a chart could not take."""
+    if "other_env_id" in payload:
+        sides = ("env_id", "other_env_id", "other_dashboard_id", "filters")
+        verdicts = ("differing_charts", "dashboards_differ")
+        compared = ("name", "differs", "differences", "more_differences", "error")
+        charts = [pick(chart, *compared) for chart in listed(payload.get("charts"))]
+        return pick(payload, *sides, *verdicts) | {"charts": charts}
     out = pick(payload, "dashboard_id", "env_id", "filters")
     keys = ("chart_id", "name", "columns", "row_count", "truncated", "filters_skipped", "error")
     charts = [
@@ -215,13 +228,17 @@ def get_dashboard_data(args: DashboardDataArgs, scope: CallScope) -> ToolRequest
     """The numbers a dashboard's charts show, with the page's filters applied.
 
     Each chart's rows as Superset computes them, with the dashboard filters the page had (those
-    a chart's dataset has a column for); says which filters it used.
+    a chart's dataset has a column for); says which filters it used. With compare_env_id, the same
+    charts with the same filters in both environments, every differing number named.
     """
     dashboard_id = object_id(args.dashboard_id, scope, D, "dashboard_id")
-    body = {
-        "filters": [one.model_dump(mode="json") for one in scope.filters],
-        "chart_id": args.chart_id or scope.chart_id,
-        "row_limit": 20,
-    }
+    filters = [one.model_dump(mode="json") for one in scope.filters]
     path = api_path(DASHBOARDS, dashboard_id, "data")
+    if args.compare_env_id is not None:
+        body: dict[str, Any] = {"other_env_id": args.compare_env_id, "filters": filters}
+        body |= {"in_env_id": args.env_id} if args.env_id else {}
+        compare = api_path(DASHBOARDS, dashboard_id, "data", "compare")
+        return ToolRequest(method="POST", path=compare, params=env_param(scope), json_body=body)
+    body = {"filters": filters, "chart_id": args.chart_id or scope.chart_id, "row_limit": 20}
+    body |= {"in_env_id": args.env_id} if args.env_id else {}
     return ToolRequest(method="POST", path=path, params=env_param(scope), json_body=body)

@@ -175,10 +175,58 @@ def _chart_table(chart: dict[str, Any]) -> list[str]:
     return out
 
 
+def _difference_rows(chart: dict[str, Any]) -> list[str]:
+    out = []
+    for one in chart.get("differences") or []:
+        if not isinstance(one, dict):
+            continue
+        row = ", ".join(md(value) for value in one.get("row") or []) or "—"
+        here, there = (
+            texts.DATA_NO_ROW if one.get(side) is None else md(one.get(side))
+            for side in ("here", "there")
+        )
+        out.append(f"| {row} | {md(one.get('column') or '—')} | {here} | {there} |")
+    return out
+
+
+def compared(payload: dict[str, Any]) -> str:
+    """Two environments' numbers: the verdict first, then each differing chart's numbers."""
+    here, there = md(payload.get("env_id") or "—"), md(payload.get("other_env_id") or "—")
+    used = [words for words in map(_filter_words, payload.get("filters") or []) if words]
+    filters = texts.DATA_COMPARED_FILTERS.format(filters="; ".join(used)) if used else ""
+    charts = [chart for chart in payload.get("charts") or [] if isinstance(chart, dict)]
+    differ = [chart for chart in charts if chart.get("differs")]
+    verdict = (
+        texts.DATA_SOME_DIFFER.format(differ=len(differ), total=len(charts))
+        if differ
+        else texts.DATA_ALL_SAME.format(count=len(charts))
+    )
+    out = [texts.DATA_COMPARED.format(here=here, there=there, filters=filters, verdict=verdict)]
+    if payload.get("other_dashboard_id", 0) is None:
+        return texts.DATA_DASHBOARD_ABSENT.format(there=there)
+    for chart in differ:
+        out += ["", f"**{md(chart.get('name') or '—')}**"]
+        if chart.get("error"):
+            out.append(texts.DATA_FAILED.format(error=md(chart["error"])))
+            continue
+        rows = _difference_rows(chart)
+        if not rows:
+            out.append(texts.DATA_CHART_MISSING.format(there=there))
+            continue
+        out += [texts.DATA_DIFF_HEAD.format(here=here, there=there), "|---|---|---|---|", *rows]
+        if chart.get("more_differences"):
+            out.append(texts.DATA_MORE_DIFFERENCES.format(count=chart["more_differences"]))
+    if payload.get("dashboards_differ"):
+        out += ["", texts.DATA_DASHBOARDS_DIFFER.format(here=here, there=there)]
+    return "\n".join(out)
+
+
 def data(payload: Any, hint: Hint = NO_HINT) -> str | None:
     """The filters used, then each chart: its rows as a table, the filters it could not take."""
     if not isinstance(payload, dict) or "charts" not in payload:
         return None
+    if "other_env_id" in payload:
+        return compared(payload)
     used = [words for words in map(_filter_words, payload.get("filters") or []) if words]
     out = [texts.DATA_FILTERS.format(filters="; ".join(used)) if used else texts.DATA_NO_FILTERS]
     charts = [chart for chart in payload.get("charts") or [] if isinstance(chart, dict)]
