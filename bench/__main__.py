@@ -28,6 +28,7 @@ MODULES = (
     "bench.deploys",
     "bench.peer",
     "bench.dashboard_page",
+    "bench.dashboard_compare",
     "bench.drift",
     "bench.mcp",
     "bench.audit_page",
