@@ -183,7 +183,7 @@ DATA_SKIPPED = (
 )
 DATA_FAILED = "Superset не посчитал этот график: {error}"
 DATA_EMPTY = "Строк нет."
-DATA_MORE_ROWS = "Показаны первые {shown} строк из {total}."
+DATA_MORE_ROWS = "Показано строк: {shown} из {total}."
 DATA_EXCEPT = "кроме"
 DATA_COMPARED = "Сравнил {here} и {there}{filters}: {verdict}"
 DATA_COMPARED_FILTERS = " с фильтрами страницы ({filters})"
