@@ -105,6 +105,7 @@ BUNDLE_MISSING = "файлы для импорта ({key}…) не найден�
 TARGET_UNREACHABLE = "цель {env} недоступна, ничего не изменено: {error}"
 SNAPSHOT_FAILED = "не удалось снять текущую версию цели, ничего не изменено: {error}"
 IMPORT_FAILED = "импорт «{title}» не удался: {error}"
+IMPORT_SET_FAILED = "импорт {titles} не удался: {error}"
 ROLLBACK_FAILED = "откат не завершён: {error}"
 STALE_PLAN = (
     "цель изменилась после оценки: план, который вы одобрили, больше не совпадает с "
@@ -145,6 +146,22 @@ ROLLBACK_UNPINNED = (
     "снимка верить нельзя"
 )
 ROLLBACK_WHERE = "снимке (коммит {commit})"
+
+
+def quoted(titles: list[str]) -> str:
+    """«A», «B» и ещё 7: the dashboards one import step lands, by title."""
+    shown = ", ".join(f"«{title}»" for title in titles[:_SHOWN_TITLES])
+    more = f" и ещё {len(titles) - _SHOWN_TITLES}" if len(titles) > _SHOWN_TITLES else ""
+    return shown + more
+
+
+def step_import(titles: list[str]) -> str:
+    """The import step of a deploy: «импорт «A», «B»» (one step for them all)."""
+    return f"импорт {quoted(titles)}"
+
+
+def step_restore(titles: list[str]) -> str:
+    return f"восстановление {quoted(titles)} из снимка"
 
 
 def rollback_summary(

@@ -19,14 +19,15 @@ FILES = {
 
 
 def test_the_order_holds_digests_and_the_step_gets_the_very_files_back(tmp_path: Path) -> None:
-    (dashboard,) = ordered_dashboards(tmp_path, {"d1": FILES}, {"d1": "Отчёт"}, {"d1"})
-    dumped = repr(dashboard.model_dump())
+    (dashboard,), imports = ordered_dashboards(tmp_path, {"d1": FILES}, {"d1": "Отчёт"}, {"d1"})
+    assert imports is not None
+    dumped = repr([dashboard.model_dump(), imports.model_dump()])
     assert "warehouse" not in dumped
     assert "sqlalchemy_uri" not in dumped
     assert dashboard.changed
     assert dashboard.title == "Отчёт"
-    assert dashboard.bundle == bundles.key_of(FILES)
-    assert bundles.load(tmp_path, dashboard.bundle) == FILES
+    assert imports.bundle == bundles.key_of(FILES)
+    assert bundles.load(tmp_path, imports.bundle) == FILES
 
 
 def test_saving_the_same_files_twice_keeps_one_file(tmp_path: Path) -> None:

@@ -60,8 +60,11 @@ BODY = {"dashboard_ids": [REPORT_ID], "source": {"env_id": "ss-dev"}, "target_en
 
 
 def _imports(fake: FakeSuperset) -> int:
-    """Dashboard imports the environment received (a deploy imports its dashboard once)."""
-    return fake.calls.count(("POST", "/api/v1/dashboard/import/"))
+    """Imports the environment received (a deploy imports what it changes once, in one call)."""
+    return sum(
+        fake.calls.count(("POST", f"/api/v1/{kind}/import/"))
+        for kind in ("assets", "dataset", "chart", "dashboard")
+    )
 
 
 async def _held_deploy(client: httpx.AsyncClient, headers: dict[str, str]) -> dict[str, Any]:

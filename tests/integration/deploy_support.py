@@ -4,9 +4,11 @@ and waiting for a task."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx
@@ -165,3 +167,21 @@ async def kept_as_it_was(superset: Superset, env_id: str, dashboard_id: int) -> 
         await client.put_json(f"/api/v1/dashboard/{dashboard_id}", {"css": css})
         after = (await client.get_json(f"/api/v1/dashboard/{dashboard_id}"))["result"].get("css")
         assert after == css
+
+
+def superset_pid(sandbox: Sandbox, env_id: str) -> int:
+    (pid,) = (status.pid for status in sandbox.status() if status.env_id == env_id)
+    assert pid is not None, f"{env_id} is not running"
+    return pid
+
+
+@contextmanager
+def frozen(pid: int) -> Iterator[None]:
+    """That Superset (:func:`superset_pid`, asked beforehand: it takes a moment) paused with
+    SIGSTOP and resumed after: a request to it waits meanwhile, so a task writing it is held
+    where it is, in the middle of its step."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)

@@ -194,8 +194,8 @@ async def test_applying_the_plan_just_made_reads_the_target_once_and_never_the_s
     settings: Settings,
 ) -> None:
     """The plan the person approved is still in hand: applying it checks the target's files
-    once (one export) and its connections (one list) instead of exporting the source and the
-    target and listing both again."""
+    once (one export, which holds the connection the dashboard's datasets use) instead of
+    exporting the source and the target and listing both again."""
     dev, prod = superset("ss-dev"), superset("prod")
     report = await dashboard_id(dev, "Отчёт по энергопотреблению")
     body = {"dashboard_ids": [report], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
@@ -215,8 +215,5 @@ async def test_applying_the_plan_just_made_reads_the_target_once_and_never_the_s
 
     ports = {httpx.URL(dev.env.url).port: "ss-dev", httpx.URL(prod.env.url).port: "prod"}
     to_superset = [(ports[url.port], url.path) for url in sent if url.port in ports]
-    # The target's files of the plan's objects, and its connections: never the source.
-    assert sorted(to_superset) == [
-        ("prod", "/api/v1/dashboard/export/"),
-        ("prod", "/api/v1/database/"),
-    ]
+    # The target's files of the plan's objects, its connection among them: never the source.
+    assert sorted(to_superset) == [("prod", "/api/v1/dashboard/export/")]

@@ -1,7 +1,8 @@
 """A migration that meets an outage: the server killed with SIGKILL, or the target stopped.
 
 Either way the task never stays «running»: a restarted server resumes it from its last finished
-step, and a target that stops answering ends it `failed` with exactly what was imported.
+step, and a target that dies in the middle of the import ends it `failed`, no dashboard
+reported imported — they land in one transaction: the target holds all of them or none.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from tests.conftest import AuthHeaders, make_settings, seed_users
 from tests.integration.deploy_support import (
     Restore,
     Superset,
+    frozen,
+    superset_pid,
     wait_for_task,
 )
 
@@ -69,18 +72,21 @@ async def _start_migration(
     return task
 
 
-async def _at_import(
-    http: httpx.AsyncClient, headers: dict[str, str], task_id: str, imports: int
-) -> dict[str, Any]:
-    """Wait until the task is past ``imports`` imports (step 1 checks the databases)."""
+async def _at_import(http: httpx.AsyncClient, headers: dict[str, str], task_id: str) -> Any:
+    """The task once its import step has begun (step 1 checks the databases), or has ended."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         task: dict[str, Any] = (await http.get(f"/api/tasks/{task_id}", headers=headers)).json()
         progress = task.get("progress") or {}
-        if task["status"] != "running" or progress.get("step", 0) > 1 + imports:
+        if task["status"] != "running" or progress.get("step", 0) > 1:
             return task
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.01)
     raise AssertionError("the migration never got that far")
+
+
+async def _staging_css(superset: Superset) -> dict[str, str]:
+    rows = await superset("staging").list_all("dashboard", columns=["dashboard_title", "css"])
+    return {row["dashboard_title"]: row.get("css") or "" for row in rows}
 
 
 class Server:
@@ -138,7 +144,11 @@ def served(sandbox: Sandbox, tmp_path: Path) -> Iterator[tuple[Settings, list[Se
 
 
 async def test_a_migration_killed_with_sigkill_completes_after_a_restart(
-    served: tuple[Settings, list[Server]], superset: Superset, restore: Restore, tmp_path: Path
+    served: tuple[Settings, list[Server]],
+    sandbox: Sandbox,
+    superset: Superset,
+    restore: Restore,
+    tmp_path: Path,
 ) -> None:
     settings, servers = served
     await restore("staging")
@@ -150,21 +160,14 @@ async def test_a_migration_killed_with_sigkill_completes_after_a_restart(
     }
     port = free_port()
     servers.append(Server(settings, port, tmp_path / "server.log"))
+    pid = superset_pid(sandbox, "staging")
     async with httpx.AsyncClient(base_url=servers[0].url, timeout=60) as http:
         task = await _start_migration(http, headers, ids)
-        mid = await _at_import(http, headers, task["id"], 2)
-        assert mid["status"] == "running", mid
-        # A second writer of one of those dashboards in staging is refused, naming the first.
-        one = {
-            "dashboard_ids": ids[-1:],
-            "source": {"env_id": "ss-dev"},
-            "target_env_id": "staging",
-        }
-        digest = (await http.post("/api/deploy/plan", json=one, headers=headers)).json()["digest"]
-        second = await http.post("/api/deploy", json={**one, "digest": digest}, headers=headers)
-        assert second.status_code == 409, second.text
-        assert second.json()["running_task"]["id"] == task["id"]
-        servers[0].kill()
+        with frozen(pid):  # the task waits on staging: killed mid-step for sure
+            await asyncio.sleep(0.3)
+            mid = (await http.get(f"/api/tasks/{task['id']}", headers=headers)).json()
+            assert mid["status"] == "running", mid
+            servers[0].kill()
 
     killed_at = time.monotonic()
     servers.append(Server(settings, port, tmp_path / "server.log"))
@@ -175,37 +178,46 @@ async def test_a_migration_killed_with_sigkill_completes_after_a_restart(
     assert done["status"] == "succeeded", done
     assert len(done["result"]["imported"]) == len(ids)
     assert done["result"]["not_imported"] == []
-    staging = superset("staging")
-    for row in await staging.list_all("dashboard", columns=["id", "css"]):
-        assert "staging edit" not in (row.get("css") or "")
+    for title, css in (await _staging_css(superset)).items():
+        assert "staging edit" not in css, title
     print(
         f"[measure] migration of {len(ids)} recovered and finished {recovered_s:.1f} s after kill"
     )
 
 
-async def test_a_target_stopped_midway_ends_the_task_failed_with_its_partial_report(
+async def test_a_target_stopped_mid_import_keeps_every_dashboard_as_it_was(
     client: httpx.AsyncClient,
     auth: AuthHeaders,
     sandbox: Sandbox,
     superset: Superset,
     restore: Restore,
 ) -> None:
+    """Never half-applied: the target dies in the import; the task reports no dashboard
+    imported (none was confirmed) and names them in its error."""
     await restore("staging")
     await _make_staging_differ(superset)
     ids = await _released_ids(superset)
     headers = auth(Role.engineer)
+    pid = superset_pid(sandbox, "staging")
     task = await _start_migration(client, headers, ids)
-    mid = await _at_import(client, headers, task["id"], 2)
-    assert mid["status"] == "running", mid  # stopped midway, not after the task ended itself
+    await _at_import(client, headers, task["id"])
+    os.kill(pid, signal.SIGSTOP)  # the import held where it is, before Superset commits it …
+    mid = (await client.get(f"/api/tasks/{task['id']}", headers=headers)).json()
+    os.killpg(os.getpgid(pid), signal.SIGKILL)  # … and the target dies there
+    assert mid["status"] == "running", mid  # stopped in the import, not after the task ended
     try:
-        await asyncio.to_thread(sandbox.stop, "staging")
+        await asyncio.to_thread(sandbox.stop, "staging")  # forgets the dead instance
         done = await wait_for_task(client, auth, task["id"])
     finally:
         await asyncio.to_thread(sandbox.start, "staging")
 
     assert done["status"] == "failed", done
     imported, not_imported = done["result"]["imported"], done["result"]["not_imported"]
-    assert len(imported) >= 2
-    assert not_imported
-    assert len(imported) + len(not_imported) == len(ids)
-    assert not_imported[0] in done["error"]  # the one that failed is named
+    assert imported == []
+    assert sorted(not_imported) == sorted(MIGRATED)
+    assert f"«{not_imported[0]}»" in done["error"]  # what failed is named
+    # Superset's one transaction: staging holds every dashboard as it was, or (the kill came
+    # between its commit and its answer) every one imported — never some of them.
+    css = await _staging_css(superset)
+    kept = {title: "staging edit" in css[title] for title in MIGRATED}
+    assert len(set(kept.values())) == 1, kept

@@ -15,10 +15,17 @@ import httpx
 
 from sstools.auth.roles import Role
 from sstools.config import Settings
+from sstools.sandbox import Sandbox
 from sstools.sandbox.seed import DASHBOARDS
 from sstools.tasks import _runtime
 from tests.conftest import AuthHeaders
-from tests.integration.deploy_support import Restore, Superset, started_task
+from tests.integration.deploy_support import (
+    Restore,
+    Superset,
+    frozen,
+    started_task,
+    superset_pid,
+)
 
 MIGRATED = [spec.title for spec in DASHBOARDS if not spec.dev_only and spec.published]
 PROD_EDIT = "/* prod edit before the cancelled migration */"
@@ -54,6 +61,7 @@ async def _in_step(
 async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for_rollback(
     client: httpx.AsyncClient,
     auth: AuthHeaders,
+    sandbox: Sandbox,
     superset: Superset,
     restore: Restore,
     settings: Settings,
@@ -74,10 +82,12 @@ async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for
         json={**body, "digest": planned.json()["digest"]},
         headers=auth(Role.engineer),
     )
+    pid = superset_pid(sandbox, "prod")
     task_id = await started_task(client, settings, started)
 
-    await _in_step(client, auth, task_id, 3)  # databases checked, snapshot taken, importing
-    cancelled = await client.post(f"/api/tasks/{task_id}/cancel", headers=auth(Role.engineer))
+    await _in_step(client, auth, task_id, 2)  # databases checked, taking the snapshot
+    with frozen(pid):  # held in the snapshot's export while the person cancels
+        cancelled = await client.post(f"/api/tasks/{task_id}/cancel", headers=auth(Role.engineer))
     assert cancelled.status_code == 200, cancelled.text
     assert cancelled.json()["status"] == "cancelled"
     done = await _stopped(client, auth, task_id)
@@ -88,7 +98,7 @@ async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for
     assert report["snapshot"]["branch"] == f"snapshots/{task_id}"
     assert report["snapshot"]["dashboards"]  # what prod held before, for the rollback
     imported, pending = report["imported"], report["not_imported"]
-    assert pending, report  # the cancel stopped the rest
+    assert imported == [], report  # the cancel came before the import: nothing of it ran
     assert sorted(imported + pending + report["unchanged"]) == sorted(MIGRATED), report
     # The report says what prod really holds: imported ones lost the prod edit, the rest not.
     edited = {}

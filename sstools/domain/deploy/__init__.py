@@ -30,7 +30,8 @@ from sstools.domain.deploy.models import (
     PlanRequest,
     UnresolvedChart,
 )
-from sstools.domain.deploy.planner import PlannedDeploy, build_plan, make_plan, plan_sources
+from sstools.domain.deploy.planner import PlannedDeploy, build_plan, plan_sources
+from sstools.domain.deploy.requested import make_plan
 
 __all__ = [
     "DatabaseMapping",

@@ -61,13 +61,17 @@ def path_of(kind: str, uuid: str) -> str:
     return f"{kind}/{uuid}.yaml"
 
 
+def uuid_of(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".yaml")
+
+
 def _load(read: Reader, kind: str, uuids: set[str]) -> dict[str, Document]:
     found = read(sorted(path_of(kind, uuid) for uuid in uuids))
     documents = {path: load_yaml(content) for path, content in found.items()}
     return {path: document for path, document in documents.items() if isinstance(document, dict)}
 
 
-def _chart_uuids(dashboard: Document) -> set[str]:
+def chart_uuids(dashboard: Document) -> set[str]:
     position = dashboard.get("position")
     nodes = position.values() if isinstance(position, dict) else []
     return {
@@ -98,7 +102,7 @@ def collect(read: Reader, dashboard_uuid: str) -> dict[str, Document] | None:
     if not documents:
         return None
     (dashboard,) = documents.values()
-    charts = _load(read, "charts", _chart_uuids(dashboard))
+    charts = _load(read, "charts", chart_uuids(dashboard))
     dataset_uuids = _filter_dataset_uuids(dashboard) | {
         str(chart["dataset_uuid"]) for chart in charts.values() if chart.get("dataset_uuid")
     }

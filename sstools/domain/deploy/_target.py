@@ -134,6 +134,11 @@ async def target_files(
     return files
 
 
+async def export_dashboards(superset: SupersetClient, ids: list[int]) -> dict[str, bytes]:
+    """The target's normalised files of the dashboards with these ids (one export)."""
+    return await _export(superset, "dashboard", ids)
+
+
 async def export_target(superset: SupersetClient, dashboard_uuids: list[str]) -> dict[str, bytes]:
     """The target's current files of those dashboards (for a snapshot); absent ones skipped."""
     found = await inventory(superset)

@@ -1,12 +1,14 @@
 """Applying a plan, and undoing it: the durable workflows behind deploy, migration and rollback.
 
 A deploy runs as a task (:mod:`sstools.tasks`): check the target's databases answer, snapshot
-what it will overwrite (for a stage that keeps snapshots), then import one dashboard per step.
-Every step is safe to run again after a restart: an import overwrites, a snapshot of the same
-files commits nothing new. A step that fails ends the task ``failed`` with which dashboards were
-imported and which were not; a cancelled one stops before its next step and keeps the same
-report, the snapshot included, so it can be rolled back. A rollback deploys the snapshot back
-and deletes what the deploy created.
+what it will overwrite (for a stage that keeps snapshots), then import everything it changes in
+one step, in as few of Superset's import calls as it takes (:mod:`._importing`: one transaction,
+unless a dashboard needs Superset's dashboard import, a second step then). Every step is safe to
+run again after a restart: an import overwrites, a snapshot of the same files commits nothing
+new. A step that fails ends the task ``failed`` with which dashboards were imported and which
+were not; a cancelled one stops before its next step and keeps the same report, the snapshot
+included, so it can be rolled back. A rollback imports the snapshot back the same way and
+deletes what the deploy created.
 
 Workflows run outside the app's event loop (see sstools/tasks), so each step opens its own
 Superset clients (``with_superset``).
@@ -14,15 +16,21 @@ Superset clients (``with_superset``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-
 from sstools.domain.deploy import bundles
+from sstools.domain.deploy._importing import ImportSet, import_sparse, import_whole
 from sstools.domain.deploy._target import import_bundle
-from sstools.domain.deploy.planner import PlannedDeploy
+from sstools.domain.deploy.orders import (
+    ApplyOrder,
+    OrderedDashboard,
+    RollbackOrder,
+    changed_uuids,
+    order_of,
+    ordered_dashboards,
+)
 from sstools.domain.deploy.snapshots import take_snapshot
 from sstools.git_store import GitStore
 from sstools.superset import SupersetClient, SupersetPool
@@ -41,91 +49,16 @@ from sstools.tasks import (
 )
 from sstools.texts import deploy as texts
 
-
-class OrderedDashboard(BaseModel):
-    uuid: str
-    title: str
-    changed: bool  # False: the plan found nothing to change, so it is not imported at all
-    # The kind folders of the objects it changes: an unchanged dataset or chart is not sent to
-    # its own import (an order saved before this was known imports all three, as it did).
-    changed_kinds: list[str] = ["datasets", "charts", "dashboards"]
-    # The SHA-256 its files are saved under (sstools.domain.deploy.bundles): a task's input is
-    # stored by the task engine, so it names the files and never holds them.
-    bundle: str
-
-
-class ApplyOrder(BaseModel):
-    """What a deploy task applies: exactly the plan the person approved (its digest was checked)."""
-
-    target_env_id: str
-    snapshot: bool
-    dashboards: list[OrderedDashboard]
-    database_ids: list[int]  # the target's connections the datasets will use
-    created_dashboards: list[str]  # uuids the plan creates: a rollback deletes them
-    created_charts: list[str]
-
-
-class RollbackOrder(BaseModel):
-    """What a rollback task applies: exactly the rollback plan the person approved."""
-
-    target_env_id: str
-    deploy_task_id: str
-    snapshot_branch: str
-    snapshot_commit: str | None  # the pinned commit the files were read from (verified)
-    restore: list[OrderedDashboard]  # the snapshot's files; unchanged ones are not imported
-    delete_dashboards: list[str]
-    delete_charts: list[str]
-    # uuid -> name of what it deletes, for the words of its result (an order saved before
-    # names were kept has none: its result counts them instead).
-    deleted_names: dict[str, str] = {}
-
-
-def changed_uuids(planned: PlannedDeploy) -> set[str]:
-    return {change.uuid for change in planned.plan.objects if change.action != "unchanged"}
-
-
-def ordered_dashboards(
-    bundle_dir: Path,
-    planned: Mapping[str, dict[str, bytes]],
-    titles: Mapping[str, str],
-    changed: set[str],
-) -> list[OrderedDashboard]:
-    """Each dashboard's files (``planned``: uuid -> files) saved in ``bundle_dir``, named by key."""
-    keys = bundles.save(bundle_dir, planned.values())
-    ordered = []
-    for (uuid, files), key in zip(planned.items(), keys, strict=True):
-        kinds = sorted({path.split("/", 1)[0] for path in files if _uuid_of(path) in changed})
-        ordered.append(
-            OrderedDashboard(
-                uuid=uuid,
-                title=titles.get(uuid, uuid),
-                changed=bool(kinds),
-                changed_kinds=kinds,
-                bundle=key,
-            )
-        )
-    return ordered
-
-
-def order_of(planned: PlannedDeploy, *, snapshot: bool, bundle_dir: Path) -> ApplyOrder:
-    """The task's order, the files it imports saved in ``bundle_dir`` (blocking I/O)."""
-    plan = planned.plan
-    titles = {change.uuid: change.name for change in plan.dashboards}
-    created = [change for change in plan.objects if change.action == "create"]
-    return ApplyOrder(
-        target_env_id=plan.target_env_id,
-        snapshot=snapshot,
-        dashboards=ordered_dashboards(bundle_dir, planned.bundles, titles, changed_uuids(planned)),
-        database_ids=sorted(
-            {mapping.target_id for mapping in plan.databases if mapping.target_id is not None}
-        ),
-        created_dashboards=[change.uuid for change in created if change.kind == "dashboard"],
-        created_charts=[change.uuid for change in created if change.kind == "chart"],
-    )
-
-
-def _uuid_of(path: str) -> str:
-    return path.rsplit("/", 1)[-1].removesuffix(".yaml")
+__all__ = [
+    "ApplyOrder",
+    "OrderedDashboard",
+    "RollbackOrder",
+    "apply_plan",
+    "changed_uuids",
+    "order_of",
+    "ordered_dashboards",
+    "rollback",
+]
 
 
 def _git() -> GitStore:
@@ -142,14 +75,17 @@ def _check_databases(env_id: str, database_ids: list[int]) -> None:
     with_superset(work)
 
 
-def _snapshot(task_id: str, env_id: str, uuids: list[str]) -> dict[str, Any]:
+def _snapshot(
+    task_id: str, env_id: str, uuids: list[str], ids: list[int] | None = None
+) -> dict[str, Any]:
     async def work(pool: SupersetPool) -> dict[str, Any]:
-        return await take_snapshot(pool.client(env_id), _git(), task_id, uuids)
+        return await take_snapshot(pool.client(env_id), _git(), task_id, uuids, ids)
 
     return with_superset(work)
 
 
 def _import(env_id: str, bundle: str, kinds: list[str] | None = None) -> None:
+    """An older order's step: one dashboard's own bundle."""
     files = bundles.load(context().settings.bundle_dir, bundle)
 
     async def work(pool: SupersetPool) -> None:
@@ -158,10 +94,75 @@ def _import(env_id: str, bundle: str, kinds: list[str] | None = None) -> None:
     with_superset(work)
 
 
-def _partial(
-    imported: list[str], pending: list[OrderedDashboard], extra: dict[str, Any]
-) -> dict[str, Any]:
-    return {**extra, "imported": imported, "not_imported": [one.title for one in pending]}
+def _import_sparse(env_id: str, imports: dict[str, Any]) -> bool:
+    """The assets import of the set; True when it imported the rest too (see ``_importing``)."""
+    wanted = ImportSet.model_validate(imports)
+    files = bundles.load(context().settings.bundle_dir, wanted.bundle)
+
+    async def work(pool: SupersetPool) -> bool:
+        return await import_sparse(pool.client(env_id), files, wanted)
+
+    return with_superset(work)
+
+
+def _import_whole(env_id: str, imports: dict[str, Any]) -> None:
+    wanted = ImportSet.model_validate(imports)
+    files = bundles.load(context().settings.bundle_dir, wanted.bundle)
+
+    async def work(pool: SupersetPool) -> None:
+        await import_whole(pool.client(env_id), files, wanted)
+
+    with_superset(work)
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """One import step: what it is called, the dashboards it lands, what runs."""
+
+    name: str
+    titles: list[str]
+    run: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
+def _stages(
+    env_id: str,
+    imports: ImportSet | None,
+    dashboards: list[OrderedDashboard],
+    *,
+    restoring: bool = False,
+) -> list[_Stage]:
+    """The import steps of an order: the set's one or two, or an older order's one a dashboard."""
+    if imports is None:  # nothing to import, or an order of an older sstools
+        older = texts.STEP_RESTORE if restoring else texts.STEP_IMPORT
+        return [
+            _Stage(
+                older.format(title=one.title),
+                [one.title],
+                _import,
+                (env_id, one.bundle, None if restoring else one.changed_kinds),
+            )
+            for one in dashboards
+            if one.changed and one.bundle
+        ]
+    named = texts.step_restore if restoring else texts.step_import
+    raw = imports.model_dump()
+    stages = []
+    if imports.sparse:
+        titles = imports.sparse_titles
+        stages.append(_Stage(named(titles), titles, _import_sparse, (env_id, raw)))
+    if imports.whole:
+        titles = imports.whole_titles
+        stages.append(_Stage(named(titles), titles, _import_whole, (env_id, raw)))
+    return stages
+
+
+def _titles(stages: list[_Stage]) -> list[str]:
+    return [title for stage in stages for title in stage.titles]
+
+
+def _partial(imported: list[str], pending: list[_Stage], extra: dict[str, Any]) -> dict[str, Any]:
+    return {**extra, "imported": imported, "not_imported": _titles(pending)}
 
 
 def _snapshot_report(order: ApplyOrder, snapshot: dict[str, Any]) -> dict[str, Any]:
@@ -174,15 +175,15 @@ def _snapshot_report(order: ApplyOrder, snapshot: dict[str, Any]) -> dict[str, A
 
 @task_workflow
 def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
-    """Deploy or migration: connectivity, snapshot (prod), then one import per dashboard."""
+    """Deploy or migration: connectivity, snapshot (prod), then the import of what changes."""
     order = ApplyOrder.model_validate(raw_order)
-    to_import = [one for one in order.dashboards if one.changed]
+    stages = _stages(order.target_env_id, order.imports, order.dashboards)
     unchanged = [one.title for one in order.dashboards if not one.changed]
-    total = 1 + int(order.snapshot) + len(to_import)
+    total = 1 + int(order.snapshot) + len(stages)
     report: dict[str, Any] = {"target_env_id": order.target_env_id, "unchanged": unchanged}
     try:
         with failing_as(
-            texts.TARGET_UNREACHABLE, _partial([], to_import, report), env=order.target_env_id
+            texts.TARGET_UNREACHABLE, _partial([], stages, report), env=order.target_env_id
         ):
             task_step(
                 task_id,
@@ -194,14 +195,15 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
                 order.database_ids,
             )
     except CANCELLATION:
-        report_on_cancel(task_id, _partial([], to_import, report))
+        report_on_cancel(task_id, _partial([], stages, report))
         raise
     step = 1
     if order.snapshot:
         step += 1
-        existing = [one.uuid for one in to_import if one.uuid not in order.created_dashboards]
+        moving = [one.uuid for one in order.dashboards if one.changed]
+        existing = [uuid for uuid in moving if uuid not in order.created_dashboards]
         try:
-            with failing_as(texts.SNAPSHOT_FAILED, _partial([], to_import, report)):
+            with failing_as(texts.SNAPSHOT_FAILED, _partial([], stages, report)):
                 snapshot = task_step(
                     task_id,
                     step,
@@ -211,37 +213,34 @@ def apply_plan(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
                     task_id,
                     order.target_env_id,
                     existing,
+                    order.snapshot_ids,
                 )
         except CANCELLATION as cancelled:
             taken, snapshot = step_output(cancelled)  # the branch exists: name it for rollback
             if taken:
                 report["snapshot"] = _snapshot_report(order, snapshot)
-            report_on_cancel(task_id, _partial([], to_import, report))
+            report_on_cancel(task_id, _partial([], stages, report))
             raise
         report["snapshot"] = _snapshot_report(order, snapshot)
     imported: list[str] = []
-    for index, dashboard in enumerate(to_import):
+    for index, stage in enumerate(stages):
         step += 1
-        name = texts.STEP_IMPORT.format(title=dashboard.title)
-        failed = _partial(imported, to_import[index:], report)
+        failed = _partial(imported, stages[index:], report)
         try:
-            with failing_as(texts.IMPORT_FAILED, failed, title=dashboard.title):
-                task_step(
-                    task_id,
-                    step,
-                    total,
-                    name,
-                    _import,
-                    order.target_env_id,
-                    dashboard.bundle,
-                    dashboard.changed_kinds,
-                )
+            with failing_as(texts.IMPORT_SET_FAILED, failed, titles=texts.quoted(stage.titles)):
+                done_all = task_step(task_id, step, total, stage.name, stage.run, *stage.args)
         except CANCELLATION as cancelled:  # with the snapshot: a rollback undoes the imports
-            landed = step_output(cancelled)[0]  # cancelled while it ran, and it finished
-            done = [*imported, dashboard.title] if landed else imported
-            report_on_cancel(task_id, _partial(done, to_import[index + int(landed) :], report))
+            landed, done_all = step_output(cancelled)  # cancelled while it ran, and it finished
+            rest = stages[index + 1 :] if landed else stages[index:]
+            done = [*imported, *stage.titles] if landed else imported
+            if done_all is True:
+                done, rest = done + _titles(rest), []
+            report_on_cancel(task_id, _partial(done, rest, report))
             raise
-        imported.append(dashboard.title)
+        imported += stage.titles
+        if done_all is True:  # the first import took everything (see _importing)
+            imported += _titles(stages[index + 1 :])
+            break
     return _partial(imported, [], report)
 
 
@@ -250,12 +249,15 @@ def _delete(env_id: str, resource: str, uuids: list[str]) -> list[str]:
 
     async def work(pool: SupersetPool) -> list[str]:
         client: SupersetClient = pool.client(env_id)
+        if not uuids:
+            return []
+        wanted = [{"col": "uuid", "opr": "in", "value": uuids}]
+        rows = await client.list_all(resource, columns=["id", "uuid"], filters=wanted)
+        there = {str(row["uuid"]): int(row["id"]) for row in rows}
         deleted = []
         for uuid in uuids:
-            query = {"columns": ["id"], "filters": [{"col": "uuid", "opr": "eq", "value": uuid}]}
-            rows = (await client.get_json(f"/api/v1/{resource}/", query=query)).get("result")
-            for row in rows or []:
-                await client.delete(f"/api/v1/{resource}/{row['id']}")
+            if uuid in there:
+                await client.delete(f"/api/v1/{resource}/{there[uuid]}")
                 deleted.append(uuid)
         return deleted
 
@@ -270,23 +272,18 @@ def rollback(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
     branch moved since is never read here.
     """
     order = RollbackOrder.model_validate(raw_order)
-    to_restore = [one for one in order.restore if one.changed]
-    total = len(to_restore) + 2
+    stages = _stages(order.target_env_id, order.imports, order.restore, restoring=True)
+    total = len(stages) + 2
     restored: list[str] = []
     step = 0
     try:
-        for dashboard in to_restore:
+        for index, stage in enumerate(stages):
             step += 1
-            task_step(
-                task_id,
-                step,
-                total,
-                texts.STEP_RESTORE.format(title=dashboard.title),
-                _import,
-                order.target_env_id,
-                dashboard.bundle,
-            )
-            restored.append(dashboard.title)
+            done_all = task_step(task_id, step, total, stage.name, stage.run, *stage.args)
+            restored += stage.titles
+            if done_all is True:  # the first import took everything (see _importing)
+                restored += _titles(stages[index + 1 :])
+                break
         deleted_dashboards = task_step(
             task_id,
             step + 1,
@@ -314,7 +311,7 @@ def rollback(task_id: str, raw_order: dict[str, Any]) -> dict[str, Any]:
             texts.ROLLBACK_FAILED.format(error=error_words(exc)),
             {
                 "restored": restored,
-                "not_restored": [one.title for one in to_restore[len(restored) :]],
+                "not_restored": [title for title in _titles(stages) if title not in restored],
                 "snapshot_commit": order.snapshot_commit,
             },
         ) from exc

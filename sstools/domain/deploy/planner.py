@@ -14,11 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio.to_thread
-from dulwich.objects import valid_hexsha
-
 from sstools.domain.deploy import _target
-from sstools.domain.deploy._bundle import Reader, path_of
+from sstools.domain.deploy._bundle import path_of
 from sstools.domain.deploy._connections import existing_connections
 from sstools.domain.deploy._portable import (
     MISSING,
@@ -29,22 +26,18 @@ from sstools.domain.deploy._portable import (
     field_values,
     portable,
 )
-from sstools.domain.deploy._sources import MappedSources, Sources, map_sources, read_sources
-from sstools.domain.deploy.errors import InvalidPlanRequest, UnknownDashboard, UnknownEnvironment
+from sstools.domain.deploy._sources import MappedSources, Sources, map_sources
 from sstools.domain.deploy.models import (
     DeploySource,
     FieldChange,
     ObjectChange,
     Plan,
-    PlanRequest,
     UnresolvedChart,
 )
-from sstools.environments import EnvironmentRegistry, Stage
-from sstools.git_store import GitStore, normalise
+from sstools.environments import Stage
 from sstools.git_store import load as load_yaml
-from sstools.superset import SupersetClient, SupersetPool
+from sstools.superset import SupersetClient
 from sstools.texts import deploy as texts
-from sstools.texts import timeline as timeline_texts
 
 _KINDS = {"dashboards": "dashboard", "charts": "chart", "datasets": "dataset"}
 _NAMES = {"dashboards": "dashboard_title", "charts": "slice_name", "datasets": "table_name"}
@@ -303,92 +296,4 @@ async def plan_sources(
         found=found,
         target_files=files,
         origin=origin,
-    )
-
-
-def _check(request: PlanRequest, environments: EnvironmentRegistry) -> None:
-    for env_id in (request.target_env_id, request.source.env_id):
-        if env_id is not None and env_id not in environments:
-            raise UnknownEnvironment(env_id, list(environments))
-    if request.source.env_id is None and request.source.git_ref is None:
-        raise InvalidPlanRequest("source", texts.SOURCE_MISSING)
-    if bool(request.dashboard_ids) == bool(request.dashboard_uuids):
-        raise InvalidPlanRequest("dashboard_ids", texts.DASHBOARDS_MISSING)
-    if request.dashboard_ids and request.source.env_id is None:
-        raise InvalidPlanRequest("source.env_id", texts.SOURCE_ENV_MISSING)
-    if request.source.git_ref is None and request.source.env_id == request.target_env_id:
-        raise InvalidPlanRequest("target_env_id", texts.TARGET_IS_SOURCE)
-
-
-async def _uuids(superset: SupersetClient, request: PlanRequest) -> dict[str, int | None]:
-    """The requested dashboards' UUIDs (in request order) with their ids in the source env."""
-    rows = await superset.list_all("dashboard", columns=["id", "uuid"])
-    by_id = {int(row["id"]): str(row["uuid"]) for row in rows}
-    ids = {uuid: number for number, uuid in by_id.items()}
-    for number in request.dashboard_ids:
-        if number not in by_id:
-            raise UnknownDashboard(number, texts.IN_ENVIRONMENT.format(env=superset.env.id))
-    uuids = [by_id[number] for number in request.dashboard_ids] or request.dashboard_uuids
-    return {uuid: ids.get(uuid) for uuid in dict.fromkeys(uuids)}
-
-
-async def _source_reader(
-    request: PlanRequest, superset: SupersetPool, git: GitStore
-) -> tuple[Reader, list[str], str]:
-    """How to read the source's files, the requested dashboards' UUIDs and where they are."""
-    source = request.source
-    client = superset.client(source.env_id) if source.env_id else None
-    uuids: dict[str, int | None] = (
-        await _uuids(client, request) if client else dict.fromkeys(request.dashboard_uuids)
-    )
-    if source.git_ref is not None:
-        branch = source.git_ref
-        # A full commit id pins that commit (a point of a dashboard's timeline), each object
-        # read checked against its id; anything else is a branch.
-        pinned = len(branch) == 40 and valid_hexsha(branch)
-
-        def read(paths: list[str]) -> dict[str, bytes]:
-            if pinned:
-                return git.repository.read_commit(branch, paths)[1]
-            return git.repository.read(branch, paths)[1]
-
-        if pinned:
-            return read, list(uuids), timeline_texts.IN_COMMIT.format(commit=branch[:8])
-        return read, list(uuids), texts.IN_BRANCH.format(branch=branch)
-    assert client is not None
-    where = texts.IN_ENVIRONMENT.format(env=client.env.id)
-    missing = [uuid for uuid, number in uuids.items() if number is None]
-    if missing:
-        raise UnknownDashboard(missing[0], where)
-    exported = await client.export_dashboards([n for n in uuids.values() if n is not None])
-    files = await anyio.to_thread.run_sync(normalise, exported)
-
-    def read_export(paths: list[str]) -> dict[str, bytes]:
-        return {path: files[path] for path in paths if path in files}
-
-    return read_export, list(uuids), where
-
-
-async def make_plan(
-    request: PlanRequest,
-    superset: SupersetPool,
-    environments: EnvironmentRegistry,
-    git: GitStore,
-) -> PlannedDeploy:
-    """Plan importing the requested dashboards into ``request.target_env_id``.
-
-    Raises:
-        UnknownEnvironment, UnknownDashboard, InvalidPlanRequest: see ``errors``.
-        SupersetError: an environment did not answer.
-        GitStoreError: the git ref does not exist.
-    """
-    _check(request, environments)
-    read, uuids, where = await _source_reader(request, superset, git)
-    sources = await anyio.to_thread.run_sync(lambda: read_sources(read, uuids, where=where))
-    return await plan_sources(
-        superset.client(request.target_env_id),
-        sources,
-        source=request.source,
-        target_stage=environments[request.target_env_id].stage,
-        database_mapping=request.database_mapping,
     )

@@ -3,8 +3,9 @@
 Applying is bound to the digest the person approved. A plan this worker made within the last
 ``ttl_s`` is reused when the target's files of its objects are still, byte for byte, the ones
 its digest covers, nothing it would create has appeared there since, and every connection it
-maps onto is still there: one export, the target's databases and a list query per kind it
-creates, instead of the source's export, the target's four lists and its export again.
+maps onto is still there: one export (which holds the connections of the datasets on the
+target's dashboards), a list of the target's databases only for another, and a list query per
+kind it creates, instead of the source's export, the target's four lists and its export again.
 Otherwise (another worker made it, it expired, the target moved) the plan is made again and its
 digest compared, as before. The bundle imported is then the one the person saw.
 """
@@ -16,6 +17,7 @@ import time
 from collections import OrderedDict
 
 from sstools.domain.deploy import _target
+from sstools.domain.deploy._bundle import path_of
 from sstools.domain.deploy.models import PlanRequest
 from sstools.domain.deploy.planner import PlannedDeploy
 from sstools.superset import SupersetClient, SupersetNotFound
@@ -51,9 +53,12 @@ class RecentPlans:
 
 async def _same_connections(planned: PlannedDeploy, target: SupersetClient) -> bool:
     """The target's databases the plan maps onto are still there, as they were: a bundle holds
-    them under the target's identity, and a connection gone would be made again from ours."""
+    them under the target's identity, and a connection gone would be made again from ours.
+    One whose file the plan compared (its datasets are on the target's dashboards) was just
+    exported again unchanged: no list is needed for it."""
     assert planned.found is not None
     wanted = {db.target_uuid for db in planned.plan.databases if db.target_uuid is not None}
+    wanted -= {uuid for uuid in wanted if path_of("databases", uuid) in planned.target}
     if not wanted:
         return True
     rows = await target.list_all("database", columns=["uuid", "database_name"])

@@ -21,9 +21,9 @@ from pydantic import BaseModel, ConfigDict
 
 from sstools.domain.deploy import _target
 from sstools.domain.deploy._sources import Sources, map_sources, read_sources
-from sstools.domain.deploy.apply import RollbackOrder, ordered_dashboards
 from sstools.domain.deploy.errors import DeployError, UnknownDashboard
 from sstools.domain.deploy.models import DeploySource, ObjectChange, Plan
+from sstools.domain.deploy.orders import RollbackOrder, ordered_dashboards
 from sstools.domain.deploy.planner import build_plan
 from sstools.environments import Stage
 from sstools.git_store import CorruptCommit, GitStore, UnknownCommit
@@ -66,6 +66,7 @@ class PlannedRollback:
     bundles: dict[str, dict[str, bytes]]
     delete_dashboards: list[str]
     delete_charts: list[str]
+    found: _target.Inventory | None = None  # the target as the plan saw it
 
 
 def _read_snapshot(git: GitStore, task_id: str, snapshot: SnapshotRecord) -> Sources:
@@ -177,6 +178,7 @@ async def plan_rollback(
         bundles=bundles,
         delete_dashboards=[change.uuid for change in deleted_dashboards],
         delete_charts=[change.uuid for change in deletions if change.kind == "chart"],
+        found=found,
     )
 
 
@@ -186,12 +188,16 @@ def rollback_order(planned: PlannedRollback, bundle_dir: Path) -> RollbackOrder:
     plan = planned.plan
     changed = {one.uuid for one in plan.objects if one.action in ("create", "update")}
     titles = {one.uuid: one.name for one in plan.dashboards}
+    restore, imports = ordered_dashboards(
+        bundle_dir, planned.bundles, titles, changed, planned.found
+    )
     return RollbackOrder(
         target_env_id=plan.target_env_id,
         deploy_task_id=plan.deploy_task_id,
         snapshot_branch=plan.snapshot_branch,
         snapshot_commit=plan.snapshot_commit,
-        restore=ordered_dashboards(bundle_dir, planned.bundles, titles, changed),
+        restore=restore,
+        imports=imports,
         delete_dashboards=planned.delete_dashboards,
         delete_charts=planned.delete_charts,
         deleted_names={one.uuid: one.name for one in plan.objects if one.action == "delete"},
