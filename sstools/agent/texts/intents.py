@@ -204,7 +204,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     ),
     # A dashboard's numbers (its charts' data), before a comparison: «почему цифры в проде другие».
     "numbers": (
-        "цифр", "цифер", "числа", "numbers", "figures", "tsifr",
+        "цифр", "цифер", "числа", "по числам", "в числах", "numbers", "figures", "tsifr",
     ),
     "compare": (
         "сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц",

@@ -140,7 +140,8 @@ TASK_WORDS = (
 # «дашборд 6», «дашборды 10 и 11», "dashboards 3,4", «борд #7»: the dashboards a message names.
 # «почему в prod цифры другие», «не совпадают с staging»: the numbers compared between two places.
 NUMBERS_DIFFER = re.compile(
-    r"друг|отлича|расход|не сход|не совпада|разн|сравн|чем в|differ|mismatch|compar|than in|\bvs\b",
+    r"друг|отлича|расход|не сход|не совпада|разн|сравн|чем в|чем тут|чем здесь|меньше|больше"
+    r"|differ|mismatch|compar|than in|than here|\bvs\b|\bless\b|\bmore\b|lower|higher",
     re.IGNORECASE,
 )
 DASHBOARD_MENTION = re.compile(
