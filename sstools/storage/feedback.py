@@ -14,10 +14,10 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.storage.models import AnswerFeedback, ConversationMessage
+from sstools.storage.upsert import update_or_insert
 
 MAX_COMMENT_CHARS = 1000
 # How many of the person's earlier messages a 👎 turn carries (a follow-up needs its lead-in).
@@ -75,30 +75,19 @@ async def rate(
 ) -> None:
     """Store the person's rating of answer ``message_id`` (replacing theirs), and commit."""
     values = {"username": username, "role": role, "rating": rating.value, "comment": comment}
-    for _ in range(2):  # a second click's INSERT that lost the race becomes the UPDATE
-        replaced = await session.execute(
-            update(AnswerFeedback)
-            .where(AnswerFeedback.message_id == message_id, AnswerFeedback.user_uid == user_uid)
-            .values(**values, at=at)
-        )
-        if replaced.rowcount == 1:  # type: ignore[attr-defined]
-            await session.commit()
-            return
-        session.add(
-            AnswerFeedback(
-                message_id=message_id,
-                user_uid=user_uid,
-                conversation_id=conversation_id,
-                at=at,
-                **values,
-            )
-        )
-        try:
-            await session.commit()
-            return
-        except IntegrityError:
-            await session.rollback()
-    raise RuntimeError("answer_feedback: the row neither updated nor inserted")
+    change = (
+        update(AnswerFeedback)
+        .where(AnswerFeedback.message_id == message_id, AnswerFeedback.user_uid == user_uid)
+        .values(**values, at=at)
+    )
+    first = AnswerFeedback(
+        message_id=message_id,
+        user_uid=user_uid,
+        conversation_id=conversation_id,
+        at=at,
+        **values,
+    )
+    await update_or_insert(session, change, first)  # a second click's rating replaces the first
 
 
 async def given_in(session: AsyncSession, conversation_id: str, user_uid: str) -> dict[int, Given]:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.storage.models import LlmUsage
+from sstools.storage.upsert import update_or_insert
 
 
 @dataclass(frozen=True)
@@ -43,38 +43,27 @@ async def add(
     """Add one model call's ``tokens`` (``estimated`` by the tokenizer: the provider reported
     none) to the person's count for ``day``, and commit."""
     guessed = tokens if estimated else 0
-    for _ in range(2):  # an INSERT that lost the race to another worker's becomes the UPDATE
-        added = await session.execute(
-            update(LlmUsage)
-            .where(LlmUsage.user_uid == user_uid, LlmUsage.day == day)
-            .values(
-                tokens=LlmUsage.tokens + tokens,
-                estimated_tokens=LlmUsage.estimated_tokens + guessed,
-                calls=LlmUsage.calls + 1,
-                username=username,
-                updated_at=at,
-            )
+    change = (
+        update(LlmUsage)
+        .where(LlmUsage.user_uid == user_uid, LlmUsage.day == day)
+        .values(
+            tokens=LlmUsage.tokens + tokens,
+            estimated_tokens=LlmUsage.estimated_tokens + guessed,
+            calls=LlmUsage.calls + 1,
+            username=username,
+            updated_at=at,
         )
-        if added.rowcount == 1:  # type: ignore[attr-defined]
-            await session.commit()
-            return
-        session.add(
-            LlmUsage(
-                user_uid=user_uid,
-                day=day,
-                username=username,
-                tokens=tokens,
-                estimated_tokens=guessed,
-                calls=1,
-                updated_at=at,
-            )
-        )
-        try:
-            await session.commit()
-            return
-        except IntegrityError:
-            await session.rollback()
-    raise RuntimeError("llm_usage: the row neither updated nor inserted")  # never twice a race
+    )
+    first = LlmUsage(
+        user_uid=user_uid,
+        day=day,
+        username=username,
+        tokens=tokens,
+        estimated_tokens=guessed,
+        calls=1,
+        updated_at=at,
+    )
+    await update_or_insert(session, change, first)
 
 
 async def used_on(session: AsyncSession, user_uid: str, day: date) -> int:
