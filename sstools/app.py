@@ -59,6 +59,7 @@ from sstools.web.pages import STATIC_DIR, LoginRequired, login_redirect
 from sstools.web.pages import router as pages_router
 from sstools.web.request_body import RequestBodyGuard
 from sstools.web.security import NO_STORE, SECURITY_HEADERS, SecurityHeaders
+from sstools.web.superset_entry import router as superset_entry_router
 
 
 def _stale_plan(exc: StalePlan) -> dict[str, object]:
@@ -182,6 +183,7 @@ def create_app(
         app.include_router(router)
     app.include_router(pages_router)
     app.include_router(approvals_page_router)  # /approvals, /approvals/<id>
+    app.include_router(superset_entry_router)  # /agent/from-superset: the bookmarklet's landing
     app.include_router(audit_api_router)  # /api/audit, /api/audit.csv
     app.include_router(audit_page_router)  # /audit
     app.include_router(api_docs_router)

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sstools.agent.figures import Figure
 from sstools.agent.guardrails import GuardrailDecision
 from sstools.storage.models import Base, ConversationEvent, utcnow
 from sstools.storage.runs import ClaimLost, still_claimed
@@ -91,6 +92,7 @@ class ToolResultEvent(_Event):
     outcome: str
     message: str | None = None
     task_id: str | None = None  # set when the call started a background task
+    figures: list[Figure] = []  # charts drawn from the tool's own answer (sstools.agent.figures)
 
 
 class ConfirmRequired(_Event):

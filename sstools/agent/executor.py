@@ -31,6 +31,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 from sstools import metrics
 from sstools.agent import explain
 from sstools.agent.card.plan import PlanView
+from sstools.agent.figures import Figure, figures
 from sstools.agent.summarize import for_model, summarize
 from sstools.agent.texts import tools as tool_texts
 from sstools.agent.tools import (
@@ -68,6 +69,7 @@ class ToolResult(BaseModel):
     latency_ms: int = 0
     raw_size: int = 0
     task_id: str | None = None  # the task a task-starting tool started (followed by the page)
+    figures: list[Figure] = []  # charts of the answer as it came, for the page to draw
 
 
 @dataclass(frozen=True)
@@ -363,6 +365,7 @@ class ToolExecutor:
             return ToolResult(
                 outcome=Outcome.ok,
                 content=for_model(tool, args, payload),
+                figures=figures(tool.name, payload),
                 status=status,
                 raw_size=raw_size,
                 task_id=task_id if isinstance(task_id, str) else None,

@@ -173,6 +173,7 @@ def result_events(
         outcome=result.outcome.value,
         message=result.message,
         task_id=result.task_id,
+        figures=result.figures,
         run_id=run_id,
     )
     emit = [encode(outcome)]

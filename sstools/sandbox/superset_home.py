@@ -69,6 +69,9 @@ def password(root: Path) -> SecretStr:
     raise SandboxError(f"{path}: no {PASSWORD_KEY}; delete the file to make a new one")
 
 
+DEMO_ENTRY = "http://127.0.0.1:8000/settings#superset-entry"
+
+
 def write_config(folder: Path, metadata_db: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     key_file = folder / "secret_key"
@@ -85,6 +88,10 @@ def write_config(folder: Path, metadata_db: Path) -> Path:
         "TALISMAN_ENABLED = False\n"
         "FAB_ADD_SECURITY_API = True\n"
         "SUPERSET_LOAD_EXAMPLES = False\n"
+        "# Superset's own help menu links to the page with sstools' «Спросить агента» bookmarklet\n"
+        "# (the app as `make demo` serves it).\n"
+        f"DOCUMENTATION_URL = {DEMO_ENTRY!r}\n"
+        "DOCUMENTATION_TEXT = 'sstools: Спросить агента'\n"
     )
     return config
 

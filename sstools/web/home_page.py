@@ -31,6 +31,7 @@ from sstools.web._kit import PageEnv, PageUser, agent_link, render
 from sstools.web._task_words import TaskView, task_view
 from sstools.web.approvals_page import waiting_views
 from sstools.web.strings import UI
+from sstools.web.superset_entry import bookmarklet
 
 router = APIRouter(include_in_schema=False)
 router.include_router(drift_page.router)
@@ -203,4 +204,5 @@ async def settings_page(
         model_url=_without_credentials(settings.llm_base_url),
         tokens=await list_tokens(session, user.username) or [],
         ask=agent_link(None, None, None, env.id, "/settings"),
+        bookmarklet=bookmarklet(str(request.base_url)),
     )

@@ -148,6 +148,7 @@ async def _every_answer(settings: Settings) -> dict[str, list[str]]:
         await run.call("commit_changes", {"message": "answers people read"}, board)
         await run.call("get_git_status", {}, board)
         await run.call("get_dashboard_timeline", {}, board)
+        await run.call("get_dashboard_data", {}, board)
         await run.call("list_branches", {}, env)
         for started in (validation, documentation, backup):
             assert started.task_id, started.content
@@ -214,6 +215,7 @@ async def test_every_tool_reads_in_russian_from_a_real_result(
     )
     assert answers["superset_create_dataset"][0].startswith("Не получилось: ")
     assert answers["list_environments"][0].startswith("Окружений: 3")
+    assert answers["get_dashboard_data"][0].startswith("Данные без фильтров")  # the page had none
     drifted = answers["get_drift"][0]
     assert drifted.startswith("Расхождения на "), drifted
     assert "**prod** (prod)" in drifted, drifted

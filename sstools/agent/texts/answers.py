@@ -174,30 +174,6 @@ TASKS_FOUND = "Задач: {count}."
 TASKS_HEAD = "| Задача | Объекты | Где | Кто | Состояние | Запущена |"
 TASKS_APPROVED = "{who}, одобрил(а) {approver}"
 TIMELINE_HEAD = "| Когда | Что | Кто | Где |"
-# The numbers a dashboard's charts show, with the page's filters (get_dashboard_data).
-DATA_FILTERS = "Данные с фильтрами страницы: {filters}."
-DATA_NO_FILTERS = "Данные без фильтров: у страницы их не было."
-DATA_NO_CHARTS = "У этого дашборда нет графиков с данными."
-DATA_SKIPPED = (
-    "Фильтры по {columns} к этому графику не применены: в его датасете таких колонок нет."
-)
-DATA_FAILED = "Superset не посчитал этот график: {error}"
-DATA_EMPTY = "Строк нет."
-DATA_MORE_ROWS = "Показано строк: {shown} из {total}."
-DATA_EXCEPT = "кроме"
-DATA_COMPARED = "Сравнил {here} и {there}{filters}: {verdict}"
-DATA_COMPARED_FILTERS = " с фильтрами страницы ({filters})"
-DATA_ALL_SAME = "цифры совпадают во всех графиках ({count})."
-DATA_SOME_DIFFER = "различаются графики: {differ} из {total}."
-DATA_DIFF_HEAD = "| Строка | Показатель | {here} | {there} |"
-DATA_NO_ROW = "нет строки"
-DATA_MORE_DIFFERENCES = "И ещё различий: {count}."
-DATA_CHART_MISSING = "В {there} у этого дашборда нет такого графика."
-DATA_DASHBOARDS_DIFFER = (
-    "Сами дашборды тоже различаются: перенос из {here} в {there} изменил бы {there}. Что именно "
-    "— покажет план: «сравни этот дашборд с {there}»."
-)
-DATA_DASHBOARD_ABSENT = "В {there} этого дашборда нет — сравнивать не с чем."
 TIMELINE_FOUND = "«{title}»: версий — {count}, новые сверху."
 TIMELINE_NONE = "У «{title}» пока нет сохранённых версий."
 TIMELINE_KINDS = {

@@ -387,6 +387,9 @@
         const ahead = approvedAhead.has(event.call_id) ? ` (${ui.tool_ran_ahead})` : "";
         line.textContent = `⚙ ${title}: ${event.outcome === "ok" ? ui.tool_done : event.message || event.outcome}${ahead}`;
         line.dataset.outcome = event.outcome;
+        if (event.figures && event.figures.length) { // drawn from the tool's answer, not the model's
+          window.sstools.agentFigures(event.figures, add("figures", undefined, event.run_id));
+        }
         if (event.task_id) followTask(event.task_id, event.run_id);
         break;
       }

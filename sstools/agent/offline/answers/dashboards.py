@@ -19,6 +19,7 @@ from sstools.agent.offline.answers.words import (
     yes_no,
 )
 from sstools.agent.texts import answers as texts
+from sstools.agent.texts import dashboard_data as data_texts
 from sstools.agent.texts.vocabulary import LAST_VALIDATION
 
 _SHOWN = 20
@@ -158,7 +159,7 @@ def _filter_words(one: Any) -> str:
     if op == "IN":
         return f"{column}: {values}"
     if op == "NOT IN":
-        return f"{column}: {texts.DATA_EXCEPT} {values}"
+        return f"{column}: {data_texts.EXCEPT} {values}"
     return f"{column} {md(op)} {values}"
 
 
@@ -166,12 +167,12 @@ def _chart_table(chart: dict[str, Any]) -> list[str]:
     columns = [md(name) for name in chart.get("columns") or []]
     rows = [row for row in chart.get("rows") or [] if isinstance(row, list)]
     if not columns or not rows:
-        return [texts.DATA_EMPTY]
+        return [data_texts.EMPTY]
     out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     out += ["| " + " | ".join(md(cell) for cell in row) + " |" for row in rows]
     total = int(chart.get("row_count") or len(rows))
     if total > len(rows):
-        out += ["", texts.DATA_MORE_ROWS.format(shown=len(rows), total=total)]
+        out += ["", data_texts.MORE_ROWS.format(shown=len(rows), total=total)]
     return out
 
 
@@ -182,7 +183,7 @@ def _difference_rows(chart: dict[str, Any]) -> list[str]:
             continue
         row = ", ".join(md(value) for value in one.get("row") or []) or "—"
         here, there = (
-            texts.DATA_NO_ROW if one.get(side) is None else md(one.get(side))
+            data_texts.NO_ROW if one.get(side) is None else md(one.get(side))
             for side in ("here", "there")
         )
         out.append(f"| {row} | {md(one.get('column') or '—')} | {here} | {there} |")
@@ -193,31 +194,31 @@ def compared(payload: dict[str, Any]) -> str:
     """Two environments' numbers: the verdict first, then each differing chart's numbers."""
     here, there = md(payload.get("env_id") or "—"), md(payload.get("other_env_id") or "—")
     used = [words for words in map(_filter_words, payload.get("filters") or []) if words]
-    filters = texts.DATA_COMPARED_FILTERS.format(filters="; ".join(used)) if used else ""
+    filters = data_texts.COMPARED_FILTERS.format(filters="; ".join(used)) if used else ""
     charts = [chart for chart in payload.get("charts") or [] if isinstance(chart, dict)]
     differ = [chart for chart in charts if chart.get("differs")]
     verdict = (
-        texts.DATA_SOME_DIFFER.format(differ=len(differ), total=len(charts))
+        data_texts.SOME_DIFFER.format(differ=len(differ), total=len(charts))
         if differ
-        else texts.DATA_ALL_SAME.format(count=len(charts))
+        else data_texts.ALL_SAME.format(count=len(charts))
     )
-    out = [texts.DATA_COMPARED.format(here=here, there=there, filters=filters, verdict=verdict)]
+    out = [data_texts.COMPARED.format(here=here, there=there, filters=filters, verdict=verdict)]
     if payload.get("other_dashboard_id", 0) is None:
-        return texts.DATA_DASHBOARD_ABSENT.format(there=there)
+        return data_texts.DASHBOARD_ABSENT.format(there=there)
     for chart in differ:
         out += ["", f"**{md(chart.get('name') or '—')}**"]
         if chart.get("error"):
-            out.append(texts.DATA_FAILED.format(error=md(chart["error"])))
+            out.append(data_texts.FAILED.format(error=md(chart["error"])))
             continue
         rows = _difference_rows(chart)
         if not rows:
-            out.append(texts.DATA_CHART_MISSING.format(there=there))
+            out.append(data_texts.CHART_MISSING.format(there=there))
             continue
-        out += [texts.DATA_DIFF_HEAD.format(here=here, there=there), "|---|---|---|---|", *rows]
+        out += [data_texts.DIFF_HEAD.format(here=here, there=there), "|---|---|---|---|", *rows]
         if chart.get("more_differences"):
-            out.append(texts.DATA_MORE_DIFFERENCES.format(count=chart["more_differences"]))
+            out.append(data_texts.MORE_DIFFERENCES.format(count=chart["more_differences"]))
     if payload.get("dashboards_differ"):
-        out += ["", texts.DATA_DASHBOARDS_DIFFER.format(here=here, there=there)]
+        out += ["", data_texts.DASHBOARDS_DIFFER.format(here=here, there=there)]
     return "\n".join(out)
 
 
@@ -228,16 +229,16 @@ def data(payload: Any, hint: Hint = NO_HINT) -> str | None:
     if "other_env_id" in payload:
         return compared(payload)
     used = [words for words in map(_filter_words, payload.get("filters") or []) if words]
-    out = [texts.DATA_FILTERS.format(filters="; ".join(used)) if used else texts.DATA_NO_FILTERS]
+    out = [data_texts.FILTERS.format(filters="; ".join(used)) if used else data_texts.NO_FILTERS]
     charts = [chart for chart in payload.get("charts") or [] if isinstance(chart, dict)]
     if not charts:
-        return "\n".join([*out, "", texts.DATA_NO_CHARTS])
+        return "\n".join([*out, "", data_texts.NO_CHARTS])
     for chart in charts:
         out += ["", f"**{md(chart.get('name') or '—')}**"]
         if chart.get("error"):
-            out.append(texts.DATA_FAILED.format(error=md(chart["error"])))
+            out.append(data_texts.FAILED.format(error=md(chart["error"])))
             continue
         if skipped := chart.get("filters_skipped"):
-            out.append(texts.DATA_SKIPPED.format(columns=", ".join(quoted(c) for c in skipped)))
+            out.append(data_texts.SKIPPED.format(columns=", ".join(quoted(c) for c in skipped)))
         out += _chart_table(chart)
     return "\n".join(out)
