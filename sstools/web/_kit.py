@@ -54,8 +54,14 @@ async def page_user(request: Request, services: ServicesDep) -> Caller:
 PageUser = Annotated[Caller, Depends(page_user)]
 
 
+# A longer query is not carried through the sign-in: the redirect's header must stay small.
+_NEXT_QUERY_CHARS = 2048
+
+
 def login_redirect(request: Request, exc: Exception) -> Response:
-    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    query = request.url.query
+    kept = f"?{query}" if query and len(query) <= _NEXT_QUERY_CHARS else ""
+    target = request.url.path + kept
     return RedirectResponse(f"/login?{urlencode({'next': target})}", status_code=303)
 
 

@@ -24,7 +24,7 @@ from sstools.http.deps import ServicesDep
 from sstools.web._kit import PageUser, agent_link
 from sstools.web.strings import UI
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)
 
 _SCRIPT = Path(__file__).with_name("static") / "superset_entry.js"
 _FILTERS = TypeAdapter(list[DashboardFilter])

@@ -45,6 +45,12 @@ async def test_pages_need_a_session_and_send_back_after_login(client: httpx.Asyn
     assert response.headers["location"] == "/login?next=%2Fdashboards%2F3%3Fenv_id%3Dss-dev"
     login = await client.get("/login?next=//evil.example/")
     assert 'data-next="/dashboards"' in login.text  # no open redirect
+    # A huge query (a bookmarklet's filters, a fuzzer's) is not carried: the header stays small.
+    huge = await client.get(
+        "/agent/from-superset", params={"filters": "я" * 8000, "dashboard": "1"}
+    )
+    assert huge.status_code == 303
+    assert huge.headers["location"] == "/login?next=%2Fagent%2Ffrom-superset"
 
 
 async def test_every_page_has_a_strict_csp_and_escapes_titles(
