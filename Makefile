@@ -56,12 +56,13 @@ typecheck: setup ## mypy strict over the package, tests and bench
 TEST_WORKERS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
 
 # Lint, types, then every test: unit, agent, integration and browser (the fixtures bring up the
-# Superset sandbox; the browser tests drive Debian's Chromium). Superset's venv installs in the
-# background while lint and typecheck run. Ends with the ten slowest tests and the wall time.
+# Superset sandbox; the browser tests drive Debian's Chromium). Superset's venvs (6.1.0, and 5.0.0
+# for the mixed-release fleet's test) install in the background while lint and typecheck run.
+# Ends with the ten slowest tests and the wall time.
 test: ## lint, types, every test (sandbox and Chromium included), coverage floor
 	@started=$$(date +%s); log=$$(mktemp); \
 	$(MAKE) --no-print-directory setup \
-	&& { $(BIN)/sstools sandbox install >"$$log" 2>&1 & installing=$$!; } \
+	&& { $(BIN)/sstools sandbox install --version 5.0.0 >"$$log" 2>&1 & installing=$$!; } \
 	&& $(MAKE) --no-print-directory lint typecheck browser inspector \
 	&& { wait $$installing || { cat "$$log"; false; }; } \
 	&& $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 \

@@ -27,6 +27,7 @@ from sstools.domain.deploy import (
     StalePlan,
     UnknownDashboard,
     UnknownEnvironment,
+    VersionSkew,
 )
 from sstools.domain.deploy.rollback import SnapshotUnusable
 from sstools.domain.drift.on_request import DriftCheckLimited
@@ -79,6 +80,7 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     superset.SupersetError: Answer(502, errors.superset_refusal(texts.SUPERSET_SAYS)),
     superset.SupersetNotFound: Answer(404, errors.superset_refusal(texts.SUPERSET_SAYS)),
     superset.SupersetBadRequest: Answer(422, errors.superset_bad_request),
+    superset.ReleaseTooOld: Answer(409, errors.superset_refusal(texts.SUPERSET_SAYS)),
     superset.SupersetUnavailable: Answer(503, errors.superset_refusal(texts.SUPERSET_UNAVAILABLE)),
     superset.SupersetAuthError: Answer(
         502, errors.superset_refusal(texts.SUPERSET_REFUSED_ACCOUNT)
@@ -113,6 +115,7 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     InvalidPlanRequest: Answer(422, field_refusal),
     SnapshotUnusable: Answer(409),
     StalePlan: Answer(409, _stale_plan),
+    VersionSkew: Answer(409),
     # Backups and restores.
     BackupError: Answer(500),
     BackupNotFound: Answer(404),

@@ -15,7 +15,9 @@ The tree, by area:
     │   ├── SupersetAuthError
     │   ├── SupersetForbidden
     │   ├── SupersetNotFound
-    │   └── SupersetBadRequest
+    │   ├── SupersetBadRequest
+    │   └── ReleaseTooOld              a release before 5.0 (its lists carry no UUIDs)
+    ├── FieldNotTaken                  superset/versions.py: a release has no place for a field
     │
     │   sql/ — reading SQL
     ├── SqlSyntaxError (+ ValueError)
@@ -49,7 +51,7 @@ The tree, by area:
     │
     │   domain/ — one tree per capability
     ├── DeployError                    domain/deploy/errors.py
-    │   ├── UnknownDashboard, UnknownEnvironment, InvalidPlanRequest, StalePlan
+    │   ├── UnknownDashboard, UnknownEnvironment, InvalidPlanRequest, StalePlan, VersionSkew
     │   └── SnapshotUnusable           domain/deploy/rollback.py
     ├── BundleMissing                  domain/deploy/bundles.py
     ├── BackupError                    domain/backups/errors.py

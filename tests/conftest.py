@@ -59,7 +59,11 @@ RIG_MARKERS = {"sandbox": "integration", "postgres_server": "postgres"}
 
 # Tests known to run longest, started first so the parallel run never ends waiting on one of
 # them (docs/testing.md): the API fuzz shards, then the rest of the sandbox's and PostgreSQL's.
-LONGEST_FIRST = ("tests/integration/test_api_fuzz.py", "tests/integration/test_drift")
+LONGEST_FIRST = (
+    "tests/integration/test_api_fuzz.py",
+    "tests/integration/test_mixed_versions.py",  # brings up a fleet of its own
+    "tests/integration/test_drift",
+)
 
 
 def _start_rank(item: pytest.Item) -> int:

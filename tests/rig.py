@@ -109,21 +109,16 @@ async def store_rows(settings: Settings, *rows: Any) -> None:
 
 class AnswersHealth(httpx.AsyncBaseTransport):
     """The fake Superset, which also answers its health check (the fake alone does not), and,
-    given a ``version``, ``/version`` as that Superset does."""
+    given a ``version``, says it runs that release."""
 
     def __init__(self, fake: FakeSuperset, version: str | None = None) -> None:
         self.routing = RoutingTransport(fake)
-        self.version = version
+        if version is not None:
+            fake.version = version
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.url.host == "superset.test" and request.url.path == "/health":
             return httpx.Response(200, text="OK")
-        if (
-            self.version is not None
-            and request.url.host == "superset.test"
-            and request.url.path == "/version"
-        ):
-            return httpx.Response(200, json={"version_string": self.version, "branch_name": "main"})
         return await self.routing.handle_async_request(request)
 
 

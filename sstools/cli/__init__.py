@@ -308,12 +308,20 @@ def sandbox_up() -> None:
 
 
 @sandbox_app.command("install")
-def sandbox_install() -> None:
-    """Install Superset's venv and its template metadata DB (once); start nothing."""
+def sandbox_install(
+    also: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--version",
+            help="another Superset release to install as well (5.0.0); repeatable",
+        ),
+    ] = None,
+) -> None:
+    """Install Superset's venv and its template metadata DB (once a release); start nothing."""
     from sstools.sandbox import Sandbox, SandboxError, SandboxSettings
 
     try:
-        Sandbox(SandboxSettings()).prepare(progress=_progress)
+        Sandbox(SandboxSettings()).prepare(progress=_progress, also=tuple(also or ()))
     except SandboxError as exc:
         raise _sandbox_failed(exc, 1) from exc
 

@@ -27,6 +27,7 @@ from sstools.domain.deploy import (
     DeployError,
     DeploySource,
     Inventories,
+    VersionSkew,
     plan_sources,
     read_sources,
 )
@@ -332,13 +333,16 @@ async def _differs(
         sources = await anyio.to_thread.run_sync(
             lambda: read_sources(read, [here.uuid], where=where)
         )
-        planned = await plan_sources(
-            pool.client(target_env_id),
-            sources,
-            source=DeploySource(env_id=source.env.id),
-            target_stage=registry[target_env_id].stage,
-            inventories=inventories,
-        )
+        try:
+            planned = await plan_sources(
+                pool.client(target_env_id),
+                sources,
+                source=DeploySource(env_id=source.env.id),
+                target_stage=registry[target_env_id].stage,
+                inventories=inventories,
+            )
+        except VersionSkew:  # the target's Superset cannot hold the source: it cannot equal it
+            return True
         return planned.plan.differs
 
     try:

@@ -2,9 +2,9 @@
 
 Layout under the sandbox folder (``SSTOOLS_SANDBOX_DIR``, default ``.sandbox``)::
 
-    venv/                  Superset's own virtual environment (kept between runs)
-    template.db            a metadata DB initialised once, copied for each instance
-    install.lock           one install of the venv and the template at a time
+    venv/                  Superset's venv, kept between runs (another release's: venv-5.0.0/)
+    template.db            a metadata DB made once, copied for each instance (template-5.0.0.db)
+    install.lock           one install of the venv and the template at a time (install-5.0.0.lock)
     sandbox.lock           one `up`/`reset`/`start`/`stop` at a time across processes
     secrets.env            the service account's password (mode 600)
     demo/demo.db           the demo data source
@@ -23,16 +23,17 @@ import shutil
 import signal
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import yaml
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sstools.environments import Environment, Stage
-from sstools.sandbox import superset_home
+from sstools.sandbox import superset_home, versions
 from sstools.sandbox.demo_data import create_demo_database
 from sstools.sandbox.errors import SandboxError
 from sstools.sandbox.lock import exclusive
@@ -49,6 +50,13 @@ class SandboxSettings(BaseSettings):
     base_port: int = 8081
     startup_timeout_s: float = 180.0
     fleet: str | None = Field(default=None, pattern=r"^[a-z0-9-]+$")  # None: the default, in dir
+    # Environment id -> the Superset release it runs (JSON); the others run versions.DEFAULT.
+    versions: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("versions")
+    @classmethod
+    def _known_versions(cls, value: dict[str, str]) -> dict[str, str]:
+        return versions.check(value, tuple(instance.env_id for instance in INSTANCES))
 
     @property
     def fleet_dir(self) -> Path:
@@ -93,7 +101,13 @@ class Sandbox:
         self.settings = settings
         self.home = settings.dir.resolve()  # shared by every fleet: venv, template, password
         self.root = settings.fleet_dir.resolve()  # this fleet's instances and demo data
-        self.venv = self.home / "venv"
+
+    def version(self, env_id: str) -> str:
+        """The Superset release an instance of this fleet runs."""
+        return self.settings.versions.get(env_id, versions.DEFAULT)
+
+    def _versions(self) -> list[str]:
+        return sorted({self.version(instance.env_id) for instance in INSTANCES})
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -115,22 +129,31 @@ class Sandbox:
 
     # -- install, secrets, the template metadata DB (superset_home) ---------------------------
 
-    def install(self, progress: Progress = _quiet) -> None:
-        """Create Superset's virtual environment once; again only if the requirements change."""
-        with exclusive(self.home / "install.lock"):
-            superset_home.install(self.venv, progress)
-
     def _password(self) -> SecretStr:
         return superset_home.password(self.home)
 
-    def prepare(self, progress: Progress = _quiet) -> Path:
-        """What every fleet shares, made once: Superset's venv and the template metadata DB."""
-        self.install(progress)
-        return self._template(progress)
+    def prepare(self, progress: Progress = _quiet, also: tuple[str, ...] = ()) -> dict[str, Path]:
+        """What every fleet shares, made once a version: its venv and template metadata DB.
 
-    def _template(self, progress: Progress) -> Path:
-        with exclusive(self.home / "install.lock"):
-            return superset_home.template(self.home, self.venv, progress)
+        The versions this fleet runs, and ``also`` (another fleet's, installed ahead of it);
+        several at once, each under its own lock (pip mostly waits on the network and the disk).
+        """
+        wanted = sorted({*self._versions(), *also})
+        for version in wanted:
+            if version not in versions.SUPPORTED:
+                raise SandboxError(
+                    f"Superset {version} is not one the sandbox installs; "
+                    f"choose one of {', '.join(versions.SUPPORTED)}"
+                )
+        with ThreadPoolExecutor(max_workers=len(wanted)) as pool:
+            made = pool.map(lambda version: self._prepared(version, progress), wanted)
+            return dict(zip(wanted, made, strict=True))
+
+    def _prepared(self, version: str, progress: Progress) -> Path:
+        venv = versions.venv(self.home, version)
+        with exclusive(self.home / versions.install_lock(version)):
+            superset_home.install(venv, progress, version)
+            return superset_home.template(self.home, venv, progress, version)
 
     # -- processes -----------------------------------------------------------------------------
 
@@ -147,18 +170,26 @@ class Sandbox:
         )
         return pid if ours else None
 
+    def _same_version(self, instance: Instance) -> None:
+        versions.check_recorded(
+            self._env_dir(instance), instance.env_id, self.version(instance.env_id)
+        )
+
     def _healthy(self, instance: Instance) -> bool:
         try:
             return httpx.get(f"{self._url(instance)}/health", timeout=2.0).status_code == 200
         except httpx.HTTPError:
             return False
 
-    def _start(self, instance: Instance, template: Path) -> None:
+    def _start(self, instance: Instance, templates: dict[str, Path]) -> None:
+        version = self.version(instance.env_id)
+        template = templates[version]
         folder = self._env_dir(instance)
         metadata_db = folder / "superset.db"
         if not metadata_db.is_file():
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(template, metadata_db)
+            versions.record(folder, version)
         config = superset_home.write_config(folder, metadata_db)
         if self._healthy(instance):
             raise SandboxError(
@@ -173,7 +204,7 @@ class Sandbox:
                 "-c",
                 '"$@" >>"$SSTOOLS_LOG" 2>&1 </dev/null &\necho $!',
                 "sh",
-                str(self.venv / "bin" / "superset"),
+                str(versions.venv(self.home, version) / "bin" / "superset"),
                 "run",
                 "-h",
                 "127.0.0.1",
@@ -271,12 +302,14 @@ class Sandbox:
 
     def _up(self, progress: Progress) -> None:
         started = time.monotonic()
-        template = self.prepare(progress)
+        templates = self.prepare(progress)
         demo_db = self.root / "demo" / "demo.db"
         create_demo_database(demo_db)
+        for instance in INSTANCES:
+            self._same_version(instance)
         to_start = [instance for instance in INSTANCES if self._owned_pid(instance) is None]
         for instance in to_start:
-            self._start(instance, template)
+            self._start(instance, templates)
         self._wait_healthy(list(INSTANCES))
         seeding = time.monotonic()
         for line in asyncio.run(self._seed_all(f"sqlite:///{demo_db}")):
@@ -332,8 +365,10 @@ class Sandbox:
             return f"{instance.env_id}: already running"
         if not (self._env_dir(instance) / "superset.db").is_file():
             raise SandboxError(f"{instance.env_id} was never set up; run `sstools sandbox up`")
+        self._same_version(instance)
         started = time.monotonic()
-        self._start(instance, self._template(_quiet))
+        version = self.version(instance.env_id)
+        self._start(instance, {version: self._prepared(version, _quiet)})
         self._wait_healthy([instance])
         return f"{instance.env_id}: started, healthy in {time.monotonic() - started:.1f} s"
 

@@ -17,7 +17,7 @@ import yaml
 
 from sstools.sandbox.errors import SandboxError
 from sstools.sandbox.seed import DASHBOARDS, SeedReport
-from sstools.superset import SupersetClient
+from sstools.superset import SupersetClient, versions
 
 _RESET = "run `sstools sandbox reset` to seed the sandbox afresh"
 
@@ -73,8 +73,10 @@ async def promote(dev: SupersetClient, targets: Sequence[SupersetClient]) -> lis
 
     async def into(target: SupersetClient) -> SeedReport:
         report = SeedReport(target.env.id)
+        release = await target.release()  # an older one's import refuses a newer export's fields
         for title in missing[target.env.id]:  # one at a time, in order: ids follow dev's
-            await target.import_dashboards(bundles[title], overwrite=True)
+            bundle = versions.fit_bundle(bundles[title], release)
+            await target.import_dashboards(bundle, overwrite=True)
             report.created.append(f"dashboard {title} (imported from {dev.env.id})")
         return report
 

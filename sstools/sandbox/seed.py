@@ -270,8 +270,8 @@ async def finish(client: SupersetClient, report: SeedReport, *, is_dev: bool) ->
 
 async def _ensure_viewer_role(client: SupersetClient, dataset_id: int, report: SeedReport) -> None:
     """A narrow role that may read dashboards and only the energy dataset, for permission audits."""
-    roles = await client.get_json("/api/v1/security/roles/search/", query={"page_size": 100})
-    if any(role["name"] == VIEWER_ROLE for role in roles.get("result", [])):
+    roles = await client.list_all("security/roles", columns=["id", "name"])  # every release's
+    if any(role["name"] == VIEWER_ROLE for role in roles):
         return
     pairs = await client.list_all(
         "security/permissions-resources", columns=["id", "permission.name", "view_menu.name"]

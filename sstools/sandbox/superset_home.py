@@ -19,34 +19,37 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from sstools.sandbox import versions
 from sstools.sandbox.errors import SandboxError
 
-_REQUIREMENTS = Path(__file__).with_name("requirements.txt")
 SERVICE_ACCOUNT = "sstools_svc"
 PASSWORD_KEY = "SSTOOLS_SANDBOX_SUPERSET_PASSWORD"  # noqa: S105 - the name, not the value
 
 Progress = Callable[[str], None]
 
 
-def install(venv: Path, progress: Progress) -> None:
-    """Create Superset's virtual environment once; again only if the requirements change."""
-    digest = hashlib.sha256(_REQUIREMENTS.read_bytes()).hexdigest()
+def install(venv: Path, progress: Progress, version: str = versions.DEFAULT) -> None:
+    """Create a Superset version's virtual environment once; again if its requirements change."""
+    requirements = versions.requirements(version)
+    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
     marker = venv / ".sstools-requirements"
     if marker.is_file() and marker.read_text() == digest:
         return
-    progress("installing Apache Superset into its own virtual environment (about a minute)…")
+    progress(
+        f"installing Apache Superset {version} into its own virtual environment (a minute or two)…"
+    )
     started = time.monotonic()
     shutil.rmtree(venv, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
     result = subprocess.run(
-        [*pip, "-r", str(_REQUIREMENTS)], capture_output=True, text=True, check=False
+        [*pip, "-r", str(requirements)], capture_output=True, text=True, check=False
     )
     if result.returncode != 0:
         tail = "\n".join(result.stderr.splitlines()[-15:])
-        raise SandboxError(f"installing Superset failed:\n{tail}")
+        raise SandboxError(f"installing Superset {version} failed:\n{tail}")
     marker.write_text(digest)
-    progress(f"installed Superset in {time.monotonic() - started:.0f} s")
+    progress(f"installed Superset {version} in {time.monotonic() - started:.0f} s")
 
 
 def password(root: Path) -> SecretStr:
@@ -110,14 +113,14 @@ def _superset(venv: Path, config: Path, *args: str) -> None:
         raise SandboxError(f"`superset {args[0]}` failed:\n{tail}")
 
 
-def template(root: Path, venv: Path, progress: Progress) -> Path:
-    """One initialised metadata DB; each instance starts from a copy of it (not 3 inits)."""
-    built = root / "template.db"
+def template(root: Path, venv: Path, progress: Progress, version: str = versions.DEFAULT) -> Path:
+    """One initialised metadata DB a version; each instance starts from a copy (not 3 inits)."""
+    built = root / versions.template_name(version)
     if built.is_file():
         return built
-    progress("initialising the Superset metadata DB…")
+    progress(f"initialising the Superset {version} metadata DB…")
     started = time.monotonic()
-    building = root / "template-build"
+    building = root / f"{built.stem}-build"
     shutil.rmtree(building, ignore_errors=True)
     config = write_config(building, building / "superset.db")
     _superset(venv, config, "db", "upgrade")

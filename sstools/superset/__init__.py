@@ -3,6 +3,7 @@
 from sstools.superset._session import SessionKeys
 from sstools.superset.client import SupersetClient, SupersetPool
 from sstools.superset.errors import (
+    ReleaseTooOld,
     SupersetAuthError,
     SupersetBadRequest,
     SupersetError,
@@ -12,6 +13,7 @@ from sstools.superset.errors import (
 )
 
 __all__ = [
+    "ReleaseTooOld",
     "SessionKeys",
     "SupersetAuthError",
     "SupersetBadRequest",

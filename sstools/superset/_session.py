@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,11 +23,12 @@ import structlog
 from sstools import metrics
 from sstools.environments import Environment
 from sstools.redaction import redact_text
-from sstools.superset import errors
+from sstools.superset import errors, versions
 from sstools.texts import superset as texts
 from sstools.texts import transport
 
 PAGE_SIZE = 100  # Superset's largest page
+RELEASE_TTL_S = 60.0  # environments are upgraded in place: their release is read again after this
 
 logger = structlog.get_logger(__name__)
 
@@ -131,6 +133,7 @@ class SupersetSession:
         self._refresh_token: str | None = None
         self._csrf_token: str | None = None
         self._auth_lock = asyncio.Lock()
+        self._release: tuple[float, versions.Release | None] | None = None
         self._keys = keys
         held = keys.load(env) if keys else None
         if held is not None:
@@ -328,7 +331,14 @@ class SupersetSession:
         """Every row of a paged list (``/api/v1/<resource>/``), page by page, up to ``limit``.
 
         The one pager for Superset's lists: dashboards, datasets, databases, roles, permissions.
+
+        Raises:
+            ReleaseTooOld: ``uuid`` asked of a release whose lists do not carry it.
         """
+        if "uuid" in columns and resource != "database":
+            release = await self.release()
+            if not versions.lists_uuids(release):
+                raise errors.ReleaseTooOld(self.env.id, versions.shown(release))
         rows: dict[Any, dict[str, Any]] = {}
         page = 0
         while len(rows) < limit:
@@ -352,3 +362,18 @@ class SupersetSession:
         except httpx.HTTPError:
             return False
         return response.status_code == 200
+
+    async def release(self) -> versions.Release | None:
+        """The Superset release the environment runs, from its ``version_info.json`` (no login);
+        ``None`` when it does not say (then taken as the newest, see ``versions``)."""
+        now = time.monotonic()
+        if self._release is not None and now - self._release[0] < RELEASE_TTL_S:
+            return self._release[1]
+        try:
+            response = await self._http.get("/static/version_info.json", timeout=5.0)
+            said = response.json().get("version") if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            said = None
+        found = versions.parse(said if isinstance(said, str) else None)
+        self._release = (now, found)
+        return found

@@ -16,6 +16,7 @@ import httpx
 import structlog
 
 from sstools.environments import EnvironmentRegistry
+from sstools.superset import versions
 from sstools.superset._session import SessionKeys, SupersetSession
 from sstools.superset.errors import SupersetBadRequest, SupersetNotFound, public_text
 from sstools.superset.models import (
@@ -56,6 +57,29 @@ class SupersetClient(SupersetSession):
         rows = await self.list_all(resource, columns=columns, limit=scan_limit)
         found = [build(row) for row in rows if matches(text, *(row.get(key) for key in searched))]
         return Page.of(found, page=page, page_size=page_size)
+
+    async def _find(
+        self, resource: str, column: Literal["id", "uuid"], value: int | str, columns: list[str]
+    ) -> list[dict[str, Any]]:
+        if column == "uuid":
+            return await self.list_by_uuid(resource, [str(value)], columns=columns)
+        query = {"columns": columns, "filters": [{"col": column, "opr": "eq", "value": value}]}
+        rows: list[dict[str, Any]] = (await self.get_json(f"/api/v1/{resource}/", query=query)).get(
+            "result"
+        ) or []
+        return rows
+
+    async def list_by_uuid(
+        self, resource: str, uuids: list[str], *, columns: list[str], limit: int = 10_000
+    ) -> list[dict[str, Any]]:
+        """The rows of ``resource`` with these UUIDs: filtered by Superset where its release
+        may filter by UUID, else read whole and picked here (``columns`` must hold ``uuid``)."""
+        if versions.filters_by_uuid(await self.release()):
+            wanted = [{"col": "uuid", "opr": "in", "value": uuids}]
+            return await self.list_all(resource, columns=columns, filters=wanted, limit=limit)
+        chosen = set(uuids)
+        rows = await self.list_all(resource, columns=columns)
+        return [row for row in rows if str(row.get("uuid")) in chosen][:limit]
 
     # -- dashboards --------------------------------------------------------------------------
 
@@ -113,11 +137,8 @@ class SupersetClient(SupersetSession):
 
         The detail endpoint has no ``changed_on_utc``; one filtered list query has both.
         """
-        query = {
-            "columns": ["id", "uuid", "dashboard_title", "slug", "published", "changed_on_utc"],
-            "filters": [{"col": column, "opr": "eq", "value": value}],
-        }
-        rows = (await self.get_json("/api/v1/dashboard/", query=query)).get("result") or []
+        columns = ["id", "uuid", "dashboard_title", "slug", "published", "changed_on_utc"]
+        rows = await self._find("dashboard", column, value, columns)
         return (str(rows[0]["uuid"]), self._dashboard_summary(rows[0])) if rows else None
 
     async def export_dashboards(self, dashboard_ids: list[int]) -> bytes:
@@ -186,11 +207,8 @@ class SupersetClient(SupersetSession):
         self, column: Literal["id", "uuid"], value: int | str
     ) -> tuple[str, DatasetSummary] | None:
         """The dataset whose ``column`` equals ``value`` with its UUID, or None if there is none."""
-        query = {
-            "columns": ["id", "uuid", "table_name", "schema", "kind", "changed_on_utc"],
-            "filters": [{"col": column, "opr": "eq", "value": value}],
-        }
-        rows = (await self.get_json("/api/v1/dataset/", query=query)).get("result") or []
+        columns = ["id", "uuid", "table_name", "schema", "kind", "changed_on_utc"]
+        rows = await self._find("dataset", column, value, columns)
         return (str(rows[0]["uuid"]), DatasetSummary.from_api(rows[0])) if rows else None
 
     async def get_dataset(self, dataset_id: int) -> DatasetDetail:
@@ -283,6 +301,8 @@ class SupersetClient(SupersetSession):
 
     async def roles_with_permissions(self) -> list[RolePermissions]:
         """Every role with its (permission, view menu) pairs (needs ``FAB_ADD_SECURITY_API``)."""
+        if not versions.has_role_search(await self.release()):
+            return await self._roles_one_by_one()
         roles, pairs = await asyncio.gather(
             self.list_all("security/roles/search", columns=["id", "name", "permission_ids"]),
             self.list_all(
@@ -294,6 +314,20 @@ class SupersetClient(SupersetSession):
             pair["id"]: (pair["permission"]["name"], pair["view_menu"]["name"]) for pair in pairs
         }
         return [RolePermissions.from_api(role, by_id) for role in roles]
+
+    async def _roles_one_by_one(self) -> list[RolePermissions]:
+        """Before 6.0 no list gives a role's permissions: each role's are asked for on their own."""
+        roles = await self.list_all("security/roles", columns=["id", "name"])
+
+        async def of(role: Mapping[str, Any]) -> RolePermissions:
+            body = await self.get_json(f"/api/v1/security/roles/{role['id']}/permissions/")
+            pairs = [
+                (str(pair["permission_name"]), str(pair["view_menu_name"]))
+                for pair in body.get("result") or []
+            ]
+            return RolePermissions(role=str(role["name"]), permissions=pairs)
+
+        return list(await asyncio.gather(*(of(role) for role in roles)))
 
 
 class SupersetPool:

@@ -5,7 +5,8 @@ SupersetError                 any failure; carries the environment id
  ├── SupersetAuthError        the service account's login was refused (check its secret)
  ├── SupersetForbidden        403: the service account lacks that permission
  ├── SupersetNotFound         404: no such object in that environment
- └── SupersetBadRequest       400/422, or a 5xx whose typed error blames the query
+ ├── SupersetBadRequest       400/422, or a 5xx whose typed error blames the query
+ └── ReleaseTooOld            a release sstools cannot work with (its lists carry no UUIDs)
 
 ``message`` is safe to show: :func:`public_text` has taken the backend's internals out of it
 (the SQL it ran, driver class names, tracebacks); the client logs the full text.
@@ -68,3 +69,11 @@ class SupersetNotFound(SupersetError):
 
 class SupersetBadRequest(SupersetError):
     pass
+
+
+class ReleaseTooOld(SupersetError):
+    """The environment runs a release older than :data:`sstools.superset.versions.OLDEST`."""
+
+    def __init__(self, env_id: str, release: str) -> None:
+        super().__init__(env_id, texts.RELEASE_TOO_OLD.format(release=release))
+        self.release = release

@@ -65,6 +65,7 @@ class FakeSuperset:
     calls: list[tuple[str, str]] = field(default_factory=list)
     expire_next_access_token: bool = False
     fail_with: int | None = None
+    version: str | None = None  # what its static version_info.json says; None: it has none
     issued: int = 0
     csrf_sessions: dict[str, str] = field(default_factory=dict)
     executed_sql: list[str] = field(default_factory=list)
@@ -112,6 +113,8 @@ class FakeSuperset:
         self.calls.append((request.method, path))
         if self.fail_with is not None:
             return httpx.Response(self.fail_with, json={"message": "boom"})
+        if path == "/static/version_info.json" and self.version is not None:
+            return httpx.Response(200, json={"GIT_SHA": "", "version": self.version})
         if path == "/api/v1/security/login":
             body = json.loads(request.content)
             if (body["username"], body["password"]) != (self.username, self.password):
@@ -154,8 +157,6 @@ class FakeSuperset:
             if self.exports_held is not None:
                 self.exports_held.wait(_HELD_S)
             return self._export(request, [one["id"] for one in self.dashboards])
-        if path == "/version":
-            return httpx.Response(200, json={"version_string": "6.1.0"})
         if path.endswith("/import/") and request.method == "POST":
             if self.import_refusal is not None:
                 return httpx.Response(422, json=self.import_refusal)

@@ -246,7 +246,47 @@ FIELD_LABELS = {
     "offset": "сдвиг часового пояса",
     "normalize_columns": "нормализация колонок",
     "always_filter_main_dttm": "фильтр по основной колонке времени",
+    "theme_uuid": "тема дашборда",
+    "theme_id": "тема дашборда",
+    "tags": "теги",
+    "folders": "папки набора",
+    "currency_code_column": "колонка кода валюты",
+    "source_db_engine": "диалект SQL источника",
+    "data_file": "файл данных примера",
+    "columns.datetime_format": "формат даты колонок",
+    "configuration_method": "способ настройки подключения",
+    "encrypted_extra": "секретные настройки подключения",
+    "masked_encrypted_extra": "секретные настройки подключения",
+    "impersonate_user": "вход от имени пользователя",
+    "extra.per_user_caching": "кэш на пользователя",
+    "extra.schema_options": "настройки схем",
 }
+
+_OBJECT_KINDS = {
+    "dashboards": "у дашборда",
+    "charts": "у графика",
+    "datasets": "у набора данных",
+    "databases": "у подключения",
+}
+
+
+def version_skew(
+    *, source: str | None, target: str, env: str, kind: str, name: str, field: str
+) -> str:
+    """A plan refused before any write: the target's Superset has no place for a field."""
+    source_words = f"источник — на {source}" if source else "версия Superset источника неизвестна"
+    return (
+        f"{env} работает на Superset {target}, {source_words}: "
+        f"{_OBJECT_KINDS.get(kind, kind)} «{name}» заполнено поле «{field_label(field)}» "
+        f"({field}), которого Superset {target} не принимает. Ничего не изменено: уберите "
+        f"его в источнике или обновите {env}"
+    )
+
+
+def translated_summary(target: str, fields: list[tuple[str, int]]) -> str:
+    """What a plan took out for an older target (field, objects), added to its summary."""
+    listed = ", ".join(f"{field_label(field)} ×{count}" for field, count in fields)
+    return f". Для Superset {target} из файлов убраны поля, которых он не знает: {listed}"
 
 
 def field_label(field: str) -> str:

@@ -6,7 +6,6 @@ environments with their addresses. ``/drift`` (its own module) is served from he
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -25,7 +24,7 @@ from sstools.http.services import Services
 from sstools.storage import tasks as records
 from sstools.storage.models import TaskRecord
 from sstools.storage.validation import recent_validations
-from sstools.superset import SupersetError
+from sstools.superset import versions
 from sstools.web import drift_page
 from sstools.web._kit import PageEnv, PageUser, agent_link, render
 from sstools.web._task_words import TaskView, task_view
@@ -43,9 +42,6 @@ FAILED = 5
 SCANNED = 200  # the newest tasks read to find the RECENT that are not routine watch ticks
 # Validation runs read to find the dashboards whose latest one found errors.
 VALIDATIONS_SCANNED = 200
-# A Superset's version is kept this long once it answered (it changes with an upgrade only).
-VERSION_KEPT_S = 600.0
-_versions: dict[tuple[str, str], tuple[float, str]] = {}
 
 
 @dataclass(frozen=True)
@@ -75,22 +71,14 @@ async def _answers(services: Services, env: Environment) -> bool:
 
 
 async def _version(services: Services, env: Environment) -> str | None:
-    """Superset's own ``GET /version`` (``version_string``); kept a while once it answered."""
-    key = (env.id, env.url)
-    kept = _versions.get(key)
-    if kept is not None and time.monotonic() - kept[0] < VERSION_KEPT_S:
-        return kept[1]
+    """The Superset release the environment runs (the client keeps it a while)."""
     try:
-        body = await asyncio.wait_for(
-            services.superset.client(env.id).get_json("/version"), REACHABILITY_TIMEOUT_S
+        release = await asyncio.wait_for(
+            services.superset.client(env.id).release(), REACHABILITY_TIMEOUT_S
         )
-    except (TimeoutError, SupersetError):
+    except TimeoutError:
         return None
-    version = body.get("version_string") if isinstance(body, dict) else None
-    if not isinstance(version, str) or not version:
-        return None
-    _versions[key] = (time.monotonic(), version)
-    return version
+    return versions.shown(release) if release else None
 
 
 async def fleet(

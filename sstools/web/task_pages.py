@@ -126,10 +126,10 @@ async def _dashboards_in(
     client = services.superset.client(env.id)
     try:
         rows = await asyncio.wait_for(
-            client.list_all(
+            client.list_by_uuid(
                 "dashboard",
+                uuids,
                 columns=["id", "uuid", "dashboard_title", "slug", "published"],
-                filters=[{"col": "uuid", "opr": "in", "value": uuids}],
                 limit=HISTORY_LIMIT,
             ),
             LOOKUP_TIMEOUT_S,

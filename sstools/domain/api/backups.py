@@ -141,6 +141,7 @@ async def _plan(
         source_env_id=manifest.env_id,
         target_stage=services.environments[target].stage,
         files=files,
+        source_version=manifest.superset_version,
     )
     return manifest, planned
 

@@ -20,6 +20,7 @@ from sstools.domain.deploy import (
     Plan,
     PlannedDeploy,
     Sources,
+    fitted,
     inventory,
     map_sources,
     plan_sources,
@@ -27,7 +28,7 @@ from sstools.domain.deploy import (
 )
 from sstools.environments import Stage
 from sstools.git_store import normalise
-from sstools.superset import SupersetClient
+from sstools.superset import SupersetClient, versions
 from sstools.texts import backups as texts
 
 
@@ -50,10 +51,9 @@ async def export_environment(superset: SupersetClient) -> dict[str, bytes]:
 
 
 async def superset_version(superset: SupersetClient) -> str:
-    """Superset's ``/version`` answer (``version_string``), e.g. ``6.1.0``."""
-    answer = (await superset.request("GET", "/version")).json()
-    version = answer.get("version_string") if isinstance(answer, dict) else None
-    return str(version or "unknown")
+    """The release the environment runs, e.g. ``6.1.0`` (``unknown`` when it does not say)."""
+    release = await superset.release()
+    return versions.shown(release) if release else "unknown"
 
 
 def archive_sources(files: dict[str, bytes], backup_id: str) -> Sources:
@@ -75,8 +75,11 @@ def archive_sources(files: dict[str, bytes], backup_id: str) -> Sources:
 async def map_archive(
     superset: SupersetClient, files: dict[str, bytes], backup_id: str
 ) -> MappedSources:
-    """The archive mapped onto the target's databases, without comparing (the restore task's)."""
+    """The archive mapped onto the target's databases and fitted to its Superset release,
+    without comparing (the restore task's)."""
     sources = await anyio.to_thread.run_sync(archive_sources, files, backup_id)
+    release = await superset.release()
+    sources, _ = fitted(sources, source=None, target=release, target_env_id=superset.env.id)
     return map_sources(sources, await inventory(superset))
 
 
@@ -92,8 +95,10 @@ async def plan_restore(
     source_env_id: str,
     target_stage: Stage,
     files: dict[str, bytes],
+    source_version: str | None = None,
 ) -> PlannedRestore:
-    """Plan restoring the (verified) archive ``files`` into ``superset``'s environment."""
+    """Plan restoring the (verified) archive ``files`` into ``superset``'s environment
+    (``source_version``: the Superset the backup was taken from, as its manifest says)."""
     sources = await anyio.to_thread.run_sync(archive_sources, files, backup_id)
     planned = await plan_sources(
         superset,
@@ -101,5 +106,6 @@ async def plan_restore(
         source=DeploySource(env_id=source_env_id),
         target_stage=target_stage,
         origin=texts.ORIGIN.format(id=backup_id),
+        source_release=versions.parse(source_version),
     )
     return _restore(planned, backup_id)

@@ -6,6 +6,7 @@ its archive the same way: ``read_sources`` over its files, then ``plan_sources``
 
 from sstools.domain.deploy._bundle import Reader, TargetDatabase, import_zip
 from sstools.domain.deploy._portable import differing_fields, portable
+from sstools.domain.deploy._releases import fitted
 from sstools.domain.deploy._sources import MappedSources, Sources, map_sources, read_sources
 from sstools.domain.deploy._target import (
     Inventories,
@@ -21,6 +22,7 @@ from sstools.domain.deploy.errors import (
     StalePlan,
     UnknownDashboard,
     UnknownEnvironment,
+    VersionSkew,
 )
 from sstools.domain.deploy.models import (
     DatabaseMapping,
@@ -53,9 +55,11 @@ __all__ = [
     "UnknownDashboard",
     "UnknownEnvironment",
     "UnresolvedChart",
+    "VersionSkew",
     "build_plan",
     "differing_fields",
     "export_target",
+    "fitted",
     "import_bundle",
     "import_zip",
     "inventory",

@@ -28,7 +28,7 @@ from sstools.domain.deploy._bundle import chart_uuids, collect, import_zip, uuid
 from sstools.domain.deploy._portable import Document
 from sstools.domain.deploy._target import Inventory, import_bundle
 from sstools.git_store import load as load_yaml
-from sstools.superset import SupersetClient, SupersetForbidden
+from sstools.superset import SupersetClient, SupersetForbidden, versions
 
 
 class ImportSet(BaseModel):
@@ -143,14 +143,18 @@ async def import_sparse(
     superset: SupersetClient, files: Mapping[str, bytes], imports: ImportSet
 ) -> bool:
     """The assets import of ``imports.sparse``; True when it has imported the dashboard import's
-    part too (the service account may not use the assets import: everything the old way)."""
+    part too: everything the old way, when the service account may not use the assets import
+    or the target's release cannot take a sparse one (before 6.0 it would want every database)."""
+    kinds = {_kind(path) for path in imports.sparse} | set(imports.whole_kinds)
+    if not versions.takes_sparse_assets_import(await superset.release()):
+        await import_bundle(superset, dict(files), kinds)
+        return True
     bundle = await anyio.to_thread.run_sync(
         import_zip, {path: files[path] for path in imports.sparse}
     )
     try:
         await superset.import_assets(bundle)
     except SupersetForbidden:
-        kinds = {_kind(path) for path in imports.sparse} | set(imports.whole_kinds)
         await import_bundle(superset, dict(files), kinds)
         return True
     return False

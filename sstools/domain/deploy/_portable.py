@@ -17,6 +17,7 @@ from typing import Any
 
 from sstools.git_store import clean_database
 from sstools.redaction import MASK, redact, redact_text, secret_field
+from sstools.superset import versions
 
 Document = dict[str, Any]
 
@@ -185,6 +186,7 @@ def portable(kind: str, document: Document) -> Document:
     cleaned.pop("id", None)
     # A cleared field (css, description) is saved as "" by the UI and as null by the API.
     cleaned = {key: None if value == "" else value for key, value in cleaned.items()}
+    versions.without_empty_new_fields(kind, cleaned)  # what only one side's release writes
     transform = _BY_KIND.get(kind)
     return transform(cleaned) if transform else cleaned
 

@@ -251,8 +251,7 @@ def _delete(env_id: str, resource: str, uuids: list[str]) -> list[str]:
         client: SupersetClient = pool.client(env_id)
         if not uuids:
             return []
-        wanted = [{"col": "uuid", "opr": "in", "value": uuids}]
-        rows = await client.list_all(resource, columns=["id", "uuid"], filters=wanted)
+        rows = await client.list_by_uuid(resource, uuids, columns=["id", "uuid"])
         there = {str(row["uuid"]): int(row["id"]) for row in rows}
         deleted = []
         for uuid in uuids:

@@ -5,7 +5,8 @@ DeployError
 ├── UnknownEnvironment
 ├── InvalidPlanRequest   names the request field
 ├── SnapshotUnusable     (rollback.py) the snapshot cannot be trusted or read
-└── StalePlan            the approved digest is not the plan's now: the target moved since
+├── StalePlan            the approved digest is not the plan's now: the target moved since
+└── VersionSkew          the target's Superset release has no place for a field's content
 """
 
 from __future__ import annotations
@@ -45,3 +46,25 @@ class StalePlan(DeployError):
         super().__init__(message)
         self.message = message
         self.current_digest = current_digest
+
+
+class VersionSkew(DeployError):
+    """A source file holds content the target's (older) Superset release cannot take."""
+
+    def __init__(
+        self,
+        *,
+        source: str | None,
+        target: str,
+        target_env_id: str,
+        kind: str,
+        name: str,
+        field: str,
+    ) -> None:
+        self.message = texts.version_skew(
+            source=source, target=target, env=target_env_id, kind=kind, name=name, field=field
+        )
+        super().__init__(self.message)
+        self.source = source
+        self.target = target
+        self.field = field

@@ -103,6 +103,16 @@ class DatabaseMapping(BaseModel):
     pinned: bool = False
 
 
+class Translated(BaseModel):
+    """A field taken out of the files for the target's older Superset release (its import
+    would refuse it): empty in every object, or a hint the target works out itself."""
+
+    kind: str  # the export's folder: dashboards, charts, datasets, databases
+    field: str
+    objects: int
+    had_content: bool
+
+
 class TargetDatabaseName(BaseModel):
     """A database connection the target has: what a ``database_mapping`` may name."""
 
@@ -140,6 +150,11 @@ class Plan(BaseModel):
     applicable: bool
     summary: str
     digest: str
+    # The two sides' Superset releases (``None``: not known, such as a branch's) and what the
+    # plan took out of the files for the target's release (sstools.superset.versions).
+    source_release: str | None = None
+    target_release: str | None = None
+    translated: list[Translated] = []
 
     @property
     def changes(self) -> list[ObjectChange]:

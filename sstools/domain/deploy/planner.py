@@ -26,17 +26,19 @@ from sstools.domain.deploy._portable import (
     field_values,
     portable,
 )
+from sstools.domain.deploy._releases import fitted
 from sstools.domain.deploy._sources import MappedSources, Sources, map_sources
 from sstools.domain.deploy.models import (
     DeploySource,
     FieldChange,
     ObjectChange,
     Plan,
+    Translated,
     UnresolvedChart,
 )
 from sstools.environments import Stage
 from sstools.git_store import load as load_yaml
-from sstools.superset import SupersetClient
+from sstools.superset import SupersetClient, versions
 from sstools.texts import deploy as texts
 
 _KINDS = {"dashboards": "dashboard", "charts": "chart", "datasets": "dataset"}
@@ -173,10 +175,13 @@ def build_plan(
     found: _target.Inventory,
     target_files: dict[str, bytes],
     origin: str = "",
+    releases: tuple[versions.Release | None, versions.Release | None] = (None, None),
+    translated: list[Translated] | None = None,
 ) -> PlannedDeploy:
     """The plan from the mapped source files and the target's inventory and files (no I/O).
 
-    ``origin`` follows the target in the summary (« из копии …» for a restore).
+    ``origin`` follows the target in the summary (« из копии …» for a restore); ``releases``
+    the source's and the target's Superset, ``translated`` what was fitted to the target's.
     """
     changes: dict[str, ObjectChange] = {}
     budget = ValueBudget()  # the plan's values in all are bounded, not only each field's
@@ -258,6 +263,13 @@ def build_plan(
     )
     if connections.moved:
         body["summary"] += texts.datasets_not_moved(connections.moved, target_env_id)
+    body["source_release"] = versions.shown(releases[0]) if releases[0] else None
+    body["target_release"] = versions.shown(releases[1]) if releases[1] else None
+    body["translated"] = [one.model_dump(mode="json") for one in translated or []]
+    if translated:
+        body["summary"] += texts.translated_summary(
+            versions.shown(releases[1]), [(one.field, one.objects) for one in translated]
+        )
     plan = Plan.model_validate({**body, "digest": _digest(body, bundles, others, planned)})
     return PlannedDeploy(
         plan=plan, bundles=bundles, files=mapped.files(), found=found, target=planned
@@ -274,18 +286,25 @@ async def plan_sources(
     origin: str = "",
     inventories: _target.Inventories | None = None,
     target_known: Mapping[str, bytes] | None = None,
+    source_release: versions.Release | None = None,
 ) -> PlannedDeploy:
     """Plan importing ``sources`` (see :func:`read_sources`) into ``target``.
 
     What :func:`make_plan` does once it has read its sources; a restore plans its archive so.
     ``inventories``: the target's lists as the caller's span has them (else listed here);
-    ``target_known``: target files the caller holds already (not exported again).
+    ``target_known``: target files the caller holds already (not exported again);
+    ``source_release``: the source's Superset, when it is an environment (the refusal names it).
 
     Raises:
         InvalidPlanRequest: ``database_mapping`` names no database of the target.
+        VersionSkew: the target's release has no place for a source field's content.
         SupersetError: the target did not answer.
     """
     found = await (inventories.of(target) if inventories else _target.inventory(target))
+    target_release = await target.release()
+    sources, translated = fitted(
+        sources, source=source_release, target=target_release, target_env_id=target.env.id
+    )
     mapped = map_sources(sources, found, database_mapping)
     files = await _target.target_files(target, found, mapped.wanted(), target_known)
     return build_plan(
@@ -296,4 +315,6 @@ async def plan_sources(
         found=found,
         target_files=files,
         origin=origin,
+        releases=(source_release, target_release),
+        translated=translated,
     )

@@ -91,9 +91,7 @@ async def still_current(planned: PlannedDeploy, target: SupersetClient) -> bool:
         if change.action == "create" and change.kind in _RESOURCES:
             created.setdefault(_RESOURCES[change.kind], []).append(change.uuid)
     for resource, uuids in created.items():
-        rows = await target.list_all(
-            resource, columns=["uuid"], filters=[{"col": "uuid", "opr": "in", "value": uuids}]
-        )
+        rows = await target.list_by_uuid(resource, uuids, columns=["uuid"])
         if rows:
             return False
     return True

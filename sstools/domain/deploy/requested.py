@@ -152,6 +152,7 @@ async def make_plan(
         known = await exporting
     finally:
         await asyncio.gather(exporting, return_exceptions=True)
+    from_env = request.source.env_id if request.source.git_ref is None else None
     return await plan_sources(
         target,
         sources,
@@ -160,4 +161,5 @@ async def make_plan(
         database_mapping=request.database_mapping,
         inventories=inventories,
         target_known=known,
+        source_release=await superset.client(from_env).release() if from_env else None,
     )

@@ -20,6 +20,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict
 
 from sstools.domain.deploy import _target
+from sstools.domain.deploy._releases import fitted
 from sstools.domain.deploy._sources import Sources, map_sources, read_sources
 from sstools.domain.deploy.errors import DeployError, UnknownDashboard
 from sstools.domain.deploy.models import DeploySource, ObjectChange, Plan
@@ -138,6 +139,8 @@ async def plan_rollback(
     """
     sources = await anyio.to_thread.run_sync(_read_snapshot, git, deploy_task_id, snapshot)
     found = await _target.inventory(target)
+    release = await target.release()  # the snapshot is the target's own, unless it moved since
+    sources, translated = fitted(sources, source=None, target=release, target_env_id=target.env.id)
     mapped = map_sources(sources, found)
     files = await _target.target_files(target, found, mapped.wanted())
     restore = build_plan(
@@ -147,6 +150,8 @@ async def plan_rollback(
         target_stage=target_stage,
         found=found,
         target_files=files,
+        releases=(None, release),
+        translated=translated,
     ).plan
     deletions = _deletions(found, snapshot)
     deleted_dashboards = [change for change in deletions if change.kind == "dashboard"]

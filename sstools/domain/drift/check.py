@@ -30,6 +30,7 @@ from sstools.domain.deploy import (
     Inventories,
     Inventory,
     Reader,
+    VersionSkew,
     plan_sources,
     read_sources,
 )
@@ -201,14 +202,17 @@ class _Check:
                 lambda: read_sources(read, [uuid], where=where)
             )
             source = DeploySource(git_ref=DEFAULT_BRANCH) if key[0] == DEFAULT_BRANCH else None
-            planned = await plan_sources(
-                self.pool.client(here.env.id),
-                sources,
-                source=source or DeploySource(env_id=key[0]),
-                target_stage=here.env.stage,
-                inventories=self.inventories,
-                target_known=known,
-            )
+            try:
+                planned = await plan_sources(
+                    self.pool.client(here.env.id),
+                    sources,
+                    source=source or DeploySource(env_id=key[0]),
+                    target_stage=here.env.stage,
+                    inventories=self.inventories,
+                    target_known=known,
+                )
+            except VersionSkew:  # the target's Superset cannot hold the source: it cannot equal it
+                return True
             return planned.plan.differs
 
         printed = here.printed.get(uuid)
