@@ -1,16 +1,10 @@
-"""Dashboard validation runs and generated documentation.
-
-Revision ID: 0005
-Revises: 0004
-"""
+"""Dashboard validation runs and generated documentation."""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
