@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sstools.agent.texts import PLAN_KINDS as CARD_KINDS
+from sstools.texts import STAGES as STAGES  # the API's words for a stage, said the same
 from sstools.texts import http as http_texts
 
 DONE = "Готово."
@@ -275,7 +276,6 @@ RESTORE_SUMMARY = "Подробно: {summary}"
 ENVIRONMENTS_ALL_UP = "Окружений: {count}; все отвечают."
 ENVIRONMENTS_SOME_DOWN = "Окружений: {count}; не отвечают: {names}."
 ENVIRONMENTS_HEAD = "| Окружение | Стадия | Отвечает | Superset |"
-STAGES = {"dev": "разработка", "staging": "тестирование", "prod": "продуктив"}
 
 # -- sql and databases ---------------------------------------------------------------------------
 SQL_ROWS = "Запрос вернул {count} {rows}{limited}."
