@@ -7,13 +7,20 @@ revision = "0005"
 down_revision = "0004"
 
 
-def upgrade() -> None:
-    op.create_table(
-        "dashboard_validations",
+def _of_a_dashboard() -> list[sa.Column[object]]:
+    """The leading columns of both tables: a row of one dashboard in one environment."""
+    return [
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
         sa.Column("env_id", sa.String(64), nullable=False, index=True),
         sa.Column("dashboard_id", sa.Integer(), nullable=False, index=True),
         sa.Column("dashboard_uuid", sa.String(64), nullable=False),
+    ]
+
+
+def upgrade() -> None:
+    op.create_table(
+        "dashboard_validations",
+        *_of_a_dashboard(),
         sa.Column("title", sa.String(500), nullable=False),
         sa.Column("task_id", sa.String(64), nullable=False, unique=True),
         sa.Column("review", sa.String(500), nullable=False),
@@ -22,10 +29,7 @@ def upgrade() -> None:
     )
     op.create_table(
         "dashboard_documents",
-        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
-        sa.Column("env_id", sa.String(64), nullable=False, index=True),
-        sa.Column("dashboard_id", sa.Integer(), nullable=False, index=True),
-        sa.Column("dashboard_uuid", sa.String(64), nullable=False),
+        *_of_a_dashboard(),
         sa.Column("task_id", sa.String(64), nullable=False, unique=True),
         sa.Column("author", sa.String(16), nullable=False),
         sa.Column("markdown", sa.String(), nullable=False),
