@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.config import Settings
 from sstools.logs import configure_logging
-from sstools.storage.db import create_engine, migrate, session_factory
+from sstools.storage.db import command_session
 
 _T = TypeVar("_T")
 
@@ -29,15 +29,10 @@ def in_session(work: Callable[[AsyncSession], Awaitable[_T]]) -> _T:
     """Migrate, then run ``work`` in one session on the configured database."""
     settings = settings_or_exit()
     configure_logging("WARNING")  # the command says what it did; audit lines stay in the table
-    migrate(settings.database_url)
 
     async def run() -> _T:
-        engine = create_engine(settings.database_url)
-        try:
-            async with session_factory(engine)() as session:
-                return await work(session)
-        finally:
-            await engine.dispose()
+        async with command_session(settings.database_url) as session:
+            return await work(session)
 
     return asyncio.run(run())
 

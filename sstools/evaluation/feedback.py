@@ -27,7 +27,7 @@ from sstools.evaluation.scenarios import (
     Turn,
 )
 from sstools.redaction import redact, redact_text
-from sstools.storage.db import create_engine, migrate, session_factory
+from sstools.storage.db import command_session
 from sstools.storage.feedback import Asked, RatedTurn, Rating, rated_turns
 
 KIND = "feedback"
@@ -47,13 +47,8 @@ _MAX_MESSAGE = 4000  # a scenario's message, as the chat takes it
 
 async def read_rated_down(settings: Settings) -> list[RatedTurn]:
     """The 👎 turns in the configured database (migrated first, as every command does)."""
-    migrate(settings.database_url)
-    engine = create_engine(settings.database_url)
-    try:
-        async with session_factory(engine)() as session:
-            return await rated_down(session)
-    finally:
-        await engine.dispose()
+    async with command_session(settings.database_url) as session:
+        return await rated_down(session)
 
 
 async def rated_down(session: AsyncSession) -> list[RatedTurn]:

@@ -52,6 +52,11 @@ def _names(tools: list[str] | set[str]) -> str:
     return ", ".join(sorted(tools)) or "none"
 
 
+def _naming(tools: set[str], words: str) -> list[str]:
+    """``words`` with ``tools`` named at ``{}``, where there are any."""
+    return [words.format(_names(tools))] if tools else []
+
+
 def _tools(expect: Expectation, called: list[str]) -> list[str]:
     reasons = []
     if expect.tools.any_of and not set(expect.tools.any_of) & set(called):
@@ -59,12 +64,8 @@ def _tools(expect: Expectation, called: list[str]) -> list[str]:
             f"expected a call to one of {_names(expect.tools.any_of)}; called {_names(called)}"
         )
     missing = set(expect.tools.all_of) - set(called)
-    if missing:
-        reasons.append(f"expected calls to {_names(missing)}; called {_names(called)}")
-    forbidden = set(expect.forbidden_tools) & set(called)
-    if forbidden:
-        reasons.append(f"called forbidden {_names(forbidden)}")
-    return reasons
+    reasons += _naming(missing, "expected calls to {}; called " + _names(called))
+    return reasons + _naming(set(expect.forbidden_tools) & set(called), "called forbidden {}")
 
 
 def _offered(expect: OfferedExpectation, offered: list[str]) -> list[str]:
@@ -72,13 +73,8 @@ def _offered(expect: OfferedExpectation, offered: list[str]) -> list[str]:
     if expect.exactly is not None and set(expect.exactly) != set(offered):
         extra, absent = set(offered) - set(expect.exactly), set(expect.exactly) - set(offered)
         reasons.append(f"offered tools differ: extra {_names(extra)}; missing {_names(absent)}")
-    absent = set(expect.includes) - set(offered)
-    if absent:
-        reasons.append(f"not offered: {_names(absent)}")
-    present = set(expect.excludes) & set(offered)
-    if present:
-        reasons.append(f"offered although excluded: {_names(present)}")
-    return reasons
+    reasons += _naming(set(expect.includes) - set(offered), "not offered: {}")
+    return reasons + _naming(set(expect.excludes) & set(offered), "offered although excluded: {}")
 
 
 def _card(expect: CardExpectation, decision: dict[str, Any]) -> list[str]:

@@ -94,22 +94,17 @@ def isolated_settings(settings: Settings, folder: Path) -> Settings:
 
 async def _temporary_users(settings: Settings) -> dict[Role, Credentials]:
     from sstools.auth.users import add_user
-    from sstools.storage.db import create_engine, migrate, session_factory
+    from sstools.storage.db import command_session
 
-    migrate(settings.database_url)
     credentials = {
         role: Credentials(
             username=f"eval-{role.value}", password=SecretStr(secrets.token_urlsafe(24))
         )
         for role in Role
     }
-    engine = create_engine(settings.database_url)
-    try:
-        async with session_factory(engine)() as session:
-            for role, user in credentials.items():
-                await add_user(session, user.username, role, user.password.get_secret_value())
-    finally:
-        await engine.dispose()
+    async with command_session(settings.database_url) as session:
+        for role, user in credentials.items():
+            await add_user(session, user.username, role, user.password.get_secret_value())
     return credentials
 
 

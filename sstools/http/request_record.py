@@ -21,7 +21,7 @@ class RequestRecord:
     id: str
     env_id: str | None  # None: an agent card about git only
     requested_by: str
-    created_at: datetime
+    requested_at: datetime
     # The requester's own approval of an agent card; a held write has none on record (asking
     # through the API, or their MCP host's word still to come).
     first_approved_at: datetime | None
@@ -46,7 +46,7 @@ def request_record(row: Confirmation | WriteRequest) -> RequestRecord:
         id=row.id,
         env_id=row.env_id,
         requested_by=requester,
-        created_at=row.created_at,
+        requested_at=row.created_at,
         first_approved_at=first,
         expires_at=row.expires_at,
         decided_by=decider,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +168,16 @@ def create_engine(
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+@asynccontextmanager
+async def command_session(database_url: str) -> AsyncIterator[AsyncSession]:
+    """A command's one session outside the app: the schema migrated first, as every command
+    does, and an engine of its own, disposed of after."""
+    migrate(database_url)
+    engine = create_engine(database_url)
+    try:
+        async with session_factory(engine)() as session:
+            yield session
+    finally:
+        await engine.dispose()

@@ -3,6 +3,7 @@ second approval (:func:`view`), or a write the domain API held (:func:`held_view
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from typing import NamedTuple
 
@@ -73,29 +74,13 @@ def _view(
     record = request_record(row)
     env = services.environments.get(record.env_id) if record.env_id else None
     return ApprovalView(
-        id=record.id,
+        **asdict(record),
+        **shown._asdict(),
         title=title,
-        env_id=record.env_id,
         env_name=env.name if env else None,
-        stage=shown.stage,
-        prompt=shown.prompt,
-        impact=shown.impact,
-        objects=shown.objects,
-        changes=shown.changes,
-        arguments=shown.arguments,
-        digest=shown.digest,
-        requested_by=record.requested_by,
-        requested_at=record.created_at,
-        first_approved_at=record.first_approved_at,
-        expires_at=record.expires_at,
         status=status,
-        approver_role=record.approver_role,
-        decided_by=record.decided_by,
-        decided_at=record.decided_at,
-        reason=record.reason,
         can_approve=may_decide(row, user),
         link=approvals.approval_link(record.id),
-        task_id=record.task_id,
     )
 
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
@@ -34,6 +34,7 @@ from sstools.http.auth import CurrentUser
 from sstools.http.deps import ServicesDep, SessionDep
 from sstools.http.services import Services
 from sstools.storage import feedback
+from sstools.storage.feedback import Given
 from sstools.storage.models import Conversation, ConversationMessage
 
 # Its own generator: the global one's state belongs to whoever else runs in the process.
@@ -65,12 +66,20 @@ class RunAccepted(BaseModel):
 
 
 class HistoryMessage(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # a stored message reads as it is
+
     id: int  # what a rating names (PUT …/messages/{id}/feedback)
     role: str
     text: str
     uicontext: dict[str, Any] | None
     created_at: datetime
     feedback: FeedbackView | None = None  # the owner's 👍 / 👎 on an answer
+
+    @classmethod
+    def of(cls, row: ConversationMessage, given: Given | None) -> HistoryMessage:
+        shown = cls.model_validate(row)
+        shown.feedback = FeedbackView.of(given) if given else None
+        return shown
 
 
 class History(BaseModel):
@@ -138,17 +147,7 @@ async def get_conversation(
     given = await feedback.given_in(session, conversation.id, user.uid)
     return History(
         id=conversation.id,
-        messages=[
-            HistoryMessage(
-                id=m.id,
-                role=m.role,
-                text=m.text,
-                uicontext=m.uicontext,
-                created_at=m.created_at,
-                feedback=FeedbackView.of(given[m.id]) if m.id in given else None,
-            )
-            for m in rows
-        ],
+        messages=[HistoryMessage.of(m, given.get(m.id)) for m in rows],
         pending_confirmation=pending.event if pending else None,
         running=conversation.active_run_id is not None,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sstools.agent.texts import PLAN_KINDS as CARD_KINDS
+from sstools.texts import STAGES as STAGES  # the API's words for a stage, said the same
 from sstools.texts import http as http_texts
 
 DONE = "Готово."
@@ -276,10 +277,9 @@ ENVIRONMENTS_ALL_UP = "Окружений: {count}; все отвечают."
 ENVIRONMENTS_SOME_DOWN = "Окружений: {count}; не отвечают: {names}."
 ENVIRONMENTS_HEAD = "| Окружение | Стадия | Отвечает | Версия Superset | Superset |"
 ENVIRONMENTS_MIXED = (
-    "Версии Superset разные ({versions}): в окружение со старшей версией выкатка переносит то, что "
-    "та версия принимает, а поле, которого она не знает и которое заполнено, — отказ до записи."
+    "Версии Superset разные ({versions}): в окружение с более старой версией выкатка переносит "
+    "то, что та версия принимает, а заполненное поле, которого она не знает, — отказ до записи."
 )
-STAGES = {"dev": "разработка", "staging": "тестирование", "prod": "продуктив"}
 
 # -- sql and databases ---------------------------------------------------------------------------
 SQL_ROWS = "Запрос вернул {count} {rows}{limited}."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from sstools.storage.models import DashboardValidation
 from sstools.texts.validation import last_run_text
@@ -56,6 +56,10 @@ def counts_of(findings: list[Finding]) -> Counts:
 
 
 class ValidationReport(BaseModel):
+    """A validation run as the API answers it: its findings counted, and its one line."""
+
+    model_config = ConfigDict(from_attributes=True)  # a stored run reads as it is
+
     env_id: str
     dashboard_id: int
     dashboard_uuid: str
@@ -63,24 +67,21 @@ class ValidationReport(BaseModel):
     task_id: str
     created_at: datetime
     review: str = Field(description="What the model's review did: done, not configured, failed")
-    counts: Counts
     findings: list[Finding]
-    summary: str = Field(description="One Russian line: when it last ran, how many problems")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def counts(self) -> Counts:
+        return counts_of(self.findings)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="One Russian line: when it last ran, how many problems"
+    )
+    @property
+    def summary(self) -> str:
+        counts = self.counts
+        return last_run_text(self.created_at, counts.problems, counts.error)
 
     @classmethod
     def of(cls, row: DashboardValidation) -> ValidationReport:
-        """A stored run as the API answers it: its findings counted, and its one line."""
-        findings = [Finding.model_validate(one) for one in row.findings]
-        counts = counts_of(findings)
-        return cls(
-            env_id=row.env_id,
-            dashboard_id=row.dashboard_id,
-            dashboard_uuid=row.dashboard_uuid,
-            title=row.title,
-            task_id=row.task_id,
-            created_at=row.created_at,
-            review=row.review,
-            counts=counts,
-            findings=findings,
-            summary=last_run_text(row.created_at, counts.problems, counts.error),
-        )
+        return cls.model_validate(row)

@@ -16,7 +16,6 @@ from sstools.domain.validation.models import (
     SEVERITY_ORDER,
     Finding,
     ValidationReport,
-    counts_of,
 )
 from sstools.domain.validation.review import ReviewFailed, review
 from sstools.llm.background import background_call
@@ -115,7 +114,6 @@ def validate_dashboard(task_id: str, env_id: str, dashboard_id: int) -> dict[str
         found += [Finding.model_validate(one) for one in outcome["findings"]]
         review_status = outcome["status"]
     found.sort(key=lambda one: SEVERITY_ORDER[one.severity])
-    counts = counts_of(found)
     draft = {
         "env_id": env_id,
         "dashboard_id": dashboard_id,
@@ -127,11 +125,5 @@ def validate_dashboard(task_id: str, env_id: str, dashboard_id: int) -> dict[str
     when = datetime.fromisoformat(
         task_step(task_id, total, total, texts.STEP_STORE, _store, task_id, draft)
     )
-    report = ValidationReport(
-        **draft,
-        task_id=task_id,
-        created_at=when,
-        counts=counts,
-        summary=texts.last_run_text(when, counts.problems, counts.error),
-    )
+    report = ValidationReport(**draft, task_id=task_id, created_at=when)
     return report.model_dump(mode="json")

@@ -1,16 +1,10 @@
-"""Users, dataset reviews, audit log.
-
-Revision ID: 0001
-Revises:
-"""
+"""Users, dataset reviews, audit log."""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

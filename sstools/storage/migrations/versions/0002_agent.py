@@ -1,16 +1,10 @@
-"""Agent: conversations, their messages and event log, confirmations.
-
-Revision ID: 0002
-Revises: 0001
-"""
+"""Agent: conversations, their messages and event log, confirmations."""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,16 +1,10 @@
-"""Users: a token version, so logout and a password change revoke tokens already issued.
-
-Revision ID: 0003
-Revises: 0002
-"""
+"""Users: a token version, so logout and a password change revoke tokens already issued."""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

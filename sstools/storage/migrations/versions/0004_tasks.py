@@ -1,16 +1,10 @@
-"""Durable tasks: the records users see and the claims that keep two writers apart.
-
-Revision ID: 0004
-Revises: 0003
-"""
+"""Durable tasks: the records users see and the claims that keep two writers apart."""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

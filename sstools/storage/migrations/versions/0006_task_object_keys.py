@@ -1,8 +1,5 @@
 """The objects a task writes, by key (``dashboard:<uuid>``), kept after its claims are released:
 a dashboard's deploy history matches by UUID across environments, whatever its title became.
-
-Revision ID: 0006
-Revises: 0005
 """
 
 import sqlalchemy as sa
@@ -10,8 +7,6 @@ from alembic import op
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

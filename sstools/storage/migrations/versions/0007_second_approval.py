@@ -2,9 +2,6 @@
 person needs, who decided second and when, and their reason (a denial's, or why it could not be
 approved: the target moved), and the requester's token version then (a sign-out or new password
 since closes the request).
-
-Revision ID: 0007
-Revises: 0006
 """
 
 import sqlalchemy as sa
@@ -12,8 +9,6 @@ from alembic import op
 
 revision = "0007"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 _COLUMNS = (
     ("first_approved_by", sa.String(64)),

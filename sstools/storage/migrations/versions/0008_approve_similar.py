@@ -1,8 +1,5 @@
 """A dev approval that also covers similar calls: the same tool, target environment and kind,
 for the rest of the conversation (the person ticked «одобрять похожие до конца сеанса»).
-
-Revision ID: 0008
-Revises: 0007
 """
 
 import sqlalchemy as sa
@@ -10,8 +7,6 @@ from alembic import op
 
 revision = "0008"
 down_revision = "0007"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -3,9 +3,6 @@
 beside each owner's name the owner's uid is kept: a conversation's, a confirmation's requester's,
 a task's starter's. Rows written before get the uid of the account that has their name now (no
 such account: owned by nobody).
-
-Revision ID: 0009
-Revises: 0008
 """
 
 import uuid
@@ -15,8 +12,6 @@ from alembic import op
 
 revision = "0009"
 down_revision = "0008"
-branch_labels = None
-depends_on = None
 
 # table, the owner's name column, the owner's uid column beside it
 _OWNED = (

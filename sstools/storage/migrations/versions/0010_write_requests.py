@@ -3,9 +3,6 @@ domain API into such a stage is held as a ``write_requests`` row until a second 
 an agent card's second approval is spent once by the write it approved (``grant_used_at``, and
 the task that write started, ``task_id``); a
 task names who approved it beside who started it (``approved_by``).
-
-Revision ID: 0010
-Revises: 0009
 """
 
 import sqlalchemy as sa
@@ -13,8 +10,6 @@ from alembic import op
 
 revision = "0010"
 down_revision = "0009"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

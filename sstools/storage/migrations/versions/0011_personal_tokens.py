@@ -1,8 +1,5 @@
 """Personal access tokens (issue 35): a person's token for a client that is not a browser, kept
 as its SHA-256 with its name, expiry, last use and revocation.
-
-Revision ID: 0011
-Revises: 0010
 """
 
 import sqlalchemy as sa
@@ -10,8 +7,6 @@ from alembic import op
 
 revision = "0011"
 down_revision = "0010"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

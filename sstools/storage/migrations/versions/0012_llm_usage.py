@@ -1,9 +1,6 @@
 """A token budget per person (issue 39 §3): the model tokens each person spent in the chat per
 UTC day — as the provider reported them, or as the tokenizer estimated them when it reported
 none — with the number of model calls.
-
-Revision ID: 0012
-Revises: 0011
 """
 
 import sqlalchemy as sa
@@ -11,8 +8,6 @@ from alembic import op
 
 revision = "0012"
 down_revision = "0011"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,9 +1,6 @@
 """Feedback on the agent's answers (issue 39 §4): 👍 or 👎 on one answer of a conversation, with
 an optional comment, one per person per answer (a second click replaces it); `sstools eval
 --from-feedback` turns the 👎 turns into eval scenarios.
-
-Revision ID: 0013
-Revises: 0012
 """
 
 import sqlalchemy as sa
@@ -11,8 +8,6 @@ from alembic import op
 
 revision = "0013"
 down_revision = "0012"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
