@@ -21,14 +21,7 @@ from sstools.config import Settings
 from sstools.domain.api import router as domain_router
 from sstools.domain.backups.errors import ArchiveCorrupt, BackupError, BackupNotFound
 from sstools.domain.datasets import DatabaseSilent, DatasetExists, DatasetInvalid, DatasetRefused
-from sstools.domain.deploy import (
-    DeployError,
-    InvalidPlanRequest,
-    StalePlan,
-    UnknownDashboard,
-    UnknownEnvironment,
-    VersionSkew,
-)
+from sstools.domain.deploy import errors as deploy
 from sstools.domain.deploy.rollback import SnapshotUnusable
 from sstools.domain.drift.on_request import DriftCheckLimited
 from sstools.http import errors
@@ -63,7 +56,7 @@ from sstools.web.security import NO_STORE, SECURITY_HEADERS, SecurityHeaders
 from sstools.web.superset_entry import router as superset_entry_router
 
 
-def _stale_plan(exc: StalePlan) -> dict[str, object]:
+def _stale_plan(exc: deploy.StalePlan) -> dict[str, object]:
     """The digest the plan has now: the person looks again and approves that one."""
     return {"detail": {"message": exc.message, "current_digest": exc.current_digest}}
 
@@ -109,13 +102,13 @@ ERROR_ANSWERS: dict[type[Exception], Answer] = {
     git_store.CorruptCommit: Answer(409),
     git_store.ExportError: Answer(502),
     # Deploy plans, applies and rollbacks.
-    DeployError: Answer(500),
-    UnknownDashboard: Answer(404),
-    UnknownEnvironment: Answer(404),
-    InvalidPlanRequest: Answer(422, field_refusal),
+    deploy.DeployError: Answer(500),
+    deploy.UnknownDashboard: Answer(404),
+    deploy.UnknownEnvironment: Answer(404),
+    deploy.InvalidPlanRequest: Answer(422, field_refusal),
     SnapshotUnusable: Answer(409),
-    StalePlan: Answer(409, _stale_plan),
-    VersionSkew: Answer(409),
+    deploy.StalePlan: Answer(409, _stale_plan),
+    deploy.VersionSkew: Answer(409),
     # Backups and restores.
     BackupError: Answer(500),
     BackupNotFound: Answer(404),

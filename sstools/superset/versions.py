@@ -78,20 +78,27 @@ class NewField:
     policy: Policy
 
 
+def _new_in(since: Release, policy: Policy, fields: dict[str, tuple[str, ...]]) -> list[NewField]:
+    return [NewField(kind, path, since, policy) for kind, paths in fields.items() for path in paths]
+
+
+# What 6.1.0 exports and 5.0.0's import refuses.
 NEW_FIELDS: tuple[NewField, ...] = (
-    NewField("dashboards", "theme_uuid", (6, 1, 0), Policy.drop_if_empty),
-    NewField("dashboards", "theme_id", (6, 1, 0), Policy.drop_if_empty),
-    NewField("dashboards", "tags", (6, 1, 0), Policy.drop_if_empty),
-    NewField("charts", "tags", (6, 1, 0), Policy.drop_if_empty),
-    NewField("datasets", "folders", (6, 1, 0), Policy.drop_if_empty),
-    NewField("datasets", "currency_code_column", (6, 1, 0), Policy.drop_if_empty),
-    NewField("datasets", "source_db_engine", (6, 1, 0), Policy.drop),
-    NewField("datasets", "data_file", (6, 1, 0), Policy.drop),
-    NewField("datasets", "columns.datetime_format", (6, 1, 0), Policy.drop_if_empty),
-    NewField("databases", "configuration_method", (6, 1, 0), Policy.drop),
-    NewField("databases", "encrypted_extra", (6, 1, 0), Policy.drop_if_empty),
-    NewField("databases", "masked_encrypted_extra", (6, 1, 0), Policy.drop_if_empty),
-    NewField("databases", "extra.per_user_caching", (6, 1, 0), Policy.drop_if_empty),
+    *_new_in(
+        (6, 1, 0),
+        Policy.drop_if_empty,
+        {
+            "dashboards": ("theme_uuid", "theme_id", "tags"),
+            "charts": ("tags",),
+            "datasets": ("folders", "currency_code_column", "columns.datetime_format"),
+            "databases": ("encrypted_extra", "masked_encrypted_extra", "extra.per_user_caching"),
+        },
+    ),
+    *_new_in(
+        (6, 1, 0),
+        Policy.drop,
+        {"datasets": ("source_db_engine", "data_file"), "databases": ("configuration_method",)},
+    ),
 )
 
 

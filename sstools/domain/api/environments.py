@@ -36,10 +36,7 @@ async def list_environments(services: ServicesDep, user: CurrentUser) -> list[En
     answers = await asyncio.gather(*(_answers(services.superset.client(env.id)) for env in envs))
     return [
         EnvironmentView(
-            id=env.id,
-            name=env.name,
-            stage=env.stage,
-            url=env.url,
+            **env.model_dump(include={"id", "name", "stage", "url"}),
             reachable=healthy,
             superset_version=release,
         )
