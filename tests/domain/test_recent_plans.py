@@ -68,6 +68,9 @@ class _Target:
     async def list_all(self, resource: str, **_: Any) -> list[dict[str, Any]]:
         return self.databases if resource == "database" else []
 
+    async def list_by_uuid(self, resource: str, uuids: list[str], **_: Any) -> list[dict[str, Any]]:
+        return [row for row in await self.list_all(resource) if row.get("uuid") in uuids]
+
 
 async def test_a_plan_is_reused_while_its_connection_is_there_and_not_once_it_is_gone() -> None:
     planned = _plan(WITH_THE_DATABASE)

@@ -46,11 +46,15 @@ MARKDOWN_CUT = "markdown: первые {shown} из {total}; {how}"
 CHANGES_CUT = "objects: показаны {shown} из {total} изменяемых; {how}"
 
 # -- what a call lacks ---------------------------------------------------------------------------
-NOT_IN_CONTEXT = "укажите {what}: в контексте его нет"
-NO_SOURCE = "укажите source_env_id: окружение не выбрано"
-NO_DASHBOARDS = "укажите dashboard_ids"
-NO_DATABASE = "укажите object_id базы данных"
-NO_TABLE_OR_SQL = "укажите table (таблицу) или sql и name (виртуальный датасет)"
+# Which object a call needs and the page does not name, in words (never the argument's name).
+NOT_IN_CONTEXT = (
+    "назовите {what} — по названию или номеру: страница, с которой вы пришли, его не называет"
+)
+OBJECT_WORDS = {"dashboard": "дашборд", "dataset": "набор данных", "migration": "миграцию"}
+NO_SOURCE = "назовите окружение, откуда переносить: ни просьба, ни страница его не называют"
+NO_DASHBOARDS = "назовите дашборды, которые перенести"
+NO_DATABASE = "назовите базу данных"
+NO_TABLE_OR_SQL = "назовите таблицу — или дайте SQL и имя для виртуального набора данных"
 NO_RESTORE_PLAN = "нет оценки восстановления: повторите, чтобы увидеть план"
 
 # -- a write asked only for its plan (dry_run) ---------------------------------------------------

@@ -65,13 +65,19 @@ class ToolArgumentError(SstoolsError, ValueError):
     """The arguments validate but do not say enough (e.g. no dashboard id and none in context)."""
 
 
-def object_id(explicit: int | None, scope: CallScope, object_type: ObjectType, what: str) -> int:
+def not_in_context(object_type: ObjectType) -> ToolArgumentError:
+    """The call needs an object of ``object_type`` that neither its arguments nor the page name."""
+    what = tool_texts.OBJECT_WORDS[object_type.value]
+    return ToolArgumentError(tool_texts.NOT_IN_CONTEXT.format(what=what))
+
+
+def object_id(explicit: int | None, scope: CallScope, object_type: ObjectType) -> int:
     """The id the model gave, else the one from the UIContext when it is of the right type."""
     if explicit is not None:
         return explicit
     if scope.object_type is object_type and scope.object_id is not None:
         return scope.object_id
-    raise ToolArgumentError(tool_texts.NOT_IN_CONTEXT.format(what=what))
+    raise not_in_context(object_type)
 
 
 def env_param(scope: CallScope, named: str | None = None) -> dict[str, str | int]:

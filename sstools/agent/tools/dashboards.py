@@ -10,10 +10,10 @@ from sstools.agent.context import ObjectType
 from sstools.agent.texts import tools as texts
 from sstools.agent.tools.call import (
     CallScope,
-    ToolArgumentError,
     ToolRequest,
     env_param,
     named_or_current_env,
+    not_in_context,
     object_id,
 )
 from sstools.agent.tools.paths import EnvId, ObjectId, api_path
@@ -76,7 +76,7 @@ def _on_dashboard(
 ) -> ToolRequest:
     """``{method} /api/dashboards/{id}/{action}`` in the environment ``env_id`` (else the page's),
     for the dashboard the arguments name, else the page's."""
-    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
+    dashboard = object_id(args.dashboard_id, scope, D)
     params = env_param(scope, env_id) | (extra or {})
     return ToolRequest(method=method, path=api_path(DASHBOARDS, dashboard, action), params=params)
 
@@ -115,7 +115,7 @@ def get_health_summary(args: HealthArgs, scope: CallScope) -> ToolRequest:
     """
     elsewhere = args.env_id is not None and args.env_id != scope.env_id
     if elsewhere and args.dashboard_id is None:  # the page's id is not that environment's
-        raise ToolArgumentError(texts.NOT_IN_CONTEXT.format(what="dashboard_id"))
+        raise not_in_context(D)
     return _on_dashboard("GET", "health", args, scope, env_id=args.env_id)
 
 
@@ -231,7 +231,7 @@ def get_dashboard_data(args: DashboardDataArgs, scope: CallScope) -> ToolRequest
     a chart's dataset has a column for); says which filters it used. With compare_env_id, the same
     charts with the same filters in both environments, every differing number named.
     """
-    dashboard_id = object_id(args.dashboard_id, scope, D, "dashboard_id")
+    dashboard_id = object_id(args.dashboard_id, scope, D)
     filters = [one.model_dump(mode="json") for one in scope.filters]
     path = api_path(DASHBOARDS, dashboard_id, "data")
     if args.compare_env_id is not None:

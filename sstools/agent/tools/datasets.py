@@ -67,7 +67,7 @@ def superset_explore_database(args: ExploreArgs, scope: CallScope) -> ToolReques
         if in_dataset and args.schema_name is None and args.table is None:
             return ToolRequest(
                 method="GET",
-                path=api_path("/api/datasets", object_id(None, scope, S, "dataset"), "overview"),
+                path=api_path("/api/datasets", object_id(None, scope, S), "overview"),
                 params=params,
             )
         return ToolRequest(method="GET", path="/api/databases", params=params)
@@ -118,7 +118,7 @@ def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest
             raise ToolArgumentError(texts.NO_DATABASE)
         identifier = args.object_id
     else:
-        identifier = object_id(args.object_id, scope, target, "object_id")
+        identifier = object_id(args.object_id, scope, target)
     params = env_param(scope) | {"object_type": args.object_type, "object_id": identifier}
     return ToolRequest(method="GET", path="/api/permissions/audit", params=params)
 

@@ -146,7 +146,7 @@ class DeployArgs(MappedArgs, DryRunArgs):
 
 
 def _deploy_body(args: DeployArgs, scope: CallScope) -> dict[str, object]:
-    dashboard = object_id(args.dashboard_id, scope, D, "dashboard_id")
+    dashboard = object_id(args.dashboard_id, scope, D)
     return _plan_body(
         [dashboard], scope.env_id, args.git_ref, args.target_env_id, args.database_mapping
     )
