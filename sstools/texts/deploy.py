@@ -283,10 +283,11 @@ def version_skew(
     )
 
 
-def translated_summary(target: str, fields: list[tuple[str, int]]) -> str:
-    """What a plan took out for an older target (field, objects), added to its summary."""
+def translated(target: str, fields: list[tuple[str, int]]) -> str:
+    """What a plan took out for an older target (field, objects): its summary's words, the
+    card's line."""
     listed = ", ".join(f"{field_label(field)} ×{count}" for field, count in fields)
-    return f". Для Superset {target} из файлов убраны поля, которых он не знает: {listed}"
+    return f"Для Superset {target} из файлов убраны поля, которых он не знает: {listed}"
 
 
 def field_label(field: str) -> str:

@@ -8,6 +8,7 @@ from typing import Literal
 from sstools.agent import texts
 from sstools.agent.card.plan import PlannedField, PlanView
 from sstools.agent.guardrails import CardFieldChange, CardObjectChanges
+from sstools.texts import deploy as deploy_texts
 
 _MAX_CARD_OBJECTS = 20
 _MAX_CARD_FIELDS = 10
@@ -27,6 +28,9 @@ def plan_objects(plan: PlanView) -> list[str]:
     if len(lines) > _MAX_CARD_OBJECTS:
         rest = len(lines) - _MAX_CARD_OBJECTS
         lines = [*lines[:_MAX_CARD_OBJECTS], texts.PLAN_MORE.format(count=rest)]
+    if plan.translated and plan.target_release:  # the target runs an older Superset
+        fields = [(one.field[:100], one.objects) for one in plan.translated[:_MAX_CARD_FIELDS]]
+        lines.append(deploy_texts.translated(plan.target_release[:20], fields))
     return lines
 
 

@@ -76,6 +76,13 @@ class TargetDatabase(_Read):
     name: TextOrNone = None
 
 
+class TranslatedField(_Read):
+    """A field the plan took out of its files for the target's older Superset release."""
+
+    field: Text = ""
+    objects: Annotated[int, BeforeValidator(lambda v: v if isinstance(v, int) else 0)] = 0
+
+
 class PlanView(_Read):
     """What the card and the refusals instead of a card read of a plan."""
 
@@ -91,6 +98,9 @@ class PlanView(_Read):
     unresolved_charts: Annotated[list[PlannedChart], BeforeValidator(_dicts)] = []
     databases: Annotated[list[PlannedDatabase], BeforeValidator(_dicts)] = []
     target_databases: Annotated[list[TargetDatabase], BeforeValidator(_dicts)] = []
+    source_release: TextOrNone = None
+    target_release: TextOrNone = None
+    translated: Annotated[list[TranslatedField], BeforeValidator(_dicts)] = []
 
     @classmethod
     def of(cls, answer: object) -> PlanView | None:

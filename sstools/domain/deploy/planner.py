@@ -267,7 +267,7 @@ def build_plan(
     body["target_release"] = versions.shown(releases[1]) if releases[1] else None
     body["translated"] = [one.model_dump(mode="json") for one in translated or []]
     if translated:
-        body["summary"] += texts.translated_summary(
+        body["summary"] += ". " + texts.translated(
             versions.shown(releases[1]), [(one.field, one.objects) for one in translated]
         )
     plan = Plan.model_validate({**body, "digest": _digest(body, bundles, others, planned)})
