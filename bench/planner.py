@@ -57,9 +57,10 @@ from sstools.agent.invocation import NeedsConfirmation, Refused, Verdict, check_
 from sstools.agent.offline.planner import offline_planner
 from sstools.agent.routing import tool_router
 from sstools.agent.routing.tokens import WORD, stem
-from sstools.agent.selection import routing_text, select_tools
+from sstools.agent.selection import HiddenBecause, hard_filter, routing_text, select_tools
 from sstools.agent.texts import OFFLINE_PREFIX
 from sstools.agent.texts import answers as answer_texts
+from sstools.agent.texts import offline as offline_texts
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
 from sstools.config import Settings
@@ -243,6 +244,25 @@ def asks_which_deploy(outcome: Outcome, expect: Call) -> bool:
     return CATALOGUE[expect.tool].title in outcome.text and asks_for(outcome, "task_id")
 
 
+def hidden_by_the_page(request: Request, tool: str) -> bool:
+    """Whether the page's object hides ``tool`` whatever the message says (AGCTX-FR-005: a
+    backup is not offered beside a dashboard), for a role that may use it."""
+    hidden = hard_filter(request.role, request.context()).hidden.get(tool)
+    return hidden is not None and hidden.reason is HiddenBecause.context
+
+
+def points_elsewhere(outcome: Outcome, expect: Call) -> bool:
+    """A request for a tool its page hides: right when the reply calls nothing and names the
+    tool (its title) and where it is done — the general chat — as the spec's hard filter has it."""
+    if expect.tool is None or outcome.calls:
+        return False
+    if not hidden_by_the_page(outcome.request, expect.tool):
+        return False
+    page = offline_texts.PAGES[outcome.request.object_type or ""]
+    said = offline_texts.ELSEWHERE.format(tool=CATALOGUE[expect.tool].title, page=page)
+    return said in outcome.text
+
+
 def asked_slot_matches(name: str, expected: Any, text: str) -> bool:
     """A slot of a request asked back about: the latest deploy is what is asked for; any other
     slot must be said back in the question (the environment: «какую выкатку в prod…»)."""
@@ -266,6 +286,7 @@ class Score:
     ask: tuple[int, int] = (0, 0)
     names: tuple[int, int] = (0, 0)  # ask-backs printing an argument's name, of those made
     not_routed: int = 0  # the router left the tool out: no planner could have chosen it
+    pointed: int = 0  # the page hides the tool; the reply said where to ask (counted right)
     by_slot: Counter[tuple[str, bool]] = field(default_factory=Counter)  # (slot, right)
     misses: list[str] = field(default_factory=list)
 
@@ -305,10 +326,14 @@ def scored(outcomes: list[Outcome]) -> Score:
             counts["calls"] += 1
             result.not_routed += expect.tool not in outcome.offered
             asked_which = asks_which_deploy(outcome, expect)
-            right = outcome.first_tool == expect.tool or asked_which
+            pointed = points_elsewhere(outcome, expect)
+            right = outcome.first_tool == expect.tool or asked_which or pointed
             counts["tool"] += right
+            counts["pointed"] += pointed
             if not right:
                 result.misses.append(_miss(outcome, "tool"))
+            if pointed:
+                continue  # no call to fill: its slots are the general chat's to ask
             args = outcome.calls[0][1] if right and outcome.calls else {}
             for name, value in expect.slots.items():
                 counts["slots"] += 1
@@ -343,6 +368,7 @@ def scored(outcomes: list[Outcome]) -> Score:
     result.slots = (counts["slots_right"], counts["slots"])
     result.ask = (counts["asked"], counts["asks"])
     result.names = (counts["named"], counts["texts"])
+    result.pointed = counts["pointed"]
     return result
 
 
@@ -365,7 +391,8 @@ def score(split: str, chosen: Sequence[Request] | None = None, *, held_back: boo
     result = scored([plan(request) for request in members])
     shown = " ".join(f"{name} {part}/{whole}" for name, (part, whole) in result.figures.items())
     print(
-        f"{split} planner: {shown} p95 {result.p95_ms:.1f} ms, tool not routed {result.not_routed}",
+        f"{split} planner: {shown} p95 {result.p95_ms:.1f} ms, tool not routed {result.not_routed}"
+        f", hidden by the page and pointed to the general chat {result.pointed}",
         file=sys.stderr,
     )
     slots = sorted({name for name, _ in result.by_slot})

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from sstools.agent import texts
 from sstools.agent.context import UIContext
 from sstools.agent.offline.followup import follow_up
-from sstools.agent.offline.intent import SQL
+from sstools.agent.offline.intent import SQL, mend
 from sstools.agent.routing.history import recently_used, started_a_task
 from sstools.agent.tools import CATALOGUE, ToolSpec
 from sstools.auth.roles import Role
@@ -203,8 +203,9 @@ def last_human_text(messages: Sequence[BaseMessage]) -> str:
 
 def routing_text(messages: Sequence[BaseMessage]) -> str:
     """What the tools are ranked for: the latest message, read with the one it completes when it
-    answers the agent's question back («все» after «какие дашборды перенести?»)."""
-    return follow_up(messages) or last_human_text(messages)
+    answers the agent's question back («все» after «какие дашборды перенести?»), with the slips
+    of a command's words typed right («вкыати» as «выкати»)."""
+    return mend(follow_up(messages) or last_human_text(messages))
 
 
 class ToolOffer:

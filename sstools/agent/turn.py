@@ -26,6 +26,7 @@ from sstools.agent.invocation import ToolCall, args_hash
 from sstools.agent.offline.answers import render_content
 from sstools.agent.routing.history import NOT_RUN
 from sstools.agent.tools import CATALOGUE, CallScope, ToolKind, ToolSpec
+from sstools.agent.tools.datasets import audited_type
 from sstools.agent.tools.deploys import is_dry_run
 
 # Outcomes of a call that ran and may have changed something (a write's timeout included).
@@ -232,7 +233,7 @@ def not_the_page_object(
         value = args.get(field)
         if object_type is scope.object_type and value is not None:
             given.extend(value if isinstance(value, list) else [value])
-    audited = args.get("object_type", "dataset") == scope.object_type.value
+    audited = audited_type(args.get("object_type"), scope) == scope.object_type.value
     if tool.name == "superset_audit_permissions" and audited and args.get("object_id"):
         given.append(args["object_id"])
     for one in given:

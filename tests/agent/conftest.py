@@ -264,7 +264,9 @@ DASHBOARD_PAGE_READS = {
 }
 # Issue 37 §2: the numbers its charts show, with the page's filters.
 DASHBOARD_DATA = {"get_dashboard_data"}
-DASHBOARD_SET = SPEC_DASHBOARD_SET | DASHBOARD_PAGE_READS | DASHBOARD_DATA
+# Issue 36, round 6: who can open it (the audit reads the page's dashboard).
+DASHBOARD_AUDIT = {"superset_audit_permissions"}
+DASHBOARD_SET = SPEC_DASHBOARD_SET | DASHBOARD_PAGE_READS | DASHBOARD_DATA | DASHBOARD_AUDIT
 DATASET_SET = {
     "superset_explore_database",
     "superset_format_sql",

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from sstools.agent.context import UIContext
-from sstools.agent.offline.intent import intent_tools, intents, spaced, writes
+from sstools.agent.offline.intent import BACKUP_ID, intent_tools, intents, spaced, task_ids, writes
 from sstools.agent.texts import OFFLINE_PREFIX
 from sstools.agent.texts import offline as texts
 from sstools.agent.texts import vocabulary as vocab
@@ -33,6 +33,7 @@ _ANSWER_WORDS = 5
 # status, a word for the environment.
 _SLOT_INTENTS = frozenset({"task_status"})
 _SMALL_TALK = frozenset(spaced(word) for word in vocab.THANKS)
+_YES = frozenset(spaced(word) for word in vocab.AGREED)
 # «а на проде?», «а теперь?» after an answer: the same request again, there or now.
 _SWITCH = re.compile(r"(?:a|and|what about)(?: |$)")
 _SWITCH_INTENTS = frozenset({"task_status", "health"})
@@ -65,9 +66,12 @@ def follow_up(messages: Sequence[BaseMessage]) -> str | None:
     if len(spaced(answer).split()) > _ANSWER_WORDS:
         return None
     if _asked_back(between[-1]):
+        question = str(between[-1].content)
         if not set(intents(answer)) <= _SLOT_INTENTS:
-            return None
-        answer = _picked(answer, str(between[-1].content)) or answer
+            # «второй, расскажи про него»: a request of its own about the choice it picks
+            picked = _picked_first(answer, question)
+            return None if picked is None else picked
+        answer = _picked(answer, question) or _agreed(answer, question) or answer
     elif not (_SWITCH.match(spaced(answer)) and set(intents(answer)) <= _SWITCH_INTENTS):
         return None
     return f"{earlier.content} {answer}"
@@ -80,6 +84,22 @@ def _picked(answer: str, question: str) -> str | None:
     if place is None or not choices or place >= len(choices):
         return None
     return str(choices[place])
+
+
+def _picked_first(answer: str, question: str) -> str | None:
+    """«второй, расскажи про него»: the answer with its leading ordinal read as the choice."""
+    first, _, rest = answer.partition(" ")
+    choice = _picked(first.strip(" ,.;:!"), question)
+    return f"«{choice}» {rest}" if choice is not None and rest.strip() else None
+
+
+def _agreed(answer: str, question: str) -> str | None:
+    """«да, её» after «Последняя выкатка — … (задача e27f4a18…). Откатить её?»: yes to what the
+    question named — its tasks and backups by their ids."""
+    if not set(spaced(answer).split()) <= _YES:
+        return None
+    named = [*BACKUP_ID.findall(question), *task_ids(BACKUP_ID.sub(" ", question))]
+    return f"{answer} {' '.join(named)}" if named else None
 
 
 def small_talk(text: str) -> bool:
@@ -103,6 +123,8 @@ def elsewhere(
         return texts.ROLLBACK_ELSEWHERE
     page = context.object_type if context else None
     barred = page is not None and all(page not in CATALOGUE[tool].affinity for tool in tools)
-    if page is None or not barred or not all(writes(tool) for tool in tools):
+    # A read the page has a neighbour for answers with it; no tool of a page says a release.
+    pointed = all(writes(tool) for tool in tools) or vocab.SUPERSET_RELEASE.search(spaced(text))
+    if page is None or not barred or not pointed:
         return None  # not routed here, or a read: the next best tool answers
     return texts.ELSEWHERE.format(tool=CATALOGUE[tools[0]].title, page=texts.PAGES[page.value])

@@ -81,10 +81,45 @@ _NOT_FOR_PLANS = frozenset({"tasks_list", "backup_list", "environments", "health
 _TRANSLIT_I = re.compile(r"(?<=[aeiou])[ij](?![aeiou])")
 
 
+def _slips(word: str) -> set[str]:
+    """A word as fast typing gets it wrong: two neighbouring letters swapped («сдлеай»), or, in
+    a long word, a letter inside it left out («выполни» as «выпони»; never the last one, whose
+    loss makes another form: «перенес»)."""
+    swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    dropped = (
+        {word[:i] + word[i + 1 :] for i in range(1, len(word) - 1)} if len(word) >= 6 else set()
+    )
+    return (swapped | dropped) - {word}
+
+
+@cache
+def _mends() -> dict[str, str]:
+    """Each slip of a command's verb or the object it names, and the word it stands for (a slip
+    two words share, or that is itself one of them, is left as typed)."""
+    words = {*vocab.WRITE_COMMANDS, *vocab.TASK_COMMANDS, *vocab.MENDED_WORDS}
+    found: dict[str, set[str]] = {}
+    for word in words:
+        for slip in _slips(word):
+            found.setdefault(slip, set()).add(word)
+    return {
+        slip: meant.pop() for slip, meant in found.items() if len(meant) == 1 and slip not in words
+    }
+
+
+def mend(text: str) -> str:
+    """The text with the slips of :func:`_mends` typed right."""
+    mends = _mends()
+    return _WORD.sub(lambda m: mends.get(m[0].lower(), m[0]), text)
+
+
+_WORD = re.compile(r"\w+")
+
+
 def spaced(text: str) -> str:
     """Folded, with every run of non-letters one space: what the phrase patterns read. An «i» or
-    a «j» after a vowel is the «й» of a transliteration ("sozdai", "sdelaj" as «создай»)."""
-    return " ".join(re.findall(r"[a-z0-9]+", _TRANSLIT_I.sub("y", fold(text))))
+    a «j» after a vowel is the «й» of a transliteration ("sozdai", "sdelaj" as «создай»); a slip
+    of a command's word is read as the word (:func:`mend`)."""
+    return " ".join(re.findall(r"[a-z0-9]+", _TRANSLIT_I.sub("y", fold(mend(text)))))
 
 
 def phrases(items: Sequence[str], *, whole: bool = False) -> re.Pattern[str]:
@@ -132,6 +167,12 @@ def task_ids(text: str) -> list[str]:
     """The tasks a text names by id, in order."""
     lower = text.lower()
     return TASK_ID.findall(lower) or vocab.TASK_NAMED.findall(lower)
+
+
+def _orders(text: str) -> bool:
+    """An imperative write verb («перенеси», "deploy …"), not a noun («журнал миграций»)."""
+    said = spaced(SQL.sub(" ", text))
+    return bool(_WRITE_COMMAND.search(said) or _WRITE_COMMAND_EN.search(said))
 
 
 def asks(text: str) -> Asking | None:
@@ -183,6 +224,9 @@ def intents(text: str) -> list[str]:
     if "deploy" in found and "migration" not in found and vocab.ALL_DASHBOARDS.search(text):
         # «выкати все в стейдж»: every dashboard of the source is a migration, not one deploy.
         found[found.index("deploy")] = "migration"
+    if vocab.SUPERSET_RELEASE.search(said):
+        # «какая версия суперсета на проде?»: the environments say their releases
+        return ["environments", *(i for i in found if i not in ("timeline", "environments"))]
     if SQL.search(text):
         # A query to run, unless a verb says what else to do with it (format it, wrap it).
         found.append("execute_sql")
@@ -233,6 +277,8 @@ def _has_an_opinion(text: str, names: Sequence[str]) -> bool:
     return float(indexes().semantic.scores(text, names).max()) >= MEANING_FLOOR
 
 
+# Intents a command orders: said with a task's history («вчера упало»), the order comes first.
+_ORDERED = frozenset({"deploy", "migration", "rollback", "restore", "backup_make"})
 # Intents whose question is what the write would change, when they come first.
 _WRITES_ASKED_ABOUT = frozenset({"rollback", "compare", "migration", "deploy"})
 
@@ -285,6 +331,9 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
 
     if asking == "plan":  # what a write would change first, its history or list after
         found = sorted(found, key=lambda intent: intent in _NOT_FOR_PLANS)
+    elif asking is None and _ORDERED.intersection(found) and _orders(text):
+        # «перенеси на стейдж ещё раз, вчера же упало»: the order, not the records it mentions
+        found = sorted(found, key=lambda intent: intent == "tasks_list")
     if asking is not None and "timeline" in found and not _OUTCOME.search(spaced(text)):
         # «к какой версии можно откатиться?», «можно ли вернуть его к версии до…»: its versions
         found = ["timeline", *(intent for intent in found if intent != "timeline")]

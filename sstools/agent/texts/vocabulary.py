@@ -89,6 +89,13 @@ WRITE_COMMANDS_EN = (
     "delete", "bring", "recover", "snapshot", "save",
 )  # fmt: skip
 
+# Besides the command verbs, the words whose slips are read as them («сдлеай датасет», «бкэап»).
+MENDED_WORDS = (
+    "бэкап", "бекап", "датасет", "дашборд", "дашборды", "окружение", "окружения", "миграция",
+    "миграцию", "выкатку", "выкатка", "history", "backup", "dataset", "dashboard", "deploy",
+    "migrate", "rollback", "restore", "validate", "branch", "ветку",
+)  # fmt: skip
+
 # What a command may start with before its verb.
 COMMAND_LEAD = ("please", "ok", "okay", "go ahead and", "now", "pls")
 
@@ -105,6 +112,12 @@ READ_QUESTIONS = (
 
 # A question mark after these is politeness: «можешь выкатить в prod?» is a command.
 # «кто-то», «что-нибудь»: someone, something — no question asked.
+# «на какой версии суперсета прод?», "superset version": the environments' releases, not a
+# dashboard's versions (on the spaced text).
+SUPERSET_RELEASE = re.compile(
+    r"(?:^| )(?:versi\w*|release|reliz\w*)(?: \w+){0,3} superset|(?:^| )superset\w*(?: \w+){0,3} "
+    r"(?:versi\w*|release|reliz\w*)"
+)
 INDEFINITE = re.compile(r"(?:^| )(?:kto|chto|gde|kogda|kuda) (?:to|nibud|libo)(?= |$)")
 POLITE_ASKS = (
     "можешь", "можете", "сможешь", "можно", "пожалуйста", "давай", "сделаешь", "сделаете",
@@ -118,6 +131,9 @@ PAST_DEPLOYS = (
     "деплоил", "выкатывал", "выкатывала", "выкатили", "задеплоил", "раскатывал", "did … deploy",
     "did … ship", "was … deployed", "were … deployed", "was … pushed", "were … pushed",
     "got deployed", "has been deployed",
+    # Someone moved it (never «перенеси»: «кто» or «когда» comes first).
+    "кто … перенес", "кто … переносил", "кто … мигрировал", "когда … перенесли",
+    "когда … переносили", "who … migrated", "who … moved",
 )  # fmt: skip
 # A task asked about while it runs or as it ended: «проверка ещё идёт?», «бэкап прошёл?».
 IN_PROGRESS = (
@@ -318,6 +334,12 @@ THANKS = (
     "sps", "норм", "норма", "выручил", "vyruchil", "помог", "pomog", "молодец", "круто", "класс",
     "nice", "awesome", "perfect", "got", "it", "пока", "на", "этом", "bye", "that", "s", "all",
 )  # fmt: skip
+# «да, её», "yes, that one": an answer agreeing to what the question back named (folded words).
+AGREED = (
+    "да", "ага", "угу", "давай", "её", "ее", "его", "их", "из", "неё", "нее", "него", "эту",
+    "этот", "это", "конечно", "yes", "yep", "yeah", "sure", "ok", "okay", "that", "one",
+    "it", "go", "ahead", "please", "пожалуйста", "da", "davay",
+)  # fmt: skip
 # «первый», "the second": which of the choices a question back listed (folded, whole answer).
 ORDINALS = {
     "perviy": 0, "pervyy": 0, "pervaya": 0, "pervoe": 0, "pervyi": 0, "first": 0,
@@ -336,12 +358,16 @@ MEANING_ASKED = (
     "что значит", "что означает", "что такое", "что вообще значит", "что вообще такое",
     "что вообще означает", "объясни что такое", "расшифруй", "what is", "what are", "what does",
     "what do", "what s", "explain what", "explain", "meaning of",
+    # How it works and what it is for: «как работает откат», "how does a rollback work".
+    "как работает", "как работают", "как устроен", "как устроена", "как устроено",
+    "зачем нужен", "зачем нужна", "зачем нужны", "для чего нужен", "для чего нужна", "how does",
+    "how do", "what is the point of", "what s the point of",
 )  # fmt: skip
 MEANING_FILLERS = ("a", "an", "the", "статус", "status", "слово", "term", "этот", "это")
 # Words that may close such a question and ask nothing more: «что такое дрейф в вашем понимании».
 MEANING_TAILS = (
     "в вашем понимании", "в твоем понимании", "у вас", "у тебя", "тут", "здесь", "вообще",
-    "по смыслу", "here", "exactly", "in your terms", "in this tool",
+    "по смыслу", "here", "exactly", "in your terms", "in this tool", "work", "works",
 )  # fmt: skip
 TERMS = {
     "degraded": ("degraded", "есть проблемы"),

@@ -22,6 +22,7 @@ from sstools.auth.roles import Role
 from sstools.sql import SqlKind, SqlSyntaxError, classify
 
 S = ObjectType.dataset
+D = ObjectType.dashboard
 
 
 class ExploreArgs(DetailArgs):
@@ -98,28 +99,36 @@ def superset_format_sql(args: FormatSqlArgs, scope: CallScope) -> ToolRequest:
 
 
 class AuditArgs(ToolArgs):
-    object_type: str = Field(
-        default="dataset",
+    object_type: str | None = Field(
+        default=None,
         pattern="^(dataset|dashboard|database)$",
-        description="dataset, dashboard or database",
+        description="dataset, dashboard or database; defaults to the page's object (a dataset)",
     )
     object_id: ObjectId | None = Field(default=None, description="Defaults to the context")
 
 
-@environment_read(affinity=(S,))
+def audited_type(object_type: str | None, scope: CallScope) -> str:
+    """What an audit reads: the type named, else the page's dashboard or dataset, else a dataset."""
+    if object_type is not None:
+        return object_type
+    return D.value if scope.object_type is D else S.value
+
+
+@environment_read(affinity=(S, D))
 def superset_audit_permissions(args: AuditArgs, scope: CallScope) -> ToolRequest:
     """Which Superset roles can reach a dataset.
 
     Or a dashboard, database, and through which grant.
     """
-    target = ObjectType(args.object_type) if args.object_type != "database" else None
+    kind = audited_type(args.object_type, scope)
+    target = ObjectType(kind) if kind != "database" else None
     if target is None:
         if args.object_id is None:
             raise ToolArgumentError(texts.NO_DATABASE)
         identifier = args.object_id
     else:
         identifier = object_id(args.object_id, scope, target)
-    params = env_param(scope) | {"object_type": args.object_type, "object_id": identifier}
+    params = env_param(scope) | {"object_type": kind, "object_id": identifier}
     return ToolRequest(method="GET", path="/api/permissions/audit", params=params)
 
 
