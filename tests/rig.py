@@ -2,7 +2,8 @@
 dashboard «Отчёт», settings for environments that sign in with one fake's account, the app served
 with its task engine (waited on until every workflow ends), waiting for a task to end, rows stored
 in the app's database, a task's record, a fake Superset that answers its health check, a page's
-words, the ``sstools`` command run as a person runs it, and a dev environment that does not answer.
+words and the context it sends the agent, the ``sstools`` command run as a person runs it, and a
+dev environment that does not answer.
 """
 
 from __future__ import annotations
@@ -142,6 +143,22 @@ def words_of(page: str) -> str:
     """What a person reads of a page: its body's text without tags, white space folded."""
     body = page.split("<body", 1)[1].split(">", 1)[1] if "<body" in page else page
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+
+
+def page_context(
+    object_type: str, object_id: str, env_id: str, name: str | None = None
+) -> dict[str, Any]:
+    """The UIContext (version 1) an object's page sends with a message: ``/dashboards/10`` for
+    dashboard 10; ``name``, where given, as the page shows the object."""
+    named = {} if name is None else {"objectName": name}
+    return {
+        "contextVersion": 1,
+        "objectType": object_type,
+        "objectId": object_id,
+        **named,
+        "envId": env_id,
+        "route": f"/{object_type}s/{object_id}",
+    }
 
 
 def run_sstools(cwd: Path, environ: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
