@@ -98,9 +98,7 @@ def _while(confirmation_id: str, status: ConfirmationStatus, now: datetime) -> U
     )
 
 
-def approved_cards(
-    requester_id: str, *conditions: ColumnElement[bool]
-) -> Select[tuple[Confirmation]]:
+def approved_cards(requester_id: str, *conditions: ColumnElement[bool]) -> Select[Confirmation]:
     """The SELECT of the cards ``requester_id`` asked that were approved and meet ``conditions``."""
     return select(Confirmation).where(
         Confirmation.requester_id == requester_id,
