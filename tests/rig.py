@@ -1,8 +1,9 @@
 """Set-up shared by test modules in several folders, written once: a fake Superset holding the one
 dashboard «Отчёт», settings for environments that sign in with one fake's account, the app served
 with its task engine (waited on until every workflow ends), waiting for a task to end, rows stored
-in the app's database, a fake Superset that answers its health check, a page's words, the
-``sstools`` command run as a person runs it, and a dev environment that does not answer.
+in the app's database, a task's record, a fake Superset that answers its health check, a page's
+words and the context it sends the agent, the ``sstools`` command run as a person runs it, and a
+dev environment that does not answer.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import httpx
 from fastapi import FastAPI
@@ -22,6 +24,7 @@ from fastapi import FastAPI
 from sstools.app import create_app
 from sstools.config import Settings
 from sstools.storage.db import create_engine, session_factory
+from sstools.storage.models import TaskRecord
 from sstools.tasks import _runtime
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.conftest import make_settings, seed_users, write_environments_file
@@ -107,6 +110,20 @@ async def store_rows(settings: Settings, *rows: Any) -> None:
     await engine.dispose()
 
 
+def task_record(**fields: Any) -> TaskRecord:
+    """A task as its record is stored: a deploy into ``ss-dev`` the engineer started and that
+    succeeded, under a new id, but for ``fields``."""
+    values: dict[str, Any] = {
+        "id": uuid4().hex,
+        "kind": "deploy",
+        "workflow": "test",
+        "env_id": "ss-dev",
+        "started_by": "engineer",
+        "status": "succeeded",
+    }
+    return TaskRecord(**(values | fields))
+
+
 class AnswersHealth(httpx.AsyncBaseTransport):
     """The fake Superset, which also answers its health check (the fake alone does not), and,
     given a ``version``, says it runs that release."""
@@ -126,6 +143,22 @@ def words_of(page: str) -> str:
     """What a person reads of a page: its body's text without tags, white space folded."""
     body = page.split("<body", 1)[1].split(">", 1)[1] if "<body" in page else page
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+
+
+def page_context(
+    object_type: str, object_id: str, env_id: str, name: str | None = None
+) -> dict[str, Any]:
+    """The UIContext (version 1) an object's page sends with a message: ``/dashboards/10`` for
+    dashboard 10; ``name``, where given, as the page shows the object."""
+    named = {} if name is None else {"objectName": name}
+    return {
+        "contextVersion": 1,
+        "objectType": object_type,
+        "objectId": object_id,
+        **named,
+        "envId": env_id,
+        "route": f"/{object_type}s/{object_id}",
+    }
 
 
 def run_sstools(cwd: Path, environ: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

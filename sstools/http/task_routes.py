@@ -13,7 +13,7 @@ from sstools.http.services import Services
 from sstools.ids import MAX_ID
 from sstools.superset.errors import SupersetError
 from sstools.tasks.engine import TaskEngine
-from sstools.tasks.models import Task, TaskKind, TaskStatus
+from sstools.tasks.models import Task, TaskKind, TaskStatus, dashboard_key
 from sstools.texts import http as texts
 
 router = APIRouter(prefix="/api/tasks", tags=["tasks"])
@@ -73,7 +73,7 @@ async def list_tasks(
 
 
 async def _dashboard_key(services: Services, env_id: str | None, dashboard_id: int) -> str:
-    """``dashboard:<uuid>``, the key tasks claim the dashboard by (its id differs by place)."""
+    """The key tasks claim the dashboard by (:func:`dashboard_key`)."""
     if env_id is None:
         raise field_error("dashboard_env_id", texts.DASHBOARD_ENV_NEEDED, where="query")
     env = find_environment(services, env_id)
@@ -83,7 +83,7 @@ async def _dashboard_key(services: Services, env_id: str | None, dashboard_id: i
         raise HTTPException(502, texts.DASHBOARD_UNREADABLE.format(env=env.id)) from exc
     if found is None:
         raise HTTPException(404, texts.NO_DASHBOARD.format(id=dashboard_id, env=env.id))
-    return f"dashboard:{found[0]}"
+    return dashboard_key(found[0])
 
 
 @router.post("/{task_id}/cancel")

@@ -14,7 +14,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Update, select, update
+from sqlalchemy import ColumnElement, Select, Update, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.storage.db import changed_one
@@ -98,6 +98,15 @@ def _while(confirmation_id: str, status: ConfirmationStatus, now: datetime) -> U
     )
 
 
+def approved_cards(requester_id: str, *conditions: ColumnElement[bool]) -> Select[Confirmation]:
+    """The SELECT of the cards ``requester_id`` asked that were approved and meet ``conditions``."""
+    return select(Confirmation).where(
+        Confirmation.requester_id == requester_id,
+        Confirmation.status == ConfirmationStatus.approved,
+        *conditions,
+    )
+
+
 async def decide_once(
     session: AsyncSession,
     confirmation_id: str,
@@ -139,10 +148,9 @@ async def approved_similar(
     sign-in of ``token_version`` and after ``since``: (tool, environment, kind), the kind as
     the card showed it."""
     rows = await session.scalars(
-        select(Confirmation).where(
+        approved_cards(
+            requester_id,
             Confirmation.conversation_id == conversation_id,
-            Confirmation.requester_id == requester_id,
-            Confirmation.status == ConfirmationStatus.approved,
             Confirmation.similar.is_(True),
             Confirmation.requester_token_version == token_version,
             Confirmation.decided_at > since,

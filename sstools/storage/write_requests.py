@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sstools.environments import EnvironmentRegistry
 from sstools.metrics import count_approval
-from sstools.storage.confirmations import ConfirmationStatus
+from sstools.storage.confirmations import approved_cards
 from sstools.storage.db import changed_one
 from sstools.storage.models import Confirmation, WriteRequest
 
@@ -151,10 +151,9 @@ async def spend_agent_approval(
     Looked up by what was approved, never by an id the caller names: a model cannot point a write
     at another card's approval."""
     cards = await session.scalars(
-        select(Confirmation).where(
-            Confirmation.requester_id == requester_id,
+        approved_cards(
+            requester_id,
             Confirmation.env_id == env_id,
-            Confirmation.status == ConfirmationStatus.approved,
             Confirmation.second_by.is_not(None),
             Confirmation.grant_used_at.is_(None),
         )

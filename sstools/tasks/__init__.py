@@ -16,7 +16,7 @@ from sstools.tasks.errors import (
     TooManyTasks,
 )
 from sstools.tasks.failure import TaskFailed
-from sstools.tasks.models import Task, TaskKind, TaskProgress, TaskStatus
+from sstools.tasks.models import Task, TaskKind, TaskProgress, TaskStatus, dashboard_key
 from sstools.tasks.reasons import error_words
 from sstools.tasks.scheduled import scheduled_task
 from sstools.tasks.superset import with_superset
@@ -53,6 +53,7 @@ __all__ = [
     "TasksBusy",
     "TooManyTasks",
     "context",
+    "dashboard_key",
     "error_words",
     "failing_as",
     "progress",

@@ -9,6 +9,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
+def dashboard_key(uuid: str) -> str:
+    """``dashboard:<uuid>``, the key a task claims a dashboard by (its id differs by place)."""
+    return f"dashboard:{uuid}"
+
+
 class TaskKind(StrEnum):
     deploy = "deploy"
     migration = "migration"

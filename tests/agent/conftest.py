@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ from sstools.testing import LiveServer, Script, ScriptedChatModel
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
 from tests.agent.deploy_server import deploys  # noqa: F401  (a fixture)
 from tests.conftest import AuthHeaders
-from tests.rig import settings_for_places
+from tests.rig import page_context, settings_for_places
 from tests.support import done_or_card, read_events
 
 
@@ -157,60 +156,11 @@ class Agent:
 
 
 def dashboard_context(object_id: str = "10", env_id: str = "ss-dev") -> dict[str, Any]:
-    return {
-        "contextVersion": 1,
-        "objectType": "dashboard",
-        "objectId": object_id,
-        "objectName": "Отчёт по энергопотреблению",
-        "envId": env_id,
-        "route": f"/dashboards/{object_id}",
-    }
+    return page_context("dashboard", object_id, env_id, "Отчёт по энергопотреблению")
 
 
 def dataset_context(object_id: str = "15", env_id: str = "staging") -> dict[str, Any]:
-    return {
-        "contextVersion": 1,
-        "objectType": "dataset",
-        "objectId": object_id,
-        "objectName": "energy_consumption",
-        "envId": env_id,
-        "route": f"/datasets/{object_id}",
-    }
-
-
-# The model's call that deletes every sale: a write, so always a card first.
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
-
-
-async def delete_sales_card(
-    agent: Agent, env_id: str = "prod", role: Role = Role.engineer
-) -> tuple[str, dict[str, Any]]:
-    """«удали продажи» asked by ``role`` on a dataset page of ``env_id``, the model calling
-    ``DELETE``: the conversation, and the card it stopped at."""
-    cid, events = await agent.ask("удали продажи", dataset_context(env_id=env_id), role)
-    assert events[-1]["type"] == "confirm_required", events
-    return cid, events[-1]
-
-
-@dataclass
-class HandClock:
-    """The runtime's clock, moved by hand: expiry without sleeping."""
-
-    now: datetime = field(default_factory=lambda: datetime.now(UTC))
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-async def delete_sales_card_on_a_hand_clock(
-    agent: Agent,
-) -> tuple[HandClock, str, dict[str, Any]]:
-    """The runtime's clock put in the test's hand, then :func:`delete_sales_card` on prod:
-    (the clock, the conversation, the card)."""
-    clock = HandClock()
-    agent.app.state.agent.clock = clock
-    cid, card = await delete_sales_card(agent)
-    return clock, cid, card
+    return page_context("dataset", object_id, env_id, "energy_consumption")
 
 
 AgentFactory = Callable[[Script], Any]
@@ -267,6 +217,7 @@ DASHBOARD_DATA = {"get_dashboard_data"}
 # Issue 36, round 6: who can open it (the audit reads the page's dashboard).
 DASHBOARD_AUDIT = {"superset_audit_permissions"}
 DASHBOARD_SET = SPEC_DASHBOARD_SET | DASHBOARD_PAGE_READS | DASHBOARD_DATA | DASHBOARD_AUDIT
+# Story 1, acceptance 4: exactly these on a dataset's page.
 DATASET_SET = {
     "superset_explore_database",
     "superset_format_sql",

@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sstools.config import Settings
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import DELETE, HandClock, delete_sales_card_on_a_hand_clock
+from tests.agent.cards import DELETE, HandClock, delete_sales_card_on_a_hand_clock
 from tests.agent.test_second_approval import _approve, _deny, _second_engineer
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

@@ -17,7 +17,8 @@ from sstools.auth.tokens import Principal, issue_token
 from sstools.auth.users import add_user
 from sstools.config import Settings
 from sstools.testing import call_tool
-from tests.agent.conftest import dashboard_context, dataset_context
+from tests.agent.cards import DELETE, delete_sales_card
+from tests.agent.conftest import dashboard_context
 from tests.agent.deploy_server import DeployServer
 from tests.support import read_events, types
 
@@ -90,11 +91,8 @@ async def test_similar_is_refused_for_prod_and_for_sql_and_the_card_still_waits(
         assert (await _approve(agent, cid, card)).status_code == 200  # still waits: as it was
     assert len(server.applies) == 1
 
-    delete = {"sql": "delete from sales where 1=1", "database_id": 1}
-    async with make_agent(call_tool("superset_execute_sql", delete)) as agent:
-        cid = await agent.conversation()
-        await agent.send(cid, "удали продажи", dataset_context(env_id="ss-dev"))
-        card = (await read_events(agent.client, cid, agent.auth(Role.engineer)))[-1]
+    async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
+        cid, card = await delete_sales_card(agent, env_id="ss-dev")
         assert card["decision"]["stage"] == "dev"
         assert card["decision"]["similar"] is False  # SQL is never approved ahead
         assert (await _approve(agent, cid, card, similar=True)).status_code == 422

@@ -9,18 +9,13 @@ from typing import Any
 
 import pytest
 
-from sstools.testing import call_tool
-from tests.agent.conftest import dashboard_context
+from tests.agent.cards import asked_on_a_dashboard
 from tests.agent.deploy_server import DeployServer
 from tests.support import types
 
-DEPLOY = {"target_env_id": "staging"}
+DEPLOY = ("deploy_dashboard", {"target_env_id": "staging"})
+ASKED = "выкати этот дашборд в staging"
 TWO_CONNECTIONS = {"db-target": "Демо-данные", "db-dwh": "Склад DWH"}
-
-
-async def _card(agent: Any, text: str = "выкати этот дашборд в staging") -> tuple[str, Any]:
-    cid, events = await agent.ask(text, dashboard_context())
-    return cid, events
 
 
 async def test_a_database_mapped_on_the_card_is_planned_again_and_applied_as_mapped(
@@ -28,8 +23,7 @@ async def test_a_database_mapped_on_the_card_is_planned_again_and_applied_as_map
 ) -> None:
     server, url = deploys
     server.target_databases = TWO_CONNECTIONS
-    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
-        cid, events = await _card(agent)
+    async with asked_on_a_dashboard(make_agent, url, DEPLOY, ASKED) as (agent, cid, events):
         card = events[-1]
         assert card["type"] == "confirm_required", events
         rows = [edit for edit in card["decision"]["edits"] if edit["field"] == "database_mapping"]
@@ -75,8 +69,7 @@ async def test_a_mapping_the_card_did_not_offer_is_a_422_and_the_card_still_wait
 ) -> None:
     server, url = deploys
     server.target_databases = TWO_CONNECTIONS
-    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
-        cid, events = await _card(agent)
+    async with asked_on_a_dashboard(make_agent, url, DEPLOY, ASKED) as (agent, cid, events):
         card = events[-1]
         answer = await agent.edit(cid, card, {"database_mapping": mapping})
         assert answer.status_code == 422, answer.text
@@ -93,9 +86,8 @@ async def test_one_connection_matched_offers_no_mapping(
     make_agent: Any, deploys: tuple[DeployServer, str]
 ) -> None:
     _, url = deploys
-    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
-        _, events = await _card(agent)
-    fields = [edit["field"] for edit in events[-1]["decision"]["edits"]]
+    async with asked_on_a_dashboard(make_agent, url, DEPLOY, ASKED) as (_, _, events):
+        fields = [edit["field"] for edit in events[-1]["decision"]["edits"]]
     assert "database_mapping" not in fields
 
 
@@ -104,10 +96,9 @@ async def test_a_database_the_target_lacks_gives_no_card_but_names_the_targets_d
 ) -> None:
     server, url = deploys
     server.target_databases = {"db-dwh": "Склад DWH", "db-lake": "Озеро"}
-    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
-        _, events = await _card(agent)
+    async with asked_on_a_dashboard(make_agent, url, DEPLOY, ASKED) as (_, _, events):
+        refused = next(event for event in events if event["type"] == "tool_result")
     assert "confirm_required" not in types(events)
-    refused = next(event for event in events if event["type"] == "tool_result")
     assert refused["outcome"] == "refused"
     assert "В цели нет базы «Демо-данные»; её базы: «Склад DWH», «Озеро»" in refused["message"]
     assert server.applies == []
@@ -120,8 +111,7 @@ async def test_a_new_target_drops_the_mapping_made_for_the_old_one(
     mapping, and changing both at once is refused, the card still waiting."""
     server, url = deploys
     server.target_databases = TWO_CONNECTIONS
-    async with make_agent(call_tool("deploy_dashboard", DEPLOY), tools_base_url=url) as agent:
-        cid, events = await _card(agent)
+    async with asked_on_a_dashboard(make_agent, url, DEPLOY, ASKED) as (agent, cid, events):
         card = events[-1]
         both = {"target_env_id": "prod", "database_mapping": {"Демо-данные": "Склад DWH"}}
         refused = await agent.edit(cid, card, both)

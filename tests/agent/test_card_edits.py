@@ -24,37 +24,39 @@ from sstools.agent.tools import CATALOGUE, CallScope
 from sstools.auth.roles import Role
 from sstools.storage.models import AuditEntry
 from sstools.testing import call_tool
+from tests.agent.cards import asked_on_a_dashboard
 from tests.agent.conftest import ENVS, dashboard_context
 from tests.agent.deploy_server import DeployServer
 from tests.support import types
 
 MIGRATE = {"dashboard_ids": [10, 11, 12], "target_env_id": "prod"}
+ASKED = "перенеси дашборды 10, 11 и 12 в prod"
 
 
 async def _card(agent: Any) -> tuple[str, dict[str, Any]]:
-    cid, events = await agent.ask("перенеси дашборды 10, 11 и 12 в prod", dashboard_context())
+    cid, events = await agent.ask(ASKED, dashboard_context())
     assert events[-1]["type"] == "confirm_required", events
     return cid, events[-1]
 
 
 @asynccontextmanager
 async def _migration_card(
-    make_agent: Any, url: str
+    make_agent: Any, url: str, **settings: Any
 ) -> AsyncIterator[tuple[Any, str, dict[str, Any]]]:
-    """An agent whose model migrates ``MIGRATE`` (one approval for prod), its tools on ``url``,
-    asked to: (the agent, the conversation, the card it stopped at)."""
-    async with make_agent(
-        call_tool("execute_migration", MIGRATE), tools_base_url=url, approvals_prod=1
-    ) as agent:
-        cid, card = await _card(agent)
-        yield agent, cid, card
+    """An agent whose model migrates ``MIGRATE`` (``settings`` over the app's), its tools on
+    ``url``, asked to: (the agent, the conversation, the card it stopped at)."""
+    call = ("execute_migration", MIGRATE)
+    async with asked_on_a_dashboard(make_agent, url, call, ASKED, **settings) as asked:
+        agent, cid, events = asked
+        assert events[-1]["type"] == "confirm_required", events
+        yield agent, cid, events[-1]
 
 
 async def test_an_edited_card_is_planned_again_and_applies_exactly_the_edited_plan(
     make_agent: Any, deploys: tuple[DeployServer, str]
 ) -> None:
     server, url = deploys
-    async with _migration_card(make_agent, url) as (agent, cid, card):
+    async with _migration_card(make_agent, url, approvals_prod=1) as (agent, cid, card):
         edits = {edit["field"]: edit for edit in card["decision"]["edits"]}
         assert edits["dashboard_ids"]["kind"] == "subset"
         assert edits["dashboard_ids"]["value"] == ["10", "11", "12"]
@@ -135,7 +137,7 @@ async def test_an_edit_the_card_did_not_offer_is_a_422_naming_the_field_and_chan
     make_agent: Any, deploys: tuple[DeployServer, str], args: dict[str, Any], field: str
 ) -> None:
     server, url = deploys
-    async with _migration_card(make_agent, url) as (agent, cid, card):
+    async with _migration_card(make_agent, url, approvals_prod=1) as (agent, cid, card):
         answer = await agent.edit(cid, card, args)
         assert answer.status_code == 422, answer.text
         problem = answer.json()["detail"][0]
@@ -153,7 +155,7 @@ async def test_an_edit_is_checked_like_the_models_call_a_role_or_an_expired_card
     make_agent: Any, deploys: tuple[DeployServer, str]
 ) -> None:
     server, url = deploys
-    async with _migration_card(make_agent, url) as (agent, cid, card):
+    async with _migration_card(make_agent, url, approvals_prod=1) as (agent, cid, card):
         other = await agent.client.post(
             f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
             json={"decision": "edit", "args": {"target_env_id": "staging"}},
@@ -240,8 +242,7 @@ async def test_an_edit_that_leaves_nothing_to_approve_is_still_told_to_the_model
     changed, so it does not report the target it proposed."""
     server, url = deploys
     server.in_sync = {"staging"}
-    async with make_agent(call_tool("execute_migration", MIGRATE), tools_base_url=url) as agent:
-        cid, card = await _card(agent)
+    async with _migration_card(make_agent, url) as (agent, cid, card):
         assert (await agent.edit(cid, card, {"target_env_id": "staging"})).status_code == 200
         events = await agent.events_after(cid, card)
     assert "confirm_required" not in types(events)

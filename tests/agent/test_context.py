@@ -20,16 +20,10 @@ from sstools.agent.context import (
 )
 from sstools.storage.models import AuditEntry
 from sstools.testing import answer
+from tests.rig import page_context
 
 ENVS = {"ss-dev", "staging", "prod"}
-VALID: dict[str, Any] = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "10",
-    "objectName": "Отчёт по энергопотреблению",
-    "envId": "ss-dev",
-    "route": "/dashboards/10",
-}
+VALID = page_context("dashboard", "10", "ss-dev", "Отчёт по энергопотреблению")
 
 
 def test_agctx_fr_004_valid_context_is_accepted() -> None:

@@ -16,16 +16,10 @@ from sstools.agent.context import (
     parse_uicontext,
     prompt_block,
 )
+from tests.rig import page_context
 
 ENVS = {"ss-dev", "staging", "prod"}
-V1: dict[str, Any] = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "10",
-    "objectName": "Отчёт",
-    "envId": "ss-dev",
-    "route": "/dashboards/10",
-}
+V1 = page_context("dashboard", "10", "ss-dev", "Отчёт")
 COUNTRY = {"column": "country", "op": "IN", "values": ["Россия", "Казахстан"]}
 V2: dict[str, Any] = {
     **V1,

@@ -9,7 +9,7 @@ from sstools.auth.users import set_role
 from sstools.http.services import Services
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import DELETE, delete_sales_card
+from tests.agent.cards import DELETE, delete_sales_card
 from tests.support import types
 
 

@@ -18,14 +18,8 @@ from sstools.config import Settings
 from sstools.storage.models import AuditEntry, Confirmation, Conversation
 from sstools.testing import answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import (
-    DASHBOARD_SET,
-    DELETE,
-    dashboard_context,
-    dataset_context,
-    delete_sales_card,
-    delete_sales_card_on_a_hand_clock,
-)
+from tests.agent.cards import DELETE, delete_sales_card, delete_sales_card_on_a_hand_clock
+from tests.agent.conftest import DASHBOARD_SET, dashboard_context, dataset_context
 from tests.support import read_events, start_conversation, types
 
 

@@ -15,12 +15,8 @@ from sstools.config import Settings
 from sstools.storage.models import AuditEntry
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import (
-    DELETE,
-    dataset_context,
-    delete_sales_card,
-    delete_sales_card_on_a_hand_clock,
-)
+from tests.agent.cards import DELETE, delete_sales_card, delete_sales_card_on_a_hand_clock
+from tests.agent.conftest import dataset_context
 from tests.support import read_events, types
 
 

@@ -16,7 +16,8 @@ from sstools.agent.offline.planner import OfflinePlanner
 from sstools.auth.roles import Role
 from sstools.testing import answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import DELETE, dashboard_context, delete_sales_card
+from tests.agent.cards import DELETE, delete_sales_card
+from tests.agent.conftest import dashboard_context
 from tests.support import types
 
 

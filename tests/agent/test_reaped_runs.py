@@ -22,7 +22,8 @@ from sstools.config import Settings
 from sstools.storage.advisory import advisory_key, libpq_url, lock_parts
 from sstools.testing import Script, answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import DELETE, Agent, dataset_context, delete_sales_card
+from tests.agent.cards import DELETE, delete_sales_card
+from tests.agent.conftest import Agent, dataset_context
 from tests.conftest import seed_users
 from tests.support import read_events, types
 from tests.tasks.support import eventually

@@ -12,10 +12,9 @@ from sstools.auth.users import add_user, remove_user
 from sstools.config import Settings
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
+from tests.agent.cards import DELETE
 from tests.agent.conftest import dataset_context
 from tests.support import read_events
-
-DELETE = {"sql": "delete from sales where 1=1", "database_id": 1}
 
 
 def _headers(settings: Settings, username: str, role: Role = Role.engineer) -> dict[str, str]:

@@ -22,7 +22,8 @@ from sstools.config import Settings
 from sstools.storage.models import AuditEntry, Confirmation
 from sstools.testing import call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import DELETE, dashboard_context, dataset_context, delete_sales_card
+from tests.agent.cards import DELETE, delete_sales_card
+from tests.agent.conftest import dashboard_context, dataset_context
 from tests.agent.deploy_server import DeployServer
 from tests.support import read_events, types
 

@@ -25,13 +25,8 @@ from sstools.storage import llm_usage
 from sstools.storage.models import ConversationMessage, LlmUsage, User
 from sstools.testing import LiveServer, Script, answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset, RoutingTransport
-from tests.agent.conftest import (
-    DELETE,
-    Agent,
-    HandClock,
-    dashboard_context,
-    delete_sales_card,
-)
+from tests.agent.cards import DELETE, HandClock, delete_sales_card
+from tests.agent.conftest import Agent, dashboard_context
 from tests.conftest import AuthHeaders, second_engineer
 from tests.openai_server import chat_through_openai_client
 from tests.support import ask, read_events, types

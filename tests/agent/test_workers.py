@@ -28,7 +28,8 @@ from sstools.storage.db import connection_budget, create_engine, migrate, sessio
 from sstools.storage.models import Conversation, ConversationEvent
 from sstools.testing import answer, call_tool
 from sstools.testing.fake_superset import FakeSuperset
-from tests.agent.conftest import DELETE, dataset_context, delete_sales_card
+from tests.agent.cards import DELETE, delete_sales_card
+from tests.agent.conftest import dataset_context
 from tests.conftest import seed_users
 from tests.support import read_events, types
 from tests.tasks.support import eventually

@@ -11,16 +11,15 @@ from sstools.environments import EnvironmentRegistry
 from sstools.storage import tasks as records
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import TaskRecord
+from tests.rig import task_record
 
 UUID = "5731bb99-0d40-471f-a7b5-973ff5b909a3"
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
 def _deploy(task_id: str, minutes: int, approved_by: str | None) -> TaskRecord:
-    return TaskRecord(
+    return task_record(
         id=task_id,
-        kind="deploy",
-        workflow="test",
         objects=["Energy KPIs"],
         object_keys=[f"dashboard:{UUID}"],
         env_id="prod",

@@ -20,6 +20,7 @@ from sstools.sandbox import Sandbox
 from sstools.testing import LiveServer, free_port
 from tests.conftest import AuthHeaders, make_settings, seed_users
 from tests.openai_server import ScriptedOpenAI, tool_then_text
+from tests.rig import page_context
 from tests.support import read_events, types
 
 
@@ -39,14 +40,7 @@ async def test_story1_independent_test_with_the_offline_planner(
                 )
             ).json()["offered"]
             cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
-            context = {
-                "contextVersion": 1,
-                "objectType": "dashboard",
-                "objectId": "10",
-                "objectName": "Отчёт по энергопотреблению",
-                "envId": "ss-dev",
-                "route": "/dashboards/10",
-            }
+            context = page_context("dashboard", "10", "ss-dev", "Отчёт по энергопотреблению")
             await live.post(
                 f"/api/agent/conversations/{cid}/messages",
                 headers=headers,

@@ -17,24 +17,13 @@ from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.testing import LiveServer
+from tests.agent.conftest import DATASET_SET
 from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import Superset
 from tests.openai_server import ScriptedOpenAI
 from tests.support import read_events, types
 
 QUESTION = "есть ли проблемы с этим датасетом?"
-# Story 1 acceptance 4: exactly these on a dataset's page.
-DATASET_TOOLS = {
-    "superset_explore_database",
-    "superset_format_sql",
-    "superset_audit_permissions",
-    "superset_execute_sql",
-    "superset_create_dataset",
-    "search_dashboards",
-    "get_task_status",
-    "list_environments",
-    "show_capabilities",
-}
 COLUMNS = {"day", "region", "consumption_mwh"}
 # dev: the source environment, which the other engineers' tests only read (staging is restored
 # into and deployed to while tests run, so its dependents come and go).
@@ -121,7 +110,7 @@ async def test_story1_acceptance2_with_the_offline_planner(
     offered = (
         await offline.get(f"/api/agent/tools?objectType=dataset&envId={ENV}", headers=headers)
     ).json()["offered"]
-    assert set(offered) == DATASET_TOOLS
+    assert set(offered) == DATASET_SET
     events = await _ask(offline, headers, _context(dataset_id, ENV, "energy_consumption"))
     assert types(events) == ["run_started", "tool_call", "tool_result", "message", "done"]
     assert events[1]["tool"] == "superset_explore_database"
@@ -171,7 +160,7 @@ async def test_story1_acceptance2_with_a_model(
         "superset_explore_database"
     ]
     offered = {tool["function"]["name"] for tool in llm.requests[0]["tools"]}
-    assert offered == DATASET_TOOLS
+    assert offered == DATASET_SET
     # the model was told which dataset, and read its overview (not a list of databases)
     tool_message = json.loads(llm.requests[1]["messages"][-1]["content"])
     assert tool_message["id"] == dataset_id

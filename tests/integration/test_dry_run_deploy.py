@@ -20,16 +20,10 @@ from sstools.storage.models import AuditEntry
 from sstools.testing import LiveServer
 from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import Restore, Superset
+from tests.rig import page_context
 from tests.support import read_events, types
 
-CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "10",
-    "objectName": "Отчёт по энергопотреблению",
-    "envId": "ss-dev",
-    "route": "/dashboards/10",
-}
+CONTEXT = page_context("dashboard", "10", "ss-dev", "Отчёт по энергопотреблению")
 
 
 async def _prod_twin(superset: Superset) -> int:

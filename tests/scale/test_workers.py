@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.rig import page_context
 from tests.scale.conftest import Pair
 from tests.support import read_events, types
 
@@ -24,23 +25,11 @@ DASHBOARD_PATH = "/api/v1/dashboard/1"
 
 
 def dashboard_context() -> dict[str, Any]:
-    return {
-        "contextVersion": 1,
-        "objectType": "dashboard",
-        "objectId": "1",
-        "envId": "ss-dev",
-        "route": "/dashboards/1",
-    }
+    return page_context("dashboard", "1", "ss-dev")
 
 
 def prod_dataset_context() -> dict[str, Any]:
-    return {
-        "contextVersion": 1,
-        "objectType": "dataset",
-        "objectId": "1",
-        "envId": "prod",
-        "route": "/datasets/1",
-    }
+    return page_context("dataset", "1", "prod")
 
 
 def interrupted(event: dict[str, Any]) -> bool:

@@ -11,6 +11,7 @@ import pytest
 from sstools.storage import tasks as records
 from sstools.storage.db import create_engine, migrate, session_factory
 from sstools.storage.models import TaskRecord
+from tests.rig import task_record
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -24,14 +25,12 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def record(task_id: str, kind: str, keys: list[str] | None, minutes: int) -> TaskRecord:
-    return TaskRecord(
+    return task_record(
         id=task_id,
         kind=kind,
-        workflow="test",
         objects=["Energy KPIs"],
         object_keys=keys,
         env_id="staging",
-        started_by="engineer",
         status="queued",
         created_at=T0 + timedelta(minutes=minutes),
     )

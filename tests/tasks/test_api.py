@@ -15,9 +15,10 @@ from sstools.auth.users import add_user
 from sstools.config import Settings
 from sstools.http.auth import CurrentUser
 from sstools.storage.db import create_engine, session_factory
-from sstools.storage.models import AuditEntry, TaskRecord
+from sstools.storage.models import AuditEntry
 from sstools.tasks import TaskKind, TaskStatus
 from tests.conftest import AuthHeaders
+from tests.rig import task_record
 from tests.tasks.conftest import Database, Served
 from tests.tasks.support import task_reaches
 from tests.tasks.workflows import gate, write_steps
@@ -232,15 +233,8 @@ async def test_digits_that_name_two_tasks_are_refused_asking_for_more(
     async with starting.tasks.sessions() as session:
         for tail in ("a" * 24, "b" * 24):
             session.add(
-                TaskRecord(
-                    id=f"c0ffee00{tail}",
-                    kind="deploy",
-                    workflow="test",
-                    objects=["Energy KPIs"],
-                    env_id="prod",
-                    source="ss-dev",
-                    started_by="engineer",
-                    status="succeeded",
+                task_record(
+                    id=f"c0ffee00{tail}", objects=["Energy KPIs"], env_id="prod", source="ss-dev"
                 )
             )
         await session.commit()

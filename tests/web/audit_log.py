@@ -12,7 +12,7 @@ from sstools.config import Settings
 from sstools.storage import audit
 from sstools.storage.db import create_engine, session_factory
 from sstools.storage.models import Confirmation, TaskRecord, WriteRequest
-from tests.rig import store_rows
+from tests.rig import store_rows, task_record
 
 FORMULA_NAME = '=HYPERLINK("http://evil.test","Отчёт")'
 
@@ -52,6 +52,25 @@ async def log_entry(settings: Settings, ago: timedelta, **entry: Any) -> None:
     await engine.dispose()
 
 
+async def log_decision(
+    settings: Settings, ago: timedelta, card: Confirmation, outcome: str, **detail: Any
+) -> None:
+    """The row the app writes when the card's person decides it (``outcome``), ``ago`` before
+    now; ``detail`` adds to it or overrides who decided and which card."""
+    await log_entry(
+        settings,
+        ago,
+        **{
+            "action": "confirmation_decided",
+            "outcome": outcome,
+            "username": card.username,
+            "conversation_id": card.conversation_id,
+            "confirmation_id": card.id,
+            **detail,
+        },
+    )
+
+
 def _two_people_deploy() -> tuple[Confirmation, TaskRecord, TaskRecord]:
     """A prod deploy the engineer asked for and engineer2 approved, and the rollback that undid
     it twenty minutes later."""
@@ -66,26 +85,18 @@ def _two_people_deploy() -> tuple[Confirmation, TaskRecord, TaskRecord]:
     card.task_id = uuid4().hex
     now = clock.now()
     snapshot = {"commit": "c" * 40, "files": 6}
-    deploy = TaskRecord(
+    deploy = task_record(
         id=card.task_id,
-        kind="deploy",
-        workflow="t",
         objects=["Отчёт по энергопотреблению"],
         env_id="prod",
-        started_by="engineer",
         approved_by="engineer2",
-        status="succeeded",
         result={"imported": ["Отчёт по энергопотреблению"], "snapshot": snapshot},
         created_at=now - timedelta(minutes=30),
     )
-    rollback = TaskRecord(
-        id=uuid4().hex,
+    rollback = task_record(
         kind="rollback",
-        workflow="t",
         objects=["Отчёт по энергопотреблению"],
         env_id="prod",
-        started_by="engineer",
-        status="succeeded",
         created_at=now - timedelta(minutes=20),
     )
     return card, deploy, rollback
@@ -114,26 +125,8 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
         objects=["дашборд «Склад»: изменить"],
     )
     read = make_card("superset_execute_sql", "ss-dev", "engineer", kind="read")
-    failed_task = TaskRecord(
-        id=uuid4().hex,
-        kind="deploy",
-        workflow="t",
-        objects=["Продажи"],
-        env_id="ss-dev",
-        started_by="engineer",
-        status="failed",
-        error="Superset не ответил",
-    )
-    dev_task = TaskRecord(
-        id=dev.task_id,
-        kind="deploy",
-        workflow="t",
-        objects=["Отчёт"],
-        env_id="ss-dev",
-        started_by="engineer",
-        status="succeeded",
-        result={"imported": ["Отчёт"]},
-    )
+    failed_task = task_record(objects=["Продажи"], status="failed", error="Superset не ответил")
+    dev_task = task_record(id=dev.task_id, objects=["Отчёт"], result={"imported": ["Отчёт"]})
     held = WriteRequest(
         kind="deploy",
         body={},
@@ -191,53 +184,18 @@ async def seed_audit(settings: Settings) -> dict[str, Any]:
             tool="list_tasks",
             kind="read",
         )
-    await log_entry(
-        settings,
-        timedelta(days=10),
-        action="confirmation_decided",
-        outcome="approved",
-        username="engineer",
-        conversation_id=old.conversation_id,
-        confirmation_id=old.id,
-    )
-    await log_entry(  # the dev card was edited first: the edit closes nothing
+    await log_decision(settings, timedelta(days=10), old, "approved")
+    await log_decision(  # the dev card was edited first: the edit closes nothing
         settings,
         5 * minute,
-        action="confirmation_decided",
-        outcome="edited",
-        username="engineer",
-        conversation_id=dev.conversation_id,
+        dev,
+        "edited",
         confirmation_id=uuid4().hex,
         reason="цель: Superset prod → Superset dev",
     )
-    await log_entry(
-        settings,
-        4 * minute,
-        action="confirmation_decided",
-        outcome="approved",
-        username="engineer",
-        conversation_id=read.conversation_id,
-        confirmation_id=read.id,
-    )
-    await log_entry(
-        settings,
-        3 * minute,
-        action="confirmation_decided",
-        outcome="approved",
-        username="engineer",
-        conversation_id=dev.conversation_id,
-        confirmation_id=dev.id,
-    )
-    await log_entry(
-        settings,
-        2 * minute,
-        action="confirmation_decided",
-        outcome="denied",
-        username="admin",
-        conversation_id=sql.conversation_id,
-        confirmation_id=sql.id,
-        reason="+не сегодня",
-    )
+    await log_decision(settings, 4 * minute, read, "approved")
+    await log_decision(settings, 3 * minute, dev, "approved")
+    await log_decision(settings, 2 * minute, sql, "denied", reason="+не сегодня")
     await log_entry(
         settings,
         2 * minute,

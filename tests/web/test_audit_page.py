@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
 
 import httpx
 import pytest
@@ -21,11 +20,11 @@ from sstools import clock
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.http.auth import SESSION_COOKIE
-from sstools.storage.models import ConversationEvent, TaskRecord
+from sstools.storage.models import ConversationEvent
 from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import AuthHeaders, app_client, environments_for, make_settings, seed_users
-from tests.rig import store_rows
-from tests.web.audit_log import FORMULA_NAME, log_entry, make_card, seed_audit
+from tests.rig import store_rows, task_record
+from tests.web.audit_log import FORMULA_NAME, log_decision, log_entry, make_card, seed_audit
 
 # The query reads JSON and compares rows in SQL: its tests run on both databases.
 BOTH_DATABASES = pytest.mark.parametrize("settings", ["sqlite", "postgres"], indirect=True)
@@ -263,14 +262,7 @@ async def test_an_mcp_write_without_a_request_and_a_card_s_task_from_its_chat(
             face="mcp",
         )
     card = make_card("superset_create_dataset", "ss-dev", "engineer")
-    task = TaskRecord(
-        id=uuid4().hex,
-        kind="documentation",
-        workflow="t",
-        env_id="ss-dev",
-        started_by="engineer",
-        status="succeeded",
-    )
+    task = task_record(kind="documentation")
     said = ConversationEvent(
         conversation_id=card.conversation_id,
         seq=1,
@@ -284,15 +276,7 @@ async def test_an_mcp_write_without_a_request_and_a_card_s_task_from_its_chat(
         },
     )
     await store_rows(settings, card, task, said)
-    await log_entry(
-        settings,
-        2 * minute,
-        action="confirmation_decided",
-        outcome="approved",
-        username="engineer",
-        conversation_id=card.conversation_id,
-        confirmation_id=card.id,
-    )
+    await log_decision(settings, 2 * minute, card, "approved")
     mcp, chat = await _rows(api, auth(Role.admin), tool="superset_create_dataset")
     assert (mcp["face"], mcp["outcome"], mcp["refused_by"]) == ("mcp", "refused", "engineer")
     assert mcp["title"] == "Создание датасета"
@@ -314,15 +298,7 @@ async def test_an_approved_card_whose_call_wrote_nothing_says_why(
         },
     )
     await store_rows(settings, card, said)
-    await log_entry(
-        settings,
-        timedelta(seconds=30),
-        action="confirmation_decided",
-        outcome="approved",
-        username="engineer",
-        conversation_id=card.conversation_id,
-        confirmation_id=card.id,
-    )
+    await log_decision(settings, timedelta(seconds=30), card, "approved")
     [row] = await _rows(api, auth(Role.admin), tool="superset_create_dataset")
     assert (row["outcome"], row["task"]) == ("approved", None)
     assert row["call_failed"] == "Создание датасета не удалось: такой датасет уже есть"

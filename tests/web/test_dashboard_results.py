@@ -21,11 +21,11 @@ from sstools.agent.offline.intent import intents
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.storage.db import create_engine
-from sstools.storage.models import DashboardDocument, DashboardValidation, TaskRecord
+from sstools.storage.models import DashboardDocument, DashboardValidation
 from sstools.testing.fake_superset import FakeSuperset
 from sstools.web._document import parse
 from sstools.web.strings import UI
-from tests.rig import store_rows, words_of
+from tests.rig import store_rows, task_record, words_of
 
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 DASHBOARD_UUID = str(uuid5(NAMESPACE_URL, "3"))  # the fake's UUID of dashboard 3
@@ -217,19 +217,15 @@ def test_the_document_parser_keeps_only_plain_text_in_its_spans() -> None:
 
 async def seed_task(settings: Settings, **fields: Any) -> str:
     """A task as recorded before migration 0006: its ``object_keys`` NULL."""
-    task_id = uuid4().hex
     values: dict[str, Any] = {
-        "id": task_id,
         "workflow": "apply_plan",
-        "kind": "deploy",
-        "env_id": "ss-dev",
         "source": "prod",
-        "started_by": "engineer",
-        "status": "succeeded",
         "created_at": NOW,
         "finished_at": NOW + timedelta(seconds=20),
     }
-    await store_rows(settings, TaskRecord(**(values | fields)))
+    record = task_record(**(values | fields))
+    task_id = record.id
+    await store_rows(settings, record)
     engine = create_engine(settings.database_url)
     async with engine.begin() as connection:
         await connection.execute(

@@ -15,10 +15,9 @@ import pytest
 from sstools import clock
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.storage.models import TaskRecord
 from sstools.testing.fake_superset import FakeSuperset
 from tests.conftest import app_client
-from tests.rig import AnswersHealth, store_rows, words_of
+from tests.rig import AnswersHealth, store_rows, task_record, words_of
 
 
 class Held(httpx.AsyncBaseTransport):
@@ -58,15 +57,8 @@ async def _ended(client: httpx.AsyncClient) -> None:
 
 async def _deployed_into_dev(settings: Settings, task_id: str) -> None:
     """A deploy into ss-dev that succeeded just now, after the last report's check."""
-    succeeded = TaskRecord(
-        id=task_id,
-        kind="deploy",
-        workflow="deploy",
-        objects=["Отчёт"],
-        env_id="ss-dev",
-        started_by="engineer",
-        status="succeeded",
-        finished_at=clock.now() + timedelta(seconds=1),
+    succeeded = task_record(
+        id=task_id, objects=["Отчёт"], finished_at=clock.now() + timedelta(seconds=1)
     )
     await store_rows(settings, succeeded)
 

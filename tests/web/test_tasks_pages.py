@@ -19,11 +19,10 @@ import pytest
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.environments import EnvironmentRegistry
-from sstools.storage.models import TaskRecord
 from sstools.testing.fake_superset import FakeSuperset
 from sstools.web._task_words import Place, source_place
 from tests.conftest import AuthHeaders, app_client
-from tests.rig import AnswersHealth, store_rows
+from tests.rig import AnswersHealth, store_rows, task_record
 
 RAW_ID = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
@@ -37,17 +36,9 @@ def text_of(page: str) -> str:
 
 
 async def seed(settings: Settings, **fields: Any) -> str:
-    task_id = uuid4().hex
-    record = TaskRecord(
-        id=task_id,
-        workflow="test",
-        env_id=fields.pop("env_id", "ss-dev"),
-        started_by=fields.pop("started_by", "engineer"),
-        created_at=fields.pop("created_at", NOW),
-        **fields,
-    )
+    record = task_record(**({"created_at": NOW} | fields))
     await store_rows(settings, record)
-    return task_id
+    return record.id
 
 
 def deploy(**fields: Any) -> dict[str, Any]:

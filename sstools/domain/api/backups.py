@@ -26,7 +26,7 @@ from sstools.http.deps import ServicesDep, find_environment
 from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
-from sstools.tasks import Task, TaskKind
+from sstools.tasks import Task, TaskKind, dashboard_key
 from sstools.texts import backups as texts
 
 router = APIRouter(prefix="/api/backups", tags=["backups"])
@@ -175,7 +175,7 @@ async def apply_restore(
         raise
     plan = planned.plan
     names = [change.name for change in plan.dashboards]
-    keys = [f"dashboard:{change.uuid}" for change in plan.dashboards]
+    keys = [dashboard_key(change.uuid) for change in plan.dashboards]
 
     write = PlannedWrite(
         kind=TaskKind.restore,

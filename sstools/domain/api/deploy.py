@@ -30,7 +30,7 @@ from sstools.domain.writes import PlannedWrite, WriteRequestView
 from sstools.git_store import GitStore
 from sstools.http.deps import GitDep
 from sstools.http.services import Services
-from sstools.tasks import Task, TaskKind
+from sstools.tasks import Task, TaskKind, dashboard_key
 from sstools.texts import deploy as texts
 
 router = APIRouter(tags=["deploy"])
@@ -42,10 +42,6 @@ class ApplyRequest(PlanRequest):
     digest: Annotated[str, required_digest(texts.DIGEST_MISSING)] = Field(
         description="The `digest` of the plan (POST /api/deploy/plan)"
     )
-
-
-def _objects(keys: list[str]) -> list[str]:
-    return [f"dashboard:{uuid}" for uuid in keys]
 
 
 async def _approved_plan(
@@ -83,7 +79,7 @@ async def apply_deploy(
         cannot_apply=plan.cannot_apply(texts.NOT_APPLICABLE),
         body_field="database_mapping",
         objects=titles,
-        object_keys=_objects([one.uuid for one in order.dashboards]),
+        object_keys=[dashboard_key(one.uuid) for one in order.dashboards],
         stale=texts.STALE_PLAN.format(env=plan.target_env_id),
         source=source,
         workflow=apply_plan,

@@ -32,7 +32,7 @@ from sstools.http.deps import GitDep, ServicesDep
 from sstools.http.errors import field_error
 from sstools.http.services import Services
 from sstools.ids import ENV_ID_PATTERN
-from sstools.tasks import Task, TaskKind
+from sstools.tasks import Task, TaskKind, dashboard_key
 from sstools.texts import STAGES
 from sstools.texts import deploy as texts
 from sstools.texts import tasks as task_texts
@@ -133,10 +133,8 @@ async def apply_rollback(
     planned = await _plan(services, git, done, snapshot)
     plan = planned.plan
     order = await anyio.to_thread.run_sync(rollback_order, planned, services.settings.bundle_dir)
-    object_keys = [
-        f"dashboard:{uuid}"
-        for uuid in [*(one.uuid for one in order.restore), *order.delete_dashboards]
-    ]
+    restored = [one.uuid for one in order.restore]
+    object_keys = [dashboard_key(uuid) for uuid in [*restored, *order.delete_dashboards]]
 
     write = PlannedWrite(
         kind=TaskKind.rollback,

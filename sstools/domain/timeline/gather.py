@@ -26,6 +26,7 @@ from sstools.git_store import DEFAULT_BRANCH, GitStore
 from sstools.storage import tasks as records
 from sstools.superset import SupersetError, SupersetPool
 from sstools.superset.models import DashboardSummary
+from sstools.tasks import dashboard_key
 from sstools.texts import timeline as texts
 
 GIT_LIMIT = 50  # commits on main
@@ -77,7 +78,7 @@ async def snapshot_points(
 ) -> list[TimelinePoint]:
     """The snapshots deploys and migrations took of this dashboard before overwriting it."""
     found = await records.tasks_writing(
-        session, f"dashboard:{uuid}", kinds=_SNAPSHOTTING, limit=SNAPSHOT_LIMIT
+        session, dashboard_key(uuid), kinds=_SNAPSHOTTING, limit=SNAPSHOT_LIMIT
     )
     points = []
     for record in found:
