@@ -10,10 +10,13 @@ tools bound. Each call it makes is then checked as the graph's ``assess`` node c
 (:func:`sstools.agent.invocation.check_call`): a card (``NeedsConfirmation``) or a refusal with
 the role it needs (``Refused.required_role``).
 
-Scored on the held-back split and on the outsiders' held-back file (``requests_outsider.jsonl``;
+Scored on the held-back split and on the outsiders' held-back files (``requests_outsider.jsonl``
+and ``requests_outsider2.jsonl``, each by a writer who read neither the planner nor its tuning;
 the tune split's figures and misses go to stderr, the only ones tuning looks at): the first
 tool, questions that got a card, role-hidden requests refused naming the role, the slots, asking
-back for a missing slot, and the time of the planner's call.
+back for a missing slot, and the time of the planner's call. A request for a tool the page
+hides (AGCTX-FR-005: no backup beside a dashboard) is right when the reply says where to ask
+(:func:`points_elsewhere`), as a role-hidden one is when it names the role.
 Slots count over every expected one (a wrong first tool misses them all). A role-hidden request
 is refused when a call is denied for exactly that role, or when a reply with no call names the
 role (``show_capabilities`` or another tool does not count). An ask-back counts when the reply
@@ -73,6 +76,8 @@ REQUESTS = Path(__file__).resolve().parent / "data" / "requests.jsonl"
 # The second held-back set, written by someone who read neither the planner nor its tuning
 # (its header says who and when): scored beside ours, its misses never printed.
 OUTSIDER = REQUESTS.with_name("requests_outsider.jsonl")
+# A third, by another writer on 7 December, the same way (issue 36, round 6).
+OUTSIDER2 = REQUESTS.with_name("requests_outsider2.jsonl")
 
 TOOL_GOAL = 0.95
 SLOT_GOAL = 0.95
@@ -424,11 +429,13 @@ GOALS: tuple[tuple[str, str, str, str, float, float], ...] = (
 
 def rows(requests_file: Path | None = None) -> list[Row]:
     score("tune")  # also the warm-up: the first requests pay for the indexes and page faults
-    if requests_file is None:  # both held-back sets: ours, and the one written by an outsider
+    if requests_file is None:  # the held-back sets: ours, and the two written by outsiders
         outsider = read_requests(OUTSIDER, lenient=True)
+        second = read_requests(OUTSIDER2, lenient=True)
         return [
             *_rows(score("heldout"), "held-back"),
             *_rows(score("outsider", outsider, held_back=True), "outsiders' held-back"),
+            *_rows(score("outsider2", second, held_back=True), "second outsiders' held-back"),
         ]
     ignored = unknown_keys(requests_file)
     if ignored:
