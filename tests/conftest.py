@@ -280,15 +280,19 @@ def worker_fleet(worker: str | None) -> SandboxSettings:
     return SandboxSettings(fleet=worker, base_port=base_port + 10 * index)
 
 
-@pytest.fixture(scope="session")
-def sandbox() -> Iterator[Sandbox]:
-    """The three real Superset instances; stopped at the end only if this session started them."""
-    fleet = Sandbox(worker_fleet(os.environ.get("PYTEST_XDIST_WORKER")))
+def brought_up(fleet: Sandbox, label: str) -> Iterator[Sandbox]:
+    """``fleet`` up for as long as it is used; stopped after only if it was not running before."""
     already_running = all(status.healthy for status in fleet.status())
-    fleet.up(progress=lambda line: print(f"[sandbox] {line}", file=sys.stderr))
+    fleet.up(progress=lambda line: print(f"[{label}] {line}", file=sys.stderr))
     yield fleet
     if not already_running:
         fleet.down()
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[Sandbox]:
+    """The three real Superset instances; stopped at the end only if this session started them."""
+    yield from brought_up(Sandbox(worker_fleet(os.environ.get("PYTEST_XDIST_WORKER"))), "sandbox")
 
 
 @pytest.fixture

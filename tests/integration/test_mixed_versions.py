@@ -10,7 +10,6 @@ staging (older into newer); the deploy's rollback brings prod back exactly.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from sstools.git_store import normalise
 from sstools.sandbox import Sandbox, SandboxSettings
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD
 from sstools.superset import SupersetClient
-from tests.conftest import app_client, make_settings, seed_users
+from tests.conftest import app_client, brought_up, make_settings, seed_users
 from tests.integration.deploy_support import started_task, wait_for_task
 
 pytestmark = pytest.mark.integration
@@ -48,11 +47,7 @@ def mixed_fleet() -> Iterator[Sandbox]:
             versions={"prod": PROD_RELEASE},
         )
     )
-    already_running = all(status.healthy for status in fleet.status())
-    fleet.up(progress=lambda line: print(f"[mixed sandbox] {line}", file=sys.stderr))
-    yield fleet
-    if not already_running:
-        fleet.down()
+    yield from brought_up(fleet, "mixed sandbox")
 
 
 @pytest.fixture
