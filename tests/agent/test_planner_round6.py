@@ -87,7 +87,7 @@ def asked(
 
 def test_who_can_open_this_dashboard_is_the_dashboards_permission_audit() -> None:
     outcome = asked("кто может открыть этот дашборд?", Role.analyst, ObjectType.dashboard)
-    assert outcome.first_tool == "superset_audit_permissions"
+    assert outcome.calls == [("superset_audit_permissions", {"object_type": "dashboard"})]
     # With no type named, the audit reads the page's object: this dashboard, not a dataset.
     scope = CallScope(env_id="ss-dev", object_type=ObjectType.dashboard, object_id=10)
     request = superset_audit_permissions(AuditArgs(), scope)
@@ -175,3 +175,25 @@ def test_a_pick_with_a_request_of_its_own_is_about_the_choice() -> None:
     )
     assert outcome.first_tool == "get_health_summary"
     assert outcome.calls[0][1]["dashboard_id"] == 4  # «Regional Sales Trends» in ss-dev
+
+
+def test_a_new_tables_dataset_lives_in_the_schema_its_database_uses() -> None:
+    outcome = asked("зарегай tariffs_legacy датасетом, плиз")
+    assert outcome.calls == [
+        (
+            "superset_create_dataset",
+            {"database_id": 1, "table": "tariffs_legacy", "schema_name": "main"},
+        )
+    ]
+
+
+def test_tables_of_a_schema_are_read_in_the_one_database_there_is() -> None:
+    outcome = asked("какие таблицы лежат в схеме main?")
+    assert outcome.calls == [
+        ("superset_explore_database", {"schema_name": "main", "database_id": 1})
+    ]
+
+
+def test_what_lags_behind_another_environment_is_the_one_asked_about() -> None:
+    outcome = asked("что на проде отстаёт от стейджа?")
+    assert outcome.calls == [("get_drift", {"env_id": "prod"})]

@@ -140,11 +140,36 @@ def resolve(
             args["task_id"] = known_task[0].id
     if name == "superset_audit_permissions" and "object_id" not in args and not numbered:
         args |= _audited_by_name(prose, fleet, here)
+    if name == "superset_audit_permissions" and on_dashboard and "object_type" not in args:
+        args["object_type"] = "dashboard"  # «кто может открыть этот дашборд?»: the page's, said
     if name == "superset_explore_database" and "table" not in args:
         _table_named(args, prose, context, fleet)  # "columns of weather_daily?"
+    on_a_dataset = context is not None and context.object_type is ObjectType.dataset
+    if name == "superset_explore_database" and "schema_name" in args and not on_a_dataset:
+        args |= _the_database(args, fleet, here)  # «какие таблицы в схеме main?»: in which base
     if name == "superset_execute_sql" and "sql" not in args:
         return _data_question(args, said, context, fleet)
+    if name == "superset_create_dataset" and "table" in args and "schema_name" not in args:
+        args |= _schema_of(args.get("database_id"), fleet, here)  # "register weather_daily"
     return args
+
+
+def _the_database(args: dict[str, Any], fleet: Fleet, here: str | None) -> dict[str, Any]:
+    """The one database this environment's datasets live in, when the message names none."""
+    if "database_id" in args:
+        return {}
+    used = {one.database_id for one in fleet.datasets if one.env_id == here and one.database_id}
+    return {"database_id": used.pop()} if len(used) == 1 else {}
+
+
+def _schema_of(database_id: object, fleet: Fleet, here: str | None) -> dict[str, Any]:
+    """The database's schema when its datasets here all live in one: where a new table is."""
+    schemas = {
+        one.schema_name
+        for one in fleet.datasets
+        if one.env_id == here and one.database_id == database_id and one.schema_name
+    }
+    return {"schema_name": schemas.pop()} if len(schemas) == 1 else {}
 
 
 def _several(

@@ -180,7 +180,8 @@ def arguments(
     required = {key for key, field in fields.items() if field.is_required()}
     found = environments(said, known, here)
     if "source_env_id" not in fields:  # no «from» to fill: «сравни с продом» names where to
-        found = Environments((*found.targets, *found.sources), ())
+        # and where from is not it when both are named: «что на проде отстаёт от стейджа?»
+        found = Environments((*found.sources, *found.targets), ())
     args: dict[str, Any] = {}
     database = vocab.DATABASE_MENTION.search(said.prose)
     numbers = dashboards(said)

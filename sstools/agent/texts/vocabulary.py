@@ -182,7 +182,7 @@ ENVIRONMENT_WORDS = {
 }
 
 # Before an environment: it is where from («из стейджа», "from staging"), not where to.
-SOURCE_MARKS = ("iz", "from", "s", "so", "ot")
+SOURCE_MARKS = ("iz", "from", "s", "so", "ot", "behind")
 # «здесь», "here": the page's environment.
 HERE_WORDS = ("zdes", "tut", "here", "tekuschee", "tekuschem", "tekuschego", "current")
 
