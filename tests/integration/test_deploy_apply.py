@@ -14,30 +14,19 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.git_store import normalise
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
-from sstools.superset import SupersetClient
 from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import (
     Restore,
     Superset,
+    applied,
+    deploy_plan,
+    rollback_plan,
     started_task,
+    superset_dashboard_id,
     wait_for_task,
 )
 
 ENGINEER = Role.engineer
-
-
-async def dashboard_id(client: SupersetClient, title: str) -> int:
-    page = await client.search_dashboards(title)
-    return next(item.id for item in page.items if item.title == title)
-
-
-async def plan(
-    client: httpx.AsyncClient, auth: AuthHeaders, body: dict[str, Any]
-) -> dict[str, Any]:
-    response = await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()
-    return result
 
 
 async def apply(
@@ -55,9 +44,9 @@ async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
 ) -> None:
     await restore("staging")
     dev, staging = superset("ss-dev"), superset("staging")
-    draft = await dashboard_id(dev, DEV_ONLY_DASHBOARD)
+    draft = await superset_dashboard_id(dev, DEV_ONLY_DASHBOARD)
     body = {"dashboard_ids": [draft], "source": {"env_id": "ss-dev"}, "target_env_id": "staging"}
-    planned = await plan(client, auth, body)
+    planned = await deploy_plan(client, auth, body)
     created = {
         (obj["kind"], obj["name"]) for obj in planned["objects"] if obj["action"] == "create"
     }
@@ -65,9 +54,8 @@ async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
     assert ("dashboard", DEV_ONLY_DASHBOARD) in created
     assert not (await staging.search_dashboards(DEV_ONLY_DASHBOARD)).items
 
-    started = await apply(client, auth, "/api/migrations", body, planned["digest"])
-    assert started.status_code == 202, started.text
-    task = await wait_for_task(client, auth, await started_task(client, settings, started))
+    migration = {**body, "digest": planned["digest"]}
+    task = await applied(client, auth, settings, "/api/migrations", migration)
 
     assert task["status"] == "succeeded", task
     assert task["result"]["imported"] == [DEV_ONLY_DASHBOARD]
@@ -75,7 +63,7 @@ async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
     assert found is not None
     assert found[1].title == DEV_ONLY_DASHBOARD
     # The plan counted exactly what appeared: each object it said it creates now exists.
-    again = await plan(client, auth, body)
+    again = await deploy_plan(client, auth, body)
     assert again["dashboards_changed"] == 0
     assert {obj["action"] for obj in again["objects"]} == {"unchanged"}
 
@@ -84,16 +72,17 @@ async def test_an_equal_dashboard_plans_unchanged_and_applying_it_changes_nothin
     client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
 ) -> None:
     dev, prod = superset("ss-dev"), superset("prod")
-    report = await dashboard_id(dev, "Отчёт по энергопотреблению")
+    report = await superset_dashboard_id(dev, "Отчёт по энергопотреблению")
     body = {"dashboard_ids": [report], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await plan(client, auth, body)
+    planned = await deploy_plan(client, auth, body)
     assert planned["dashboards_changed"] == 0
     assert {obj["action"] for obj in planned["objects"]} == {"unchanged"}
     before = await prod.find_dashboard("uuid", planned["dashboards"][0]["uuid"])
     assert before is not None
 
-    started = await apply(client, auth, "/api/deploy", body, planned["digest"])
-    task = await wait_for_task(client, auth, await started_task(client, settings, started))
+    task = await applied(
+        client, auth, settings, "/api/deploy", {**body, "digest": planned["digest"]}
+    )
 
     assert task["status"] == "succeeded", task
     assert task["result"]["imported"] == []
@@ -108,9 +97,9 @@ async def test_an_edit_in_the_target_after_the_plan_is_refused_with_409_and_noth
 ) -> None:
     await restore("staging")
     dev, staging = superset("ss-dev"), superset("staging")
-    kpis = await dashboard_id(dev, DRIFTED_DASHBOARD)
+    kpis = await superset_dashboard_id(dev, DRIFTED_DASHBOARD)
     body = {"dashboard_ids": [kpis], "source": {"env_id": "ss-dev"}, "target_env_id": "staging"}
-    planned = await plan(client, auth, body)
+    planned = await deploy_plan(client, auth, body)
     assert planned["dashboards_changed"] == 1
     target_id = planned["dashboards"][0]["target_id"]
     edit = "/* edited in staging after the plan */"
@@ -135,7 +124,7 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
 ) -> None:
     await restore("prod")
     dev, prod = superset("ss-dev"), superset("prod")
-    kpis = await dashboard_id(dev, DRIFTED_DASHBOARD)
+    kpis = await superset_dashboard_id(dev, DRIFTED_DASHBOARD)
     branch = f"release/kpis-{kpis}"
     made = await client.post("/api/git/branches", json={"name": branch}, headers=auth(ENGINEER))
     assert made.status_code in (201, 409), made.text
@@ -145,7 +134,7 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
         headers=auth(ENGINEER),
     )
     assert committed.status_code == 200, committed.text
-    prod_id = await dashboard_id(prod, DRIFTED_DASHBOARD)
+    prod_id = await superset_dashboard_id(prod, DRIFTED_DASHBOARD)
     before = normalise(await prod.export_dashboards([prod_id]))
     assert DRIFT_MARKER not in str(before)
 
@@ -154,11 +143,11 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
         "source": {"env_id": "ss-dev", "git_ref": branch},
         "target_env_id": "prod",
     }
-    planned = await plan(client, auth, body)
+    planned = await deploy_plan(client, auth, body)
     dashboard = planned["dashboards"][0]
     assert (dashboard["action"], dashboard["fields"]) == ("update", ["css"])
-    started = await apply(client, auth, "/api/deploy", body, planned["digest"])
-    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
+    deploy = {**body, "digest": planned["digest"]}
+    deployed = await applied(client, auth, settings, "/api/deploy", deploy)
 
     assert deployed["status"] == "succeeded", deployed
     assert deployed["source"] == f"git:{branch}"
@@ -167,20 +156,11 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
     assert DRIFT_MARKER in css  # prod changed
 
     # The rollback is a plan too (from the pinned snapshot commit), applied by its digest.
-    rollback_plan = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback/plan",
-        json={"env_id": "prod"},
-        headers=auth(ENGINEER),
-    )
-    assert rollback_plan.status_code == 200, rollback_plan.text
-    assert rollback_plan.json()["snapshot_commit"] == deployed["result"]["snapshot"]["commit"]
-    undo = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback",
-        json={"env_id": "prod", "digest": rollback_plan.json()["digest"]},
-        headers=auth(ENGINEER),
-    )
-    assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
+    undo = await rollback_plan(client, auth(ENGINEER), deployed["id"])
+    assert undo["snapshot_commit"] == deployed["result"]["snapshot"]["commit"]
+    rollback = f"/api/deploy/{deployed['id']}/rollback"
+    undone = {"env_id": "prod", "digest": undo["digest"]}
+    rolled_back = await applied(client, auth, settings, rollback, undone)
 
     assert rolled_back["status"] == "succeeded", rolled_back
     assert normalise(await prod.export_dashboards([prod_id])) == before
@@ -197,9 +177,9 @@ async def test_applying_the_plan_just_made_reads_the_target_once_and_never_the_s
     once (one export, which holds the connection the dashboard's datasets use) instead of
     exporting the source and the target and listing both again."""
     dev, prod = superset("ss-dev"), superset("prod")
-    report = await dashboard_id(dev, "Отчёт по энергопотреблению")
+    report = await superset_dashboard_id(dev, "Отчёт по энергопотреблению")
     body = {"dashboard_ids": [report], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await plan(client, auth, body)
+    planned = await deploy_plan(client, auth, body)
     sent: list[httpx.URL] = []
     original = httpx.AsyncClient.send
 

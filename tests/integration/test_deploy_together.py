@@ -16,7 +16,13 @@ from sstools.git_store import normalise
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD
 from sstools.superset import SupersetClient
 from tests.conftest import AuthHeaders
-from tests.integration.deploy_support import Restore, Superset, started_task, wait_for_task
+from tests.integration.deploy_support import (
+    Restore,
+    Superset,
+    applied,
+    deploy_plan,
+    rollback_plan,
+)
 
 ENGINEER = Role.engineer
 SALES, WEATHER, REPORT = "Продажи по регионам", "Погода и нагрузка", "Отчёт по энергопотреблению"
@@ -32,20 +38,6 @@ async def _changed_on(client: SupersetClient, resource: str) -> dict[str, Any]:
     column = "changed_on" if resource == "database" else "changed_on_utc"
     rows = await client.list_all(resource, columns=["uuid", column])
     return {str(row["uuid"]): row[column] for row in rows}
-
-
-async def _plan(api: httpx.AsyncClient, auth: AuthHeaders, body: dict[str, Any]) -> dict[str, Any]:
-    response = await api.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))
-    assert response.status_code == 200, response.text
-    plan: dict[str, Any] = response.json()
-    return plan
-
-
-async def _run(
-    api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings, route: str, body: Any
-) -> dict[str, Any]:
-    started = await api.post(route, json=body, headers=auth(ENGINEER))
-    return await wait_for_task(api, auth, await started_task(api, settings, started))
 
 
 async def test_a_migration_lands_every_change_and_rewrites_nothing_the_plan_left_unchanged(
@@ -73,16 +65,16 @@ async def test_a_migration_lands_every_change_and_rewrites_nothing_the_plan_left
         "source": {"env_id": "ss-dev"},
         "target_env_id": "staging",
     }
-    planned = await _plan(client, auth, body)
+    planned = await deploy_plan(client, auth, body)
     assert planned["dashboards_changed"] == 3
-    task = await _run(
+    task = await applied(
         client, auth, settings, "/api/migrations", {**body, "digest": planned["digest"]}
     )
 
     assert task["status"] == "succeeded", task
     assert sorted(task["result"]["imported"]) == sorted([SALES, WEATHER, REPORT])
     assert task["result"]["not_imported"] == []
-    again = await _plan(client, auth, body)
+    again = await deploy_plan(client, auth, body)
     assert again["dashboards_changed"] == 0
     assert {obj["action"] for obj in again["objects"]} == {"unchanged"}
     for number in (sales, weather):
@@ -114,9 +106,9 @@ async def test_rolling_back_a_deploy_of_several_dashboards_restores_each_and_del
         "source": {"env_id": "ss-dev"},
         "target_env_id": "prod",
     }
-    planned = await _plan(client, auth, body)
+    planned = await deploy_plan(client, auth, body)
     assert planned["dashboards_changed"] == 3
-    deployed = await _run(
+    deployed = await applied(
         client, auth, settings, "/api/migrations", {**body, "digest": planned["digest"]}
     )
     assert deployed["status"] == "succeeded", deployed
@@ -125,11 +117,10 @@ async def test_rolling_back_a_deploy_of_several_dashboards_restores_each_and_del
     assert await prod.find_dashboard("uuid", draft) is not None
 
     rollback = f"/api/deploy/{deployed['id']}/rollback"
-    plan = await client.post(f"{rollback}/plan", json={"env_id": "prod"}, headers=auth(ENGINEER))
-    assert plan.status_code == 200, plan.text
-    assert plan.json()["dashboards_changed"] == 3
-    undone = await _run(
-        client, auth, settings, rollback, {"env_id": "prod", "digest": plan.json()["digest"]}
+    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
+    assert plan["dashboards_changed"] == 3
+    undone = await applied(
+        client, auth, settings, rollback, {"env_id": "prod", "digest": plan["digest"]}
     )
 
     assert undone["status"] == "succeeded", undone

@@ -22,7 +22,9 @@ from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import (
     Restore,
     Superset,
+    deploy_plan,
     frozen,
+    rollback_plan,
     started_task,
     superset_pid,
 )
@@ -75,13 +77,9 @@ async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for
     ids = sorted(int(row["id"]) for row in rows if row["dashboard_title"] in MIGRATED)
     assert len(ids) >= 3
     body = {"dashboard_ids": ids, "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await client.post("/api/deploy/plan", json=body, headers=auth(Role.engineer))
-    assert planned.status_code == 200, planned.text
-    started = await client.post(
-        "/api/migrations",
-        json={**body, "digest": planned.json()["digest"]},
-        headers=auth(Role.engineer),
-    )
+    planned = await deploy_plan(client, auth, body)
+    migration = {**body, "digest": planned["digest"]}
+    started = await client.post("/api/migrations", json=migration, headers=auth(Role.engineer))
     pid = superset_pid(sandbox, "prod")
     task_id = await started_task(client, settings, started)
 
@@ -108,11 +106,10 @@ async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for
             edited[row["dashboard_title"]] = PROD_EDIT in (css or "")
     assert edited == {title: title in pending for title in MIGRATED}, report
 
-    rollback = await client.post(
-        f"/api/deploy/{task_id}/rollback/plan", json={"env_id": "prod"}, headers=auth(Role.engineer)
-    )
-    assert rollback.status_code == 200, rollback.text  # not «у задачи нет снимка»
-    assert rollback.json()["snapshot_commit"] == report["snapshot"]["commit"]
+    rollback = await rollback_plan(
+        client, auth(Role.engineer), task_id
+    )  # not «у задачи нет снимка»
+    assert rollback["snapshot_commit"] == report["snapshot"]["commit"]
 
 
 async def test_a_backup_cancelled_during_its_export_leaves_no_part_file(
