@@ -8,26 +8,31 @@ the commit pinned in the task's result. Prod is put back afterwards (``restore``
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 import yaml
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.git_store import normalise
 from sstools.git_store._repo import Repository
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
-from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders, second_engineer
-from tests.integration.deploy_support import Restore, Superset, started_task, wait_for_task
-from tests.support import read_events
+from tests.integration.deploy_support import (
+    Restore,
+    Superset,
+    applied,
+    call_then_follow,
+    card_for,
+    decided,
+    deploy_plan,
+    followed_to_success,
+    live_agent,
+    rollback_plan,
+    superset_dashboard_id,
+)
 
 ENGINEER = Role.engineer
 TAMPERED = "TAMPERED by eng2"
@@ -45,34 +50,17 @@ async def _deploy_kpis_to_prod(
 ) -> tuple[dict[str, Any], int, dict[str, bytes]]:
     """Engineer A's finished deploy, prod's dashboard id, and prod's export from before it."""
     dev, prod = superset("ss-dev"), superset("prod")
-    page = await dev.search_dashboards(DRIFTED_DASHBOARD)
-    kpis = next(item.id for item in page.items if item.title == DRIFTED_DASHBOARD)
-    page = await prod.search_dashboards(DRIFTED_DASHBOARD)
-    prod_id = next(item.id for item in page.items if item.title == DRIFTED_DASHBOARD)
+    kpis = await superset_dashboard_id(dev, DRIFTED_DASHBOARD)
+    prod_id = await superset_dashboard_id(prod, DRIFTED_DASHBOARD)
     before = normalise(await prod.export_dashboards([prod_id]))
     body = {"dashboard_ids": [kpis], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))
-    assert planned.status_code == 200, planned.text
-    started = await client.post(
-        "/api/deploy", json={**body, "digest": planned.json()["digest"]}, headers=auth(ENGINEER)
-    )
-    assert started.status_code == 202, started.text
-    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
+    planned = await deploy_plan(client, auth, body)
+    deploy = {**body, "digest": planned["digest"]}
+    deployed = await applied(client, auth, settings, "/api/deploy", deploy)
     assert deployed["status"] == "succeeded", deployed
     css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
     assert DRIFT_MARKER in css  # prod changed
     return deployed, prod_id, before
-
-
-async def _rollback_plan(
-    client: httpx.AsyncClient, headers: dict[str, str], task_id: str
-) -> dict[str, Any]:
-    response = await client.post(
-        f"/api/deploy/{task_id}/rollback/plan", json={"env_id": "prod"}, headers=headers
-    )
-    assert response.status_code == 200, response.text
-    plan: dict[str, Any] = response.json()
-    return plan
 
 
 async def _rollbacks_of(
@@ -135,7 +123,7 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
     assert moved.id != pinned
 
     # The plan is the pinned commit's: the tampered title is nowhere in it.
-    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
     assert plan["snapshot_commit"] == pinned
     assert plan["deployed_by"] == "engineer"
     assert "запустил engineer" in plan["summary"]
@@ -153,13 +141,9 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
     assert "запустил engineer" in refused.json()["detail"]
     assert await _rollbacks_of(client, auth, deployed["id"]) == []
 
-    undo = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback",
-        json={"env_id": "prod", "digest": plan["digest"]},
-        headers=auth(ENGINEER),
-    )
-    assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
+    undo = {"env_id": "prod", "digest": plan["digest"]}
+    rollback = f"/api/deploy/{deployed['id']}/rollback"
+    rolled_back = await applied(client, auth, settings, rollback, undo)
 
     assert rolled_back["status"] == "succeeded", rolled_back
     assert rolled_back["result"]["snapshot_commit"] == pinned
@@ -184,8 +168,8 @@ async def test_a_rollback_applies_only_the_plan_it_was_shown(
     await restore("prod")
     deployed, prod_id, _ = await _deploy_kpis_to_prod(client, auth, superset, settings)
     route = f"/api/deploy/{deployed['id']}/rollback"
-    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
-    again = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
+    again = await rollback_plan(client, auth(ENGINEER), deployed["id"])
     assert again["digest"] == plan["digest"]  # stable while neither side moves
     elsewhere = await client.post(
         f"{route}/plan", json={"env_id": "staging"}, headers=auth(ENGINEER)
@@ -249,26 +233,6 @@ async def test_a_restore_needs_the_digest_of_its_plan(
     assert "restore/plan" in error["msg"]  # the empty one says where a digest comes from
 
 
-def roll_back_then_follow(task_id: str) -> Callable[[list[BaseMessage], list[str]], AIMessage]:
-    """A scripted model: roll the deploy back, then follow the task until it ends."""
-
-    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-        last = messages[-1]
-        if not isinstance(last, ToolMessage):
-            args = {"task_id": task_id, "env_id": "prod"}
-            call = {"name": "rollback_deploy", "args": args, "id": "call_rollback"}
-            return AIMessage(content="", tool_calls=[call])
-        result = json.loads(str(last.content))
-        if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
-            return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
-        time.sleep(0.5)  # a model's own pause between two looks at a task
-        call_id = f"call_status_{len(messages)}"
-        status = {"name": "get_task_status", "args": {"task_id": result["id"]}, "id": call_id}
-        return AIMessage(content="", tool_calls=[status])
-
-    return script
-
-
 async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
     client: httpx.AsyncClient,
     auth: AuthHeaders,
@@ -278,52 +242,25 @@ async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
 ) -> None:
     await restore("prod")
     deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset, settings)
-    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
     headers = auth(ENGINEER)
     # One approval for prod: this test is about the rollback card (a second approver's part is
     # tests/integration/test_second_approval.py).
     one_approval = settings.model_copy(update={"approvals_prod": 1})
-    app = create_app(
-        one_approval, chat_model=ScriptedChatModel(script=roll_back_then_follow(deployed["id"]))
-    )
-    with LiveServer(app) as server:
-        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
-            cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
-            await live.post(
-                f"/api/agent/conversations/{cid}/messages",
-                headers=headers,
-                json={
-                    "text": "откати выкатку",
-                    "uicontext": {"contextVersion": 1, "envId": "prod"},
-                },
-            )
-            events = await read_events(live, cid, headers)
-            card = events[-1]
-            assert card["type"] == "confirm_required", events
-            decision = card["decision"]
-            assert (decision["level"], decision["stage"]) == ("dangerous", "prod")
-            assert decision["impact"] == "1 дашборд будет изменён"
-            assert decision["digest"] == plan["digest"]
-            assert decision["objects"] == [f"дашборд «{DRIFTED_DASHBOARD}»: изменить (css)"]
-            assert (
-                DRIFT_MARKER
-                in (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"][
-                    "css"
-                ]
-            )  # nothing before the approval
+    script = call_then_follow("rollback_deploy", {"task_id": deployed["id"], "env_id": "prod"})
+    async with live_agent(one_approval, script) as live:
+        cid, card = await card_for(live, headers, "откати выкатку", GENERAL_PROD)
+        decision = card["decision"]
+        assert (decision["level"], decision["stage"]) == ("dangerous", "prod")
+        assert decision["impact"] == "1 дашборд будет изменён"
+        assert decision["digest"] == plan["digest"]
+        assert decision["objects"] == [f"дашборд «{DRIFTED_DASHBOARD}»: изменить (css)"]
+        css = (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
+        assert DRIFT_MARKER in css  # nothing before the approval
 
-            approved = await live.post(
-                f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-                json={"decision": "approve"},
-                headers=headers,
-            )
-            assert approved.status_code == 200, approved.text
-            events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=120)
+        events = await decided(live, headers, cid, card)
 
-    results = [event for event in events if event["type"] == "tool_result"]
-    assert results[0]["tool"] == "rollback_deploy"
-    assert results[0]["outcome"] == "ok", results[0]
-    assert "Задача завершилась: succeeded" in events[-2].get("text", ""), events[-3:]
+    followed_to_success(events, "rollback_deploy")
     assert normalise(await superset("prod").export_dashboards([prod_id])) == before
 
 
@@ -336,30 +273,23 @@ async def test_what_a_deploy_created_is_planned_as_delete_and_rolled_back_away(
 ) -> None:
     await restore("prod")
     dev, prod = superset("ss-dev"), superset("prod")
-    page = await dev.search_dashboards(DEV_ONLY_DASHBOARD)
-    draft = next(item.id for item in page.items if item.title == DEV_ONLY_DASHBOARD)
+    draft = await superset_dashboard_id(dev, DEV_ONLY_DASHBOARD)
     body = {"dashboard_ids": [draft], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = (await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))).json()
-    started = await client.post(
-        "/api/deploy", json={**body, "digest": planned["digest"]}, headers=auth(ENGINEER)
-    )
-    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
+    planned = await deploy_plan(client, auth, body)
+    deploy = {**body, "digest": planned["digest"]}
+    deployed = await applied(client, auth, settings, "/api/deploy", deploy)
     assert deployed["status"] == "succeeded", deployed
     uuid = planned["dashboards"][0]["uuid"]
     assert await prod.find_dashboard("uuid", uuid) is not None
 
-    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
     assert "будут удалены созданные ею: 1 дашборд" in plan["summary"]
     assert plan["dashboards_changed"] == 1
     deleted = [(o["kind"], o["name"]) for o in plan["objects"] if o["action"] == "delete"]
     assert ("dashboard", DEV_ONLY_DASHBOARD) in deleted
-    undo = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback",
-        json={"env_id": "prod", "digest": plan["digest"]},
-        headers=auth(ENGINEER),
-    )
-    assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
+    undo = {"env_id": "prod", "digest": plan["digest"]}
+    rollback = f"/api/deploy/{deployed['id']}/rollback"
+    rolled_back = await applied(client, auth, settings, rollback, undo)
     assert rolled_back["status"] == "succeeded", rolled_back
     assert rolled_back["result"]["deleted_dashboards"] == [uuid]
     assert await prod.find_dashboard("uuid", uuid) is None
