@@ -11,6 +11,7 @@ import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -142,35 +143,61 @@ async def started_task(api: httpx.AsyncClient, settings: Settings, answer: httpx
     return str(decided.json()["task_id"])
 
 
-async def deploy_plan(
-    api: httpx.AsyncClient, auth: AuthHeaders, body: dict[str, Any]
-) -> dict[str, Any]:
-    """The engineer's plan of ``body`` (answered 200)."""
-    response = await api.post("/api/deploy/plan", json=body, headers=auth(Role.engineer))
-    assert response.status_code == 200, response.text
-    plan: dict[str, Any] = response.json()
-    return plan
+@dataclass(frozen=True)
+class Deploys:
+    """A sandbox deploy test's rig: the app's API as the suite's people, each environment's
+    Superset client, and an environment put back as it was after the test."""
+
+    api: httpx.AsyncClient
+    auth: AuthHeaders
+    settings: Settings
+    superset: Superset
+    restore: Restore
+
+    async def changing(self, env_id: str) -> tuple[SupersetClient, SupersetClient]:
+        """ss-dev's client and ``env_id``'s, which is put back as it was after the test."""
+        await self.restore(env_id)
+        return self.superset("ss-dev"), self.superset(env_id)
+
+    async def plan(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The engineer's plan of ``body`` (answered 200)."""
+        response = await self.api.post(
+            "/api/deploy/plan", json=body, headers=self.auth(Role.engineer)
+        )
+        assert response.status_code == 200, response.text
+        plan: dict[str, Any] = response.json()
+        return plan
+
+    async def rollback_plan(self, task_id: str) -> dict[str, Any]:
+        """The engineer's plan of rolling prod back from that deploy task (answered 200)."""
+        response = await self.api.post(
+            f"/api/deploy/{task_id}/rollback/plan",
+            json={"env_id": "prod"},
+            headers=self.auth(Role.engineer),
+        )
+        assert response.status_code == 200, response.text
+        plan: dict[str, Any] = response.json()
+        return plan
+
+    async def applied(self, route: str, body: Any) -> dict[str, Any]:
+        """The engineer's write to ``route`` (a plan's body with its digest) started, a second
+        approval given where prod holds it (:func:`started_task`), and the task once it has
+        ended."""
+        started = await self.api.post(route, json=body, headers=self.auth(Role.engineer))
+        return await wait_for_task(
+            self.api, self.auth, await started_task(self.api, self.settings, started)
+        )
 
 
-async def rollback_plan(
-    api: httpx.AsyncClient, headers: dict[str, str], task_id: str
-) -> dict[str, Any]:
-    """The plan of rolling prod back from that deploy task (answered 200)."""
-    response = await api.post(
-        f"/api/deploy/{task_id}/rollback/plan", json={"env_id": "prod"}, headers=headers
-    )
-    assert response.status_code == 200, response.text
-    plan: dict[str, Any] = response.json()
-    return plan
-
-
-async def applied(
-    api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings, route: str, body: Any
-) -> dict[str, Any]:
-    """The engineer's write to ``route`` (a plan's body with its digest) started, a second
-    approval given where prod holds it (:func:`started_task`), and the task once it has ended."""
-    started = await api.post(route, json=body, headers=auth(Role.engineer))
-    return await wait_for_task(api, auth, await started_task(api, settings, started))
+@pytest.fixture
+def deploys(
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    settings: Settings,
+    superset: Superset,
+    restore: Restore,
+) -> Deploys:
+    return Deploys(client, auth, settings, superset, restore)
 
 
 async def superset_dashboard_id(client: SupersetClient, title: str) -> int:

@@ -21,6 +21,7 @@ from sstools.domain.backups.plan import export_environment
 from sstools.domain.deploy import portable
 from tests.conftest import AuthHeaders, app_client
 from tests.integration.deploy_support import (
+    Deploys,
     Restore,
     Script,
     Superset,
@@ -65,21 +66,16 @@ def comparable(files: dict[str, bytes]) -> dict[str, Any]:
 
 
 async def test_backup_of_dev_restored_into_staging_makes_staging_equal_to_the_backup(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    client: httpx.AsyncClient, auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("staging")
-    dev, staging = superset("ss-dev"), superset("staging")
+    dev, staging = await deploys.changing("staging")
     began = time.perf_counter()
     made = await back_up(client, auth, "ss-dev")
     backup_seconds = time.perf_counter() - began
 
     # The archive holds the whole of ss-dev, checksummed, with who, when and which Superset.
     dev_files = await export_environment(dev)
-    manifest, files = archive.read(archive.path_of(settings.backup_dir, made["backup_id"]))
+    manifest, files = archive.read(archive.path_of(deploys.settings.backup_dir, made["backup_id"]))
     assert files == dev_files
     assert manifest.counts == archive.counts_of(dev_files)
     assert manifest.counts["dashboards"] >= 12

@@ -21,16 +21,12 @@ from sstools.git_store._repo import Repository
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
 from tests.conftest import AuthHeaders, second_engineer
 from tests.integration.deploy_support import (
-    Restore,
-    Superset,
-    applied,
+    Deploys,
     call_then_follow,
     card_for,
     decided,
-    deploy_plan,
     followed_to_success,
     live_agent,
-    rollback_plan,
     superset_dashboard_id,
 )
 
@@ -45,18 +41,17 @@ async def engineer_b(settings: Settings) -> dict[str, str]:
     return await second_engineer(settings)
 
 
-async def _deploy_kpis_to_prod(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
-) -> tuple[dict[str, Any], int, dict[str, bytes]]:
-    """Engineer A's finished deploy, prod's dashboard id, and prod's export from before it."""
-    dev, prod = superset("ss-dev"), superset("prod")
+async def _deploy_kpis_to_prod(deploys: Deploys) -> tuple[dict[str, Any], int, dict[str, bytes]]:
+    """Engineer A's finished deploy, prod's dashboard id, and prod's export from before it
+    (prod is put back after the test)."""
+    dev, prod = await deploys.changing("prod")
     kpis = await superset_dashboard_id(dev, DRIFTED_DASHBOARD)
     prod_id = await superset_dashboard_id(prod, DRIFTED_DASHBOARD)
     before = normalise(await prod.export_dashboards([prod_id]))
     body = {"dashboard_ids": [kpis], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await deploy_plan(client, auth, body)
+    planned = await deploys.plan(body)
     deploy = {**body, "digest": planned["digest"]}
-    deployed = await applied(client, auth, settings, "/api/deploy", deploy)
+    deployed = await deploys.applied("/api/deploy", deploy)
     assert deployed["status"] == "succeeded", deployed
     css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
     assert DRIFT_MARKER in css  # prod changed
@@ -76,15 +71,9 @@ async def _rollbacks_of(
 
 
 async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
-    engineer_b: dict[str, str],
+    client: httpx.AsyncClient, auth: AuthHeaders, engineer_b: dict[str, str], deploys: Deploys
 ) -> None:
-    await restore("prod")
-    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset, settings)
+    deployed, prod_id, before = await _deploy_kpis_to_prod(deploys)
     snapshot = deployed["result"]["snapshot"]
     branch = f"snapshots/{deployed['id']}"
     assert snapshot["branch"] == branch
@@ -111,7 +100,7 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
     assert made.json()["detail"][0]["loc"] == ["body", "name"]
 
     # ...but the branch can still move behind sstools' back: straight through dulwich.
-    repository = Repository(settings.git_dir)
+    repository = Repository(deploys.settings.git_dir)
     path = f"dashboards/{dashboard_uuid}.yaml"
     _, held = repository.read(branch, [path])
     document = yaml.safe_load(held[path])
@@ -123,7 +112,7 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
     assert moved.id != pinned
 
     # The plan is the pinned commit's: the tampered title is nowhere in it.
-    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await deploys.rollback_plan(deployed["id"])
     assert plan["snapshot_commit"] == pinned
     assert plan["deployed_by"] == "engineer"
     assert "запустил engineer" in plan["summary"]
@@ -143,7 +132,7 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
 
     undo = {"env_id": "prod", "digest": plan["digest"]}
     rollback = f"/api/deploy/{deployed['id']}/rollback"
-    rolled_back = await applied(client, auth, settings, rollback, undo)
+    rolled_back = await deploys.applied(rollback, undo)
 
     assert rolled_back["status"] == "succeeded", rolled_back
     assert rolled_back["result"]["snapshot_commit"] == pinned
@@ -153,23 +142,18 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
         headers=auth(ENGINEER),
     )
     assert again.status_code == 409, again.text  # a rollback is not itself rolled back
-    title = (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]
+    title = (await deploys.superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]
     assert title["dashboard_title"] == DRIFTED_DASHBOARD
-    assert normalise(await superset("prod").export_dashboards([prod_id])) == before
+    assert normalise(await deploys.superset("prod").export_dashboards([prod_id])) == before
 
 
 async def test_a_rollback_applies_only_the_plan_it_was_shown(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    client: httpx.AsyncClient, auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("prod")
-    deployed, prod_id, _ = await _deploy_kpis_to_prod(client, auth, superset, settings)
+    deployed, prod_id, _ = await _deploy_kpis_to_prod(deploys)
     route = f"/api/deploy/{deployed['id']}/rollback"
-    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
-    again = await rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await deploys.rollback_plan(deployed["id"])
+    again = await deploys.rollback_plan(deployed["id"])
     assert again["digest"] == plan["digest"]  # stable while neither side moves
     elsewhere = await client.post(
         f"{route}/plan", json={"env_id": "staging"}, headers=auth(ENGINEER)
@@ -192,7 +176,7 @@ async def test_a_rollback_applies_only_the_plan_it_was_shown(
 
     # Prod moves after the plan: the approved digest no longer applies.
     edit = "/* edited in prod after the rollback plan */"
-    await superset("prod").put_json(f"/api/v1/dashboard/{prod_id}", {"css": edit})
+    await deploys.superset("prod").put_json(f"/api/v1/dashboard/{prod_id}", {"css": edit})
     stale = await client.post(
         route, json={"env_id": "prod", "digest": plan["digest"]}, headers=auth(ENGINEER)
     )
@@ -203,7 +187,7 @@ async def test_a_rollback_applies_only_the_plan_it_was_shown(
     assert (
         await _rollbacks_of(client, auth, deployed["id"]) == []
     )  # nothing started, nothing written
-    css = (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
+    css = (await deploys.superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
     assert css == edit
 
 
@@ -234,19 +218,15 @@ async def test_a_restore_needs_the_digest_of_its_plan(
 
 
 async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("prod")
-    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset, settings)
-    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
+    deployed, prod_id, before = await _deploy_kpis_to_prod(deploys)
+    prod = deploys.superset("prod")
+    plan = await deploys.rollback_plan(deployed["id"])
     headers = auth(ENGINEER)
     # One approval for prod: this test is about the rollback card (a second approver's part is
     # tests/integration/test_second_approval.py).
-    one_approval = settings.model_copy(update={"approvals_prod": 1})
+    one_approval = deploys.settings.model_copy(update={"approvals_prod": 1})
     script = call_then_follow("rollback_deploy", {"task_id": deployed["id"], "env_id": "prod"})
     async with live_agent(one_approval, script) as live:
         cid, card = await card_for(live, headers, "откати выкатку", GENERAL_PROD)
@@ -255,41 +235,36 @@ async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
         assert decision["impact"] == "1 дашборд будет изменён"
         assert decision["digest"] == plan["digest"]
         assert decision["objects"] == [f"дашборд «{DRIFTED_DASHBOARD}»: изменить (css)"]
-        css = (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
+        css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
         assert DRIFT_MARKER in css  # nothing before the approval
 
         events = await decided(live, headers, cid, card)
 
     followed_to_success(events, "rollback_deploy")
-    assert normalise(await superset("prod").export_dashboards([prod_id])) == before
+    assert normalise(await prod.export_dashboards([prod_id])) == before
 
 
 async def test_what_a_deploy_created_is_planned_as_delete_and_rolled_back_away(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    deploys: Deploys,
 ) -> None:
-    await restore("prod")
-    dev, prod = superset("ss-dev"), superset("prod")
+    dev, prod = await deploys.changing("prod")
     draft = await superset_dashboard_id(dev, DEV_ONLY_DASHBOARD)
     body = {"dashboard_ids": [draft], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await deploy_plan(client, auth, body)
+    planned = await deploys.plan(body)
     deploy = {**body, "digest": planned["digest"]}
-    deployed = await applied(client, auth, settings, "/api/deploy", deploy)
+    deployed = await deploys.applied("/api/deploy", deploy)
     assert deployed["status"] == "succeeded", deployed
     uuid = planned["dashboards"][0]["uuid"]
     assert await prod.find_dashboard("uuid", uuid) is not None
 
-    plan = await rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await deploys.rollback_plan(deployed["id"])
     assert "будут удалены созданные ею: 1 дашборд" in plan["summary"]
     assert plan["dashboards_changed"] == 1
     deleted = [(o["kind"], o["name"]) for o in plan["objects"] if o["action"] == "delete"]
     assert ("dashboard", DEV_ONLY_DASHBOARD) in deleted
     undo = {"env_id": "prod", "digest": plan["digest"]}
     rollback = f"/api/deploy/{deployed['id']}/rollback"
-    rolled_back = await applied(client, auth, settings, rollback, undo)
+    rolled_back = await deploys.applied(rollback, undo)
     assert rolled_back["status"] == "succeeded", rolled_back
     assert rolled_back["result"]["deleted_dashboards"] == [uuid]
     assert await prod.find_dashboard("uuid", uuid) is None
