@@ -32,6 +32,16 @@ from tests.support import read_events, start_conversation
 
 Superset = Callable[[str], SupersetClient]
 SECOND_CONNECTION = "Склад DWH"  # a second connection to the same demo data, in staging
+REPORT = "Отчёт по энергопотреблению"
+# The page of «Отчёт по энергопотреблению» in ss-dev, as the agent is asked from it.
+REPORT_PAGE = {
+    "contextVersion": 1,
+    "objectType": "dashboard",
+    "objectId": "10",
+    "objectName": REPORT,
+    "envId": "ss-dev",
+    "route": "/dashboards/10",
+}
 
 
 @pytest.fixture
@@ -229,6 +239,10 @@ def call_then_follow(tool: str, args: dict[str, Any]) -> Script:
     return script
 
 
+# Deploy the page's dashboard to prod, then follow the task to its end.
+deploy_then_follow = call_then_follow("deploy_dashboard", {"target_env_id": "prod"})
+
+
 @asynccontextmanager
 async def live_agent(settings: Settings, script: Script) -> AsyncIterator[httpx.AsyncClient]:
     """The app with that scripted model on a live server (the card waits in a real run)."""
@@ -239,12 +253,16 @@ async def live_agent(settings: Settings, script: Script) -> AsyncIterator[httpx.
 
 
 async def card_for(
-    live: httpx.AsyncClient, headers: dict[str, str], text: str, uicontext: dict[str, Any]
+    live: httpx.AsyncClient,
+    headers: dict[str, str],
+    text: str,
+    uicontext: dict[str, Any],
+    timeout_s: float = 20,
 ) -> tuple[str, dict[str, Any]]:
     """``text`` sent in a new conversation from ``uicontext``: its id and the card its run
     stopped at."""
     cid = await start_conversation(live, headers, text, uicontext)
-    events = await read_events(live, cid, headers)
+    events = await read_events(live, cid, headers, timeout_s=timeout_s)
     assert events[-1]["type"] == "confirm_required", events
     return cid, events[-1]
 

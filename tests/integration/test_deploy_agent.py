@@ -15,11 +15,14 @@ from sstools.auth.roles import Role
 from sstools.config import Settings
 from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import (
+    REPORT,
+    REPORT_PAGE,
+    Deploys,
     Restore,
     Superset,
-    call_then_follow,
     card_for,
     decided,
+    deploy_then_follow,
     followed_to_success,
     live_agent,
     wait_for_task,
@@ -27,23 +30,10 @@ from tests.integration.deploy_support import (
 from tests.support import read_events, start_conversation
 
 PROD_EDIT = "/* a hotfix made in prod */"
-REPORT = "Отчёт по энергопотреблению"
-CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "10",
-    "objectName": REPORT,
-    "envId": "ss-dev",
-    "route": "/dashboards/10",
-}
-
-
-# Deploy to prod, then ask for the task's status until it has ended (as a model would).
-deploy_then_follow = call_then_follow("deploy_dashboard", {"target_env_id": "prod"})
 
 
 async def _ask(client: httpx.AsyncClient, headers: dict[str, str]) -> tuple[str, dict[str, Any]]:
-    return await card_for(client, headers, "разверни этот дашборд в prod", CONTEXT)
+    return await card_for(client, headers, "разверни этот дашборд в prod", REPORT_PAGE)
 
 
 async def _prod_css(superset: Superset, uuid: str) -> str:
@@ -53,35 +43,31 @@ async def _prod_css(superset: Superset, uuid: str) -> str:
     return str(body["result"]["css"] or "")
 
 
-async def _edit_prod(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset
-) -> dict[str, Any]:
-    """A hotfix in prod, so dev's version differs from it; the plan dev → prod."""
+async def _edit_prod(deploys: Deploys) -> dict[str, Any]:
+    """A hotfix in prod (put back after the test), so dev's version differs from it; the plan
+    dev → prod."""
+    _, prod = await deploys.changing("prod")
+    client, analyst = deploys.api, deploys.auth(Role.analyst)
     body = {"dashboard_ids": [10], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    first = (await client.post("/api/deploy/plan", json=body, headers=auth(Role.analyst))).json()
+    first = (await client.post("/api/deploy/plan", json=body, headers=analyst)).json()
     target_id = first["dashboards"][0]["target_id"]
-    await superset("prod").put_json(f"/api/v1/dashboard/{target_id}", {"css": PROD_EDIT})
+    await prod.put_json(f"/api/v1/dashboard/{target_id}", {"css": PROD_EDIT})
     plan: dict[str, Any] = (
-        await client.post("/api/deploy/plan", json=body, headers=auth(Role.analyst))
+        await client.post("/api/deploy/plan", json=body, headers=analyst)
     ).json()
     return plan
 
 
 async def test_story2_deploy_to_prod_through_the_agent_applies_the_approved_plan(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    settings: Settings,
-    superset: Superset,
-    restore: Restore,
+    auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("prod")
-    plan = await _edit_prod(client, auth, superset)
+    plan = await _edit_prod(deploys)
     assert plan["dashboards_changed"] == 1
     uuid = plan["dashboards"][0]["uuid"]
     headers = auth(Role.engineer)
     # One approval for prod: story 2 as one person approves it (the second approver's part is
     # tests/integration/test_second_approval.py).
-    one_approval = settings.model_copy(update={"approvals_prod": 1})
+    one_approval = deploys.settings.model_copy(update={"approvals_prod": 1})
     async with live_agent(one_approval, deploy_then_follow) as live:
         cid, card = await _ask(live, headers)
         decision = card["decision"]
@@ -94,29 +80,26 @@ async def test_story2_deploy_to_prod_through_the_agent_applies_the_approved_plan
         assert decision["impact"] == "1 дашборд будет изменён"
         assert decision["digest"] == plan["digest"]
         assert f"дашборд «{REPORT}»: изменить (css)" in decision["objects"]
-        assert await _prod_css(superset, uuid) == PROD_EDIT  # nothing before the approval
+        assert await _prod_css(deploys.superset, uuid) == PROD_EDIT  # nothing before the approval
 
         events = await decided(live, headers, cid, card)
 
     results = followed_to_success(events, "deploy_dashboard")
     assert results[0]["task_id"]
     assert results[-1]["tool"] == "get_task_status"
-    assert PROD_EDIT not in await _prod_css(superset, uuid)  # dev's version is in prod
+    assert PROD_EDIT not in await _prod_css(deploys.superset, uuid)  # dev's version is in prod
 
 
 async def test_story2_a_denied_deploy_leaves_prod_unchanged(
     client: httpx.AsyncClient,
     auth: AuthHeaders,
-    settings: Settings,
-    superset: Superset,
-    restore: Restore,
+    deploys: Deploys,
 ) -> None:
-    await restore("prod")
-    plan = await _edit_prod(client, auth, superset)
+    plan = await _edit_prod(deploys)
     uuid = plan["dashboards"][0]["uuid"]
     headers = auth(Role.engineer)
     before = (await client.get("/api/tasks?env_id=prod", headers=headers)).json()
-    async with live_agent(settings, deploy_then_follow) as live:
+    async with live_agent(deploys.settings, deploy_then_follow) as live:
         cid, card = await _ask(live, headers)
         events = await decided(live, headers, cid, card, "deny", timeout_s=20)
         after = (await live.get("/api/tasks?env_id=prod", headers=headers)).json()
@@ -124,7 +107,7 @@ async def test_story2_a_denied_deploy_leaves_prod_unchanged(
     assert [event["type"] for event in events] == ["run_started", "cancelled", "message", "done"]
     assert events[1]["message"].startswith("Операция отменена: вы отклонили «Выкатка дашборда»")
     assert after == before  # no task was started
-    assert await _prod_css(superset, uuid) == PROD_EDIT
+    assert await _prod_css(deploys.superset, uuid) == PROD_EDIT
 
 
 def deploy_then_say(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
@@ -154,7 +137,7 @@ async def test_a_deploy_that_would_change_nothing_gets_no_card(
     before = (await client.get("/api/tasks?env_id=prod", headers=headers)).json()
     async with live_agent(settings, deploy_then_say) as live:
         cid = await start_conversation(
-            live, headers, "что изменится, если выкатить в prod?", CONTEXT
+            live, headers, "что изменится, если выкатить в prod?", REPORT_PAGE
         )
         events = await read_events(live, cid, headers)
     assert "confirm_required" not in [event["type"] for event in events]
