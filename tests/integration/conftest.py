@@ -12,6 +12,7 @@ from sstools.config import Settings
 from sstools.sandbox import Sandbox
 from tests.conftest import AuthHeaders, app_client, make_settings, seed_users
 from tests.integration.deploy_support import (  # noqa: F401  (fixtures)
+    deploys,
     restore,
     second_connection,
     superset,

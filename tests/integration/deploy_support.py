@@ -1,30 +1,47 @@
 """Deploy test support: Superset clients per environment, environments put back as they were,
-and waiting for a task."""
+waiting for a task, a plan applied and followed to its end, and the agent's card on a live server
+(a scripted model that follows its task, the card asked for, decided, and what the run said)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 import yaml
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.domain.deploy import import_bundle
 from sstools.git_store import normalise
 from sstools.sandbox import Sandbox
 from sstools.superset import SupersetClient
+from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders, second_engineer
+from tests.support import read_events, start_conversation
 
 Superset = Callable[[str], SupersetClient]
 SECOND_CONNECTION = "Склад DWH"  # a second connection to the same demo data, in staging
+REPORT = "Отчёт по энергопотреблению"
+# The page of «Отчёт по энергопотреблению» in ss-dev, as the agent is asked from it.
+REPORT_PAGE = {
+    "contextVersion": 1,
+    "objectType": "dashboard",
+    "objectId": "10",
+    "objectName": REPORT,
+    "envId": "ss-dev",
+    "route": "/dashboards/10",
+}
 
 
 @pytest.fixture
@@ -134,6 +151,148 @@ async def started_task(api: httpx.AsyncClient, settings: Settings, answer: httpx
     )
     assert decided.status_code == 200, decided.text
     return str(decided.json()["task_id"])
+
+
+@dataclass(frozen=True)
+class Deploys:
+    """A sandbox deploy test's rig: the app's API as the suite's people, each environment's
+    Superset client, and an environment put back as it was after the test."""
+
+    api: httpx.AsyncClient
+    auth: AuthHeaders
+    settings: Settings
+    superset: Superset
+    restore: Restore
+
+    async def changing(self, env_id: str) -> tuple[SupersetClient, SupersetClient]:
+        """ss-dev's client and ``env_id``'s, which is put back as it was after the test."""
+        await self.restore(env_id)
+        return self.superset("ss-dev"), self.superset(env_id)
+
+    async def plan(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The engineer's plan of ``body`` (answered 200)."""
+        response = await self.api.post(
+            "/api/deploy/plan", json=body, headers=self.auth(Role.engineer)
+        )
+        assert response.status_code == 200, response.text
+        plan: dict[str, Any] = response.json()
+        return plan
+
+    async def rollback_plan(self, task_id: str) -> dict[str, Any]:
+        """The engineer's plan of rolling prod back from that deploy task (answered 200)."""
+        response = await self.api.post(
+            f"/api/deploy/{task_id}/rollback/plan",
+            json={"env_id": "prod"},
+            headers=self.auth(Role.engineer),
+        )
+        assert response.status_code == 200, response.text
+        plan: dict[str, Any] = response.json()
+        return plan
+
+    async def applied(self, route: str, body: Any) -> dict[str, Any]:
+        """The engineer's write to ``route`` (a plan's body with its digest) started, a second
+        approval given where prod holds it (:func:`started_task`), and the task once it has
+        ended."""
+        started = await self.api.post(route, json=body, headers=self.auth(Role.engineer))
+        return await wait_for_task(
+            self.api, self.auth, await started_task(self.api, self.settings, started)
+        )
+
+
+@pytest.fixture
+def deploys(
+    client: httpx.AsyncClient,
+    auth: AuthHeaders,
+    settings: Settings,
+    superset: Superset,
+    restore: Restore,
+) -> Deploys:
+    return Deploys(client, auth, settings, superset, restore)
+
+
+async def superset_dashboard_id(client: SupersetClient, title: str) -> int:
+    """The id of the dashboard titled ``title`` in that Superset."""
+    page = await client.search_dashboards(title)
+    return next(item.id for item in page.items if item.title == title)
+
+
+Script = Callable[[list[BaseMessage], list[str]], AIMessage]
+
+
+def call_then_follow(tool: str, args: dict[str, Any]) -> Script:
+    """A scripted model: call ``tool`` with ``args``, then ask for its task's status until it
+    has ended (as a model would), and say how it ended."""
+
+    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
+        last = messages[-1]
+        if not isinstance(last, ToolMessage):
+            call = {"name": tool, "args": args, "id": f"call_{tool}"}
+            return AIMessage(content="", tool_calls=[call])
+        result = json.loads(str(last.content))
+        if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
+            return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
+        time.sleep(0.5)  # a model's own pause between two looks at a task
+        call_id = f"call_status_{len(messages)}"
+        status = {"name": "get_task_status", "args": {"task_id": result["id"]}, "id": call_id}
+        return AIMessage(content="", tool_calls=[status])
+
+    return script
+
+
+# Deploy the page's dashboard to prod, then follow the task to its end.
+deploy_then_follow = call_then_follow("deploy_dashboard", {"target_env_id": "prod"})
+
+
+@asynccontextmanager
+async def live_agent(settings: Settings, script: Script) -> AsyncIterator[httpx.AsyncClient]:
+    """The app with that scripted model on a live server (the card waits in a real run)."""
+    app = create_app(settings, chat_model=ScriptedChatModel(script=script))
+    with LiveServer(app) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
+            yield live
+
+
+async def card_for(
+    live: httpx.AsyncClient,
+    headers: dict[str, str],
+    text: str,
+    uicontext: dict[str, Any],
+    timeout_s: float = 20,
+) -> tuple[str, dict[str, Any]]:
+    """``text`` sent in a new conversation from ``uicontext``: its id and the card its run
+    stopped at."""
+    cid = await start_conversation(live, headers, text, uicontext)
+    events = await read_events(live, cid, headers, timeout_s=timeout_s)
+    assert events[-1]["type"] == "confirm_required", events
+    return cid, events[-1]
+
+
+async def decided(
+    live: httpx.AsyncClient,
+    headers: dict[str, str],
+    cid: str,
+    card: dict[str, Any],
+    decision: str = "approve",
+    timeout_s: float = 120,
+) -> list[dict[str, Any]]:
+    """``decision`` on the card (answered 200), then the run's events after it up to its end."""
+    answered = await live.post(
+        f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+        json={"decision": decision},
+        headers=headers,
+    )
+    assert answered.status_code == 200, answered.text
+    return await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=timeout_s)
+
+
+def followed_to_success(events: list[dict[str, Any]], tool: str) -> list[dict[str, Any]]:
+    """The run's tool results, having checked ``tool`` ran first, ok, and the model then said
+    its task succeeded."""
+    results = [event for event in events if event["type"] == "tool_result"]
+    assert results[0]["tool"] == tool
+    assert results[0]["outcome"] == "ok", results[0]
+    assert "Задача завершилась: succeeded" in events[-2].get("text", ""), events[-3:]
+    return results
 
 
 @pytest.fixture

@@ -19,10 +19,9 @@ from sstools.config import Settings
 from sstools.http.auth import SESSION_COOKIE
 from sstools.storage.db import create_engine, session_factory
 from tests.conftest import SECOND_ENGINEER, AuthHeaders, second_engineer
-from tests.integration.deploy_support import Superset, kept_as_it_was
+from tests.integration.deploy_support import REPORT, Superset, kept_as_it_was
 from tests.integration.test_second_approval import (
     PROD_EDIT,
-    REPORT,
     _prod_id,
     _requested,
     agent,

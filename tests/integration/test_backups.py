@@ -5,7 +5,6 @@ Staging is put back afterwards (``restore``); a tampered archive never reaches i
 
 from __future__ import annotations
 
-import json
 import time
 import zipfile
 from pathlib import Path
@@ -14,18 +13,25 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.domain.backups import archive
 from sstools.domain.backups.plan import export_environment
 from sstools.domain.deploy import portable
-from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders, app_client
-from tests.integration.deploy_support import Restore, Superset, wait_for_task
-from tests.support import read_events
+from tests.integration.deploy_support import (
+    Deploys,
+    Restore,
+    Script,
+    Superset,
+    call_then_follow,
+    card_for,
+    decided,
+    followed_to_success,
+    live_agent,
+    wait_for_task,
+)
 
 ADMIN = Role.admin
 
@@ -60,21 +66,16 @@ def comparable(files: dict[str, bytes]) -> dict[str, Any]:
 
 
 async def test_backup_of_dev_restored_into_staging_makes_staging_equal_to_the_backup(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    client: httpx.AsyncClient, auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("staging")
-    dev, staging = superset("ss-dev"), superset("staging")
+    dev, staging = await deploys.changing("staging")
     began = time.perf_counter()
     made = await back_up(client, auth, "ss-dev")
     backup_seconds = time.perf_counter() - began
 
     # The archive holds the whole of ss-dev, checksummed, with who, when and which Superset.
     dev_files = await export_environment(dev)
-    manifest, files = archive.read(archive.path_of(settings.backup_dir, made["backup_id"]))
+    manifest, files = archive.read(archive.path_of(deploys.settings.backup_dir, made["backup_id"]))
     assert files == dev_files
     assert manifest.counts == archive.counts_of(dev_files)
     assert manifest.counts["dashboards"] >= 12
@@ -200,43 +201,16 @@ async def test_retention_keeps_the_newest_n_backups_of_each_environment(
     assert not archive.path_of(own.backup_dir, made[0]["backup_id"]).exists()
 
 
-def restore_then_follow(backup_id: str, target: str) -> Any:
+def restore_then_follow(backup_id: str, target: str) -> Script:
     """A scripted model: restore the backup, then follow the task until it ends."""
-
-    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-        last = messages[-1]
-        if not isinstance(last, ToolMessage):
-            args = {"backup_id": backup_id, "target_env_id": target}
-            return AIMessage(
-                content="", tool_calls=[{"name": "restore_backup", "args": args, "id": "call_r"}]
-            )
-        result = json.loads(str(last.content))
-        if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
-            return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
-        time.sleep(0.5)
-        call = {
-            "name": "get_task_status",
-            "args": {"task_id": result["id"]},
-            "id": f"c{len(messages)}",
-        }
-        return AIMessage(content="", tool_calls=[call])
-
-    return script
+    return call_then_follow("restore_backup", {"backup_id": backup_id, "target_env_id": target})
 
 
 async def _card(
     live: httpx.AsyncClient, headers: dict[str, str], env_id: str
 ) -> tuple[str, dict[str, Any]]:
-    cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
     context = {"contextVersion": 1, "objectType": None, "envId": env_id, "route": "/"}
-    await live.post(
-        f"/api/agent/conversations/{cid}/messages",
-        headers=headers,
-        json={"text": "восстанови копию", "uicontext": context},
-    )
-    events = await read_events(live, cid, headers)
-    assert events[-1]["type"] == "confirm_required", events
-    return cid, events[-1]
+    return await card_for(live, headers, "восстанови копию", context)
 
 
 async def test_restore_through_the_agent_shows_the_plan_and_applies_it_on_approval(
@@ -250,33 +224,22 @@ async def test_restore_through_the_agent_shows_the_plan_and_applies_it_on_approv
     made = await back_up(client, auth, "ss-dev")
     plan = (await restore_plan(client, auth, made["backup_id"], "staging")).json()
     headers = auth(ADMIN)
-    model = ScriptedChatModel(script=restore_then_follow(made["backup_id"], "staging"))
-    with LiveServer(create_app(settings, chat_model=model)) as server:
-        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
-            cid, card = await _card(live, headers, "staging")
-            decision = card["decision"]
-            assert (decision["stage"], decision["tone"]) == ("staging", "info")
-            assert decision["digest"] == plan["digest"]
-            created = [
-                o for o in plan["objects"] if (o["kind"], o["action"]) == ("dashboard", "create")
-            ]
-            assert created, "dev's draft lives only in dev: restoring dev's backup creates it"
-            # A dashboard the restore creates reads «создан», never «изменён».
-            assert decision["impact"].startswith(f"{len(created)} дашборд"), decision["impact"]
-            assert "будет создан" in decision["impact"] or "будут созданы" in decision["impact"]
-            approved = await live.post(
-                f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-                json={"decision": "approve"},
-                headers=headers,
-            )
-            assert approved.status_code == 200, approved.text
-            events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=120)
-    results = [event for event in events if event["type"] == "tool_result"]
-    assert results[0]["tool"] == "restore_backup"
-    assert results[0]["outcome"] == "ok", results[0]
+    async with live_agent(settings, restore_then_follow(made["backup_id"], "staging")) as live:
+        cid, card = await _card(live, headers, "staging")
+        decision = card["decision"]
+        assert (decision["stage"], decision["tone"]) == ("staging", "info")
+        assert decision["digest"] == plan["digest"]
+        created = [
+            o for o in plan["objects"] if (o["kind"], o["action"]) == ("dashboard", "create")
+        ]
+        assert created, "dev's draft lives only in dev: restoring dev's backup creates it"
+        # A dashboard the restore creates reads «создан», never «изменён».
+        assert decision["impact"].startswith(f"{len(created)} дашборд"), decision["impact"]
+        assert "будет создан" in decision["impact"] or "будут созданы" in decision["impact"]
+        events = await decided(live, headers, cid, card)
+    results = followed_to_success(events, "restore_backup")
     task = (await client.get(f"/api/tasks/{results[0]['task_id']}", headers=headers)).json()
     assert task["status"] == "succeeded", task
-    assert "Задача завершилась: succeeded" in events[-2].get("text", ""), events[-3:]
     again = (await restore_plan(client, auth, made["backup_id"], "staging")).json()
     assert again["dashboards_changed"] == 0
 
@@ -287,21 +250,14 @@ async def test_restore_into_prod_through_the_agent_is_a_destructive_card(
     made = await back_up(client, auth, "ss-dev")
     headers = auth(ADMIN)
     before = await export_environment(superset("prod"))
-    model = ScriptedChatModel(script=restore_then_follow(made["backup_id"], "prod"))
-    with LiveServer(create_app(settings, chat_model=model)) as server:
-        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
-            cid, card = await _card(live, headers, "prod")
-            decision = card["decision"]
-            assert (decision["level"], decision["tone"], decision["stage"]) == (
-                "dangerous",
-                "destructive",
-                "prod",
-            )
-            assert "ПРОДУКТИВ" in decision["prompt"]
-            await live.post(
-                f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-                json={"decision": "deny"},
-                headers=headers,
-            )
-            await read_events(live, cid, headers, last_event_id=card["_id"])
+    async with live_agent(settings, restore_then_follow(made["backup_id"], "prod")) as live:
+        cid, card = await _card(live, headers, "prod")
+        decision = card["decision"]
+        assert (decision["level"], decision["tone"], decision["stage"]) == (
+            "dangerous",
+            "destructive",
+            "prod",
+        )
+        assert "ПРОДУКТИВ" in decision["prompt"]
+        await decided(live, headers, cid, card, "deny", timeout_s=20)
     assert await export_environment(superset("prod")) == before

@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import httpx
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.testing import LiveServer, ScriptedChatModel, call_tool
+from sstools.testing import call_tool
 from tests.browser.conftest import drift, twin
 from tests.conftest import AuthHeaders
-from tests.integration.deploy_support import Restore, Superset, wait_for_task
+from tests.integration.deploy_support import (
+    Restore,
+    Superset,
+    card_for,
+    decided,
+    live_agent,
+    wait_for_task,
+)
 from tests.support import read_events
 
 OTHER = "Продажи по регионам"
@@ -51,52 +57,37 @@ async def test_an_edited_card_applies_exactly_the_edited_plan(
     prod_before = (await client.get("/api/tasks?env_id=prod", headers=auth(Role.analyst))).json()
 
     proposal = {"dashboard_ids": [10, other_dev], "target_env_id": "prod"}
-    model = ScriptedChatModel(script=call_tool("execute_migration", proposal, text="Готово."))
+    script = call_tool("execute_migration", proposal, text="Готово.")
     headers = auth(Role.engineer)
-    with LiveServer(create_app(settings, chat_model=model)) as server:
-        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
-            cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
-            await live.post(
-                f"/api/agent/conversations/{cid}/messages",
-                headers=headers,
-                json={
-                    "text": f"перенеси дашборды 10 и {other_dev} в prod",
-                    "uicontext": {
-                        "contextVersion": 1,
-                        "objectType": "dashboard",
-                        "objectId": "10",
-                        "envId": "ss-dev",
-                        "route": "/dashboards/10",
-                    },
-                },
-            )
-            card = (await read_events(live, cid, headers, timeout_s=60))[-1]
-            assert card["type"] == "confirm_required", card
-            assert card["decision"]["impact"] == "2 дашборда будут изменены"
+    text = f"перенеси дашборды 10 и {other_dev} в prod"
+    page = {
+        "contextVersion": 1,
+        "objectType": "dashboard",
+        "objectId": "10",
+        "envId": "ss-dev",
+        "route": "/dashboards/10",
+    }
+    async with live_agent(settings, script) as live:
+        cid, card = await card_for(live, headers, text, page, timeout_s=60)
+        assert card["decision"]["impact"] == "2 дашборда будут изменены"
 
-            edited = await live.post(
-                f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-                json={
-                    "decision": "edit",
-                    "args": {"dashboard_ids": ["10"], "target_env_id": "staging"},
-                },
-                headers=headers,
-            )
-            assert edited.status_code == 200, edited.text
-            events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=60)
-            new = events[-1]
-            assert new["type"] == "confirm_required", events
-            assert new["decision"]["stage"] == "staging"
-            assert new["decision"]["impact"] == "1 дашборд будет изменён"
-            assert new["decision"]["digest"] != card["decision"]["digest"]
+        edited = await live.post(
+            f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
+            json={
+                "decision": "edit",
+                "args": {"dashboard_ids": ["10"], "target_env_id": "staging"},
+            },
+            headers=headers,
+        )
+        assert edited.status_code == 200, edited.text
+        events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=60)
+        new = events[-1]
+        assert new["type"] == "confirm_required", events
+        assert new["decision"]["stage"] == "staging"
+        assert new["decision"]["impact"] == "1 дашборд будет изменён"
+        assert new["decision"]["digest"] != card["decision"]["digest"]
 
-            approved = await live.post(
-                f"/api/agent/conversations/{cid}/confirmations/{new['confirmation_id']}",
-                json={"decision": "approve"},
-                headers=headers,
-            )
-            assert approved.status_code == 200, approved.text
-            ran = await read_events(live, cid, headers, last_event_id=new["_id"], timeout_s=120)
+        ran = await decided(live, headers, cid, new)
     started = next(event for event in ran if event["type"] == "tool_result")
     assert started["outcome"] == "ok", ran
     task = await wait_for_task(client, auth, started["task_id"])

@@ -6,79 +6,34 @@ plan as a task the agent follows with ``get_task_status``; denying leaves prod a
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
-from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders
-from tests.integration.deploy_support import Restore, Superset, wait_for_task
-from tests.support import read_events
+from tests.integration.deploy_support import (
+    REPORT,
+    REPORT_PAGE,
+    Deploys,
+    Restore,
+    Superset,
+    card_for,
+    decided,
+    deploy_then_follow,
+    followed_to_success,
+    live_agent,
+    wait_for_task,
+)
+from tests.support import read_events, start_conversation
 
 PROD_EDIT = "/* a hotfix made in prod */"
-REPORT = "Отчёт по энергопотреблению"
-CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "10",
-    "objectName": REPORT,
-    "envId": "ss-dev",
-    "route": "/dashboards/10",
-}
-
-
-def deploy_then_follow(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-    """Deploy to prod, then ask for the task's status until it has ended (as a model would)."""
-    last = messages[-1]
-    if not isinstance(last, ToolMessage):
-        call = {"name": "deploy_dashboard", "args": {"target_env_id": "prod"}, "id": "call_deploy"}
-        return AIMessage(content="", tool_calls=[call])
-    result = json.loads(str(last.content))
-    task_id = result.get("id")  # the deploy answers with the task record, as does its status
-    if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
-        return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
-    time.sleep(0.5)  # a model's own pause between two looks at a task
-    call_id = f"call_status_{len(messages)}"
-    return AIMessage(
-        content="",
-        tool_calls=[{"name": "get_task_status", "args": {"task_id": task_id}, "id": call_id}],
-    )
-
-
-@asynccontextmanager
-async def agent(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(settings, chat_model=ScriptedChatModel(script=deploy_then_follow))
-    with LiveServer(app) as server:
-        async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
-            yield client
-
-
-async def _say(
-    client: httpx.AsyncClient, headers: dict[str, str], text: str
-) -> tuple[str, list[dict[str, Any]]]:
-    """A new conversation on the dashboard page, ``text`` sent: its id and the events."""
-    cid = (await client.post("/api/agent/conversations", headers=headers)).json()["id"]
-    await client.post(
-        f"/api/agent/conversations/{cid}/messages",
-        headers=headers,
-        json={"text": text, "uicontext": CONTEXT},
-    )
-    return cid, await read_events(client, cid, headers)
 
 
 async def _ask(client: httpx.AsyncClient, headers: dict[str, str]) -> tuple[str, dict[str, Any]]:
-    cid, events = await _say(client, headers, "разверни этот дашборд в prod")
-    card = events[-1]
-    assert card["type"] == "confirm_required", events
-    return cid, card
+    return await card_for(client, headers, "разверни этот дашборд в prod", REPORT_PAGE)
 
 
 async def _prod_css(superset: Superset, uuid: str) -> str:
@@ -88,35 +43,32 @@ async def _prod_css(superset: Superset, uuid: str) -> str:
     return str(body["result"]["css"] or "")
 
 
-async def _edit_prod(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset
-) -> dict[str, Any]:
-    """A hotfix in prod, so dev's version differs from it; the plan dev → prod."""
+async def _edit_prod(deploys: Deploys) -> dict[str, Any]:
+    """A hotfix in prod (put back after the test), so dev's version differs from it; the plan
+    dev → prod."""
+    _, prod = await deploys.changing("prod")
+    client, analyst = deploys.api, deploys.auth(Role.analyst)
     body = {"dashboard_ids": [10], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    first = (await client.post("/api/deploy/plan", json=body, headers=auth(Role.analyst))).json()
+    first = (await client.post("/api/deploy/plan", json=body, headers=analyst)).json()
     target_id = first["dashboards"][0]["target_id"]
-    await superset("prod").put_json(f"/api/v1/dashboard/{target_id}", {"css": PROD_EDIT})
+    await prod.put_json(f"/api/v1/dashboard/{target_id}", {"css": PROD_EDIT})
     plan: dict[str, Any] = (
-        await client.post("/api/deploy/plan", json=body, headers=auth(Role.analyst))
+        await client.post("/api/deploy/plan", json=body, headers=analyst)
     ).json()
     return plan
 
 
 async def test_story2_deploy_to_prod_through_the_agent_applies_the_approved_plan(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    settings: Settings,
-    superset: Superset,
-    restore: Restore,
+    auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("prod")
-    plan = await _edit_prod(client, auth, superset)
+    plan = await _edit_prod(deploys)
     assert plan["dashboards_changed"] == 1
     uuid = plan["dashboards"][0]["uuid"]
     headers = auth(Role.engineer)
     # One approval for prod: story 2 as one person approves it (the second approver's part is
     # tests/integration/test_second_approval.py).
-    async with agent(settings.model_copy(update={"approvals_prod": 1})) as live:
+    one_approval = deploys.settings.model_copy(update={"approvals_prod": 1})
+    async with live_agent(one_approval, deploy_then_follow) as live:
         cid, card = await _ask(live, headers)
         decision = card["decision"]
         assert (decision["level"], decision["tone"], decision["stage"]) == (
@@ -128,52 +80,34 @@ async def test_story2_deploy_to_prod_through_the_agent_applies_the_approved_plan
         assert decision["impact"] == "1 дашборд будет изменён"
         assert decision["digest"] == plan["digest"]
         assert f"дашборд «{REPORT}»: изменить (css)" in decision["objects"]
-        assert await _prod_css(superset, uuid) == PROD_EDIT  # nothing before the approval
+        assert await _prod_css(deploys.superset, uuid) == PROD_EDIT  # nothing before the approval
 
-        approved = await live.post(
-            f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-            json={"decision": "approve"},
-            headers=headers,
-        )
-        assert approved.status_code == 200, approved.text
-        events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=120)
+        events = await decided(live, headers, cid, card)
 
-    results = [event for event in events if event["type"] == "tool_result"]
-    assert results[0]["tool"] == "deploy_dashboard"
-    assert results[0]["outcome"] == "ok"
+    results = followed_to_success(events, "deploy_dashboard")
     assert results[0]["task_id"]
     assert results[-1]["tool"] == "get_task_status"
-    assert "Задача завершилась: succeeded" in events[-2]["text"]
-    assert PROD_EDIT not in await _prod_css(superset, uuid)  # dev's version is in prod
+    assert PROD_EDIT not in await _prod_css(deploys.superset, uuid)  # dev's version is in prod
 
 
 async def test_story2_a_denied_deploy_leaves_prod_unchanged(
     client: httpx.AsyncClient,
     auth: AuthHeaders,
-    settings: Settings,
-    superset: Superset,
-    restore: Restore,
+    deploys: Deploys,
 ) -> None:
-    await restore("prod")
-    plan = await _edit_prod(client, auth, superset)
+    plan = await _edit_prod(deploys)
     uuid = plan["dashboards"][0]["uuid"]
     headers = auth(Role.engineer)
     before = (await client.get("/api/tasks?env_id=prod", headers=headers)).json()
-    async with agent(settings) as live:
+    async with live_agent(deploys.settings, deploy_then_follow) as live:
         cid, card = await _ask(live, headers)
-        denied = await live.post(
-            f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-            json={"decision": "deny"},
-            headers=headers,
-        )
-        assert denied.status_code == 200
-        events = await read_events(live, cid, headers, last_event_id=card["_id"])
+        events = await decided(live, headers, cid, card, "deny", timeout_s=20)
         after = (await live.get("/api/tasks?env_id=prod", headers=headers)).json()
 
     assert [event["type"] for event in events] == ["run_started", "cancelled", "message", "done"]
     assert events[1]["message"].startswith("Операция отменена: вы отклонили «Выкатка дашборда»")
     assert after == before  # no task was started
-    assert await _prod_css(superset, uuid) == PROD_EDIT
+    assert await _prod_css(deploys.superset, uuid) == PROD_EDIT
 
 
 def deploy_then_say(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
@@ -201,10 +135,11 @@ async def test_a_deploy_that_would_change_nothing_gets_no_card(
     plan = (await client.post("/api/deploy/plan", json=body, headers=headers)).json()
     assert plan["dashboards_changed"] == 0, plan["summary"]
     before = (await client.get("/api/tasks?env_id=prod", headers=headers)).json()
-    app = create_app(settings, chat_model=ScriptedChatModel(script=deploy_then_say))
-    with LiveServer(app) as server:
-        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
-            _, events = await _say(live, headers, "что изменится, если выкатить в prod?")
+    async with live_agent(settings, deploy_then_say) as live:
+        cid = await start_conversation(
+            live, headers, "что изменится, если выкатить в prod?", REPORT_PAGE
+        )
+        events = await read_events(live, cid, headers)
     assert "confirm_required" not in [event["type"] for event in events]
     said = [event["text"] for event in events if event["type"] == "message"]
     assert said, events

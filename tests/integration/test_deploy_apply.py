@@ -11,33 +11,17 @@ from typing import Any
 import httpx
 
 from sstools.auth.roles import Role
-from sstools.config import Settings
 from sstools.git_store import normalise
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
-from sstools.superset import SupersetClient
 from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import (
-    Restore,
-    Superset,
+    Deploys,
     started_task,
+    superset_dashboard_id,
     wait_for_task,
 )
 
 ENGINEER = Role.engineer
-
-
-async def dashboard_id(client: SupersetClient, title: str) -> int:
-    page = await client.search_dashboards(title)
-    return next(item.id for item in page.items if item.title == title)
-
-
-async def plan(
-    client: httpx.AsyncClient, auth: AuthHeaders, body: dict[str, Any]
-) -> dict[str, Any]:
-    response = await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()
-    return result
 
 
 async def apply(
@@ -46,18 +30,11 @@ async def apply(
     return await client.post(route, json={**body, "digest": digest}, headers=auth(ENGINEER))
 
 
-async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
-) -> None:
-    await restore("staging")
-    dev, staging = superset("ss-dev"), superset("staging")
-    draft = await dashboard_id(dev, DEV_ONLY_DASHBOARD)
+async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(deploys: Deploys) -> None:
+    dev, staging = await deploys.changing("staging")
+    draft = await superset_dashboard_id(dev, DEV_ONLY_DASHBOARD)
     body = {"dashboard_ids": [draft], "source": {"env_id": "ss-dev"}, "target_env_id": "staging"}
-    planned = await plan(client, auth, body)
+    planned = await deploys.plan(body)
     created = {
         (obj["kind"], obj["name"]) for obj in planned["objects"] if obj["action"] == "create"
     }
@@ -65,9 +42,8 @@ async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
     assert ("dashboard", DEV_ONLY_DASHBOARD) in created
     assert not (await staging.search_dashboards(DEV_ONLY_DASHBOARD)).items
 
-    started = await apply(client, auth, "/api/migrations", body, planned["digest"])
-    assert started.status_code == 202, started.text
-    task = await wait_for_task(client, auth, await started_task(client, settings, started))
+    migration = {**body, "digest": planned["digest"]}
+    task = await deploys.applied("/api/migrations", migration)
 
     assert task["status"] == "succeeded", task
     assert task["result"]["imported"] == [DEV_ONLY_DASHBOARD]
@@ -75,25 +51,24 @@ async def test_migration_of_the_dev_only_draft_makes_it_appear_in_staging(
     assert found is not None
     assert found[1].title == DEV_ONLY_DASHBOARD
     # The plan counted exactly what appeared: each object it said it creates now exists.
-    again = await plan(client, auth, body)
+    again = await deploys.plan(body)
     assert again["dashboards_changed"] == 0
     assert {obj["action"] for obj in again["objects"]} == {"unchanged"}
 
 
 async def test_an_equal_dashboard_plans_unchanged_and_applying_it_changes_nothing(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
+    deploys: Deploys,
 ) -> None:
-    dev, prod = superset("ss-dev"), superset("prod")
-    report = await dashboard_id(dev, "Отчёт по энергопотреблению")
+    dev, prod = deploys.superset("ss-dev"), deploys.superset("prod")
+    report = await superset_dashboard_id(dev, "Отчёт по энергопотреблению")
     body = {"dashboard_ids": [report], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await plan(client, auth, body)
+    planned = await deploys.plan(body)
     assert planned["dashboards_changed"] == 0
     assert {obj["action"] for obj in planned["objects"]} == {"unchanged"}
     before = await prod.find_dashboard("uuid", planned["dashboards"][0]["uuid"])
     assert before is not None
 
-    started = await apply(client, auth, "/api/deploy", body, planned["digest"])
-    task = await wait_for_task(client, auth, await started_task(client, settings, started))
+    task = await deploys.applied("/api/deploy", {**body, "digest": planned["digest"]})
 
     assert task["status"] == "succeeded", task
     assert task["result"]["imported"] == []
@@ -104,13 +79,12 @@ async def test_an_equal_dashboard_plans_unchanged_and_applying_it_changes_nothin
 
 
 async def test_an_edit_in_the_target_after_the_plan_is_refused_with_409_and_nothing_written(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, restore: Restore
+    client: httpx.AsyncClient, auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("staging")
-    dev, staging = superset("ss-dev"), superset("staging")
-    kpis = await dashboard_id(dev, DRIFTED_DASHBOARD)
+    dev, staging = await deploys.changing("staging")
+    kpis = await superset_dashboard_id(dev, DRIFTED_DASHBOARD)
     body = {"dashboard_ids": [kpis], "source": {"env_id": "ss-dev"}, "target_env_id": "staging"}
-    planned = await plan(client, auth, body)
+    planned = await deploys.plan(body)
     assert planned["dashboards_changed"] == 1
     target_id = planned["dashboards"][0]["target_id"]
     edit = "/* edited in staging after the plan */"
@@ -127,15 +101,10 @@ async def test_an_edit_in_the_target_after_the_plan_is_refused_with_409_and_noth
 
 
 async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earlier_export(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    client: httpx.AsyncClient, auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("prod")
-    dev, prod = superset("ss-dev"), superset("prod")
-    kpis = await dashboard_id(dev, DRIFTED_DASHBOARD)
+    dev, prod = await deploys.changing("prod")
+    kpis = await superset_dashboard_id(dev, DRIFTED_DASHBOARD)
     branch = f"release/kpis-{kpis}"
     made = await client.post("/api/git/branches", json={"name": branch}, headers=auth(ENGINEER))
     assert made.status_code in (201, 409), made.text
@@ -145,7 +114,7 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
         headers=auth(ENGINEER),
     )
     assert committed.status_code == 200, committed.text
-    prod_id = await dashboard_id(prod, DRIFTED_DASHBOARD)
+    prod_id = await superset_dashboard_id(prod, DRIFTED_DASHBOARD)
     before = normalise(await prod.export_dashboards([prod_id]))
     assert DRIFT_MARKER not in str(before)
 
@@ -154,11 +123,11 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
         "source": {"env_id": "ss-dev", "git_ref": branch},
         "target_env_id": "prod",
     }
-    planned = await plan(client, auth, body)
+    planned = await deploys.plan(body)
     dashboard = planned["dashboards"][0]
     assert (dashboard["action"], dashboard["fields"]) == ("update", ["css"])
-    started = await apply(client, auth, "/api/deploy", body, planned["digest"])
-    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
+    deploy = {**body, "digest": planned["digest"]}
+    deployed = await deploys.applied("/api/deploy", deploy)
 
     assert deployed["status"] == "succeeded", deployed
     assert deployed["source"] == f"git:{branch}"
@@ -167,39 +136,26 @@ async def test_deploy_from_a_git_branch_to_prod_then_rollback_restores_the_earli
     assert DRIFT_MARKER in css  # prod changed
 
     # The rollback is a plan too (from the pinned snapshot commit), applied by its digest.
-    rollback_plan = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback/plan",
-        json={"env_id": "prod"},
-        headers=auth(ENGINEER),
-    )
-    assert rollback_plan.status_code == 200, rollback_plan.text
-    assert rollback_plan.json()["snapshot_commit"] == deployed["result"]["snapshot"]["commit"]
-    undo = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback",
-        json={"env_id": "prod", "digest": rollback_plan.json()["digest"]},
-        headers=auth(ENGINEER),
-    )
-    assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
+    undo = await deploys.rollback_plan(deployed["id"])
+    assert undo["snapshot_commit"] == deployed["result"]["snapshot"]["commit"]
+    rollback = f"/api/deploy/{deployed['id']}/rollback"
+    undone = {"env_id": "prod", "digest": undo["digest"]}
+    rolled_back = await deploys.applied(rollback, undone)
 
     assert rolled_back["status"] == "succeeded", rolled_back
     assert normalise(await prod.export_dashboards([prod_id])) == before
 
 
 async def test_applying_the_plan_just_made_reads_the_target_once_and_never_the_source(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    monkeypatch: Any,
-    settings: Settings,
+    client: httpx.AsyncClient, auth: AuthHeaders, monkeypatch: Any, deploys: Deploys
 ) -> None:
     """The plan the person approved is still in hand: applying it checks the target's files
     once (one export, which holds the connection the dashboard's datasets use) instead of
     exporting the source and the target and listing both again."""
-    dev, prod = superset("ss-dev"), superset("prod")
-    report = await dashboard_id(dev, "Отчёт по энергопотреблению")
+    dev, prod = deploys.superset("ss-dev"), deploys.superset("prod")
+    report = await superset_dashboard_id(dev, "Отчёт по энергопотреблению")
     body = {"dashboard_ids": [report], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await plan(client, auth, body)
+    planned = await deploys.plan(body)
     sent: list[httpx.URL] = []
     original = httpx.AsyncClient.send
 
@@ -211,7 +167,7 @@ async def test_applying_the_plan_just_made_reads_the_target_once_and_never_the_s
     started = await apply(client, auth, "/api/deploy", body, planned["digest"])
     monkeypatch.undo()
     assert started.status_code == 202, started.text
-    await wait_for_task(client, auth, await started_task(client, settings, started))
+    await wait_for_task(client, auth, await started_task(client, deploys.settings, started))
 
     ports = {httpx.URL(dev.env.url).port: "ss-dev", httpx.URL(prod.env.url).port: "prod"}
     to_superset = [(ports[url.port], url.path) for url in sent if url.port in ports]

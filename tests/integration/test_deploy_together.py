@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from sstools.auth.roles import Role
-from sstools.config import Settings
 from sstools.git_store import normalise
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD
 from sstools.superset import SupersetClient
-from tests.conftest import AuthHeaders
-from tests.integration.deploy_support import Restore, Superset, started_task, wait_for_task
+from tests.integration.deploy_support import (
+    Deploys,
+)
 
 ENGINEER = Role.engineer
 SALES, WEATHER, REPORT = "Продажи по регионам", "Погода и нагрузка", "Отчёт по энергопотреблению"
@@ -34,29 +32,10 @@ async def _changed_on(client: SupersetClient, resource: str) -> dict[str, Any]:
     return {str(row["uuid"]): row[column] for row in rows}
 
 
-async def _plan(api: httpx.AsyncClient, auth: AuthHeaders, body: dict[str, Any]) -> dict[str, Any]:
-    response = await api.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))
-    assert response.status_code == 200, response.text
-    plan: dict[str, Any] = response.json()
-    return plan
-
-
-async def _run(
-    api: httpx.AsyncClient, auth: AuthHeaders, settings: Settings, route: str, body: Any
-) -> dict[str, Any]:
-    started = await api.post(route, json=body, headers=auth(ENGINEER))
-    return await wait_for_task(api, auth, await started_task(api, settings, started))
-
-
 async def test_a_migration_lands_every_change_and_rewrites_nothing_the_plan_left_unchanged(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    deploys: Deploys,
 ) -> None:
-    await restore("staging")
-    dev, staging = superset("ss-dev"), superset("staging")
+    dev, staging = await deploys.changing("staging")
     sales, weather, report = await _ids(staging, [SALES, WEATHER, REPORT])
     for number in (sales, weather):
         await staging.put_json(f"/api/v1/dashboard/{number}", {"css": "/* staging edit */"})
@@ -73,16 +52,14 @@ async def test_a_migration_lands_every_change_and_rewrites_nothing_the_plan_left
         "source": {"env_id": "ss-dev"},
         "target_env_id": "staging",
     }
-    planned = await _plan(client, auth, body)
+    planned = await deploys.plan(body)
     assert planned["dashboards_changed"] == 3
-    task = await _run(
-        client, auth, settings, "/api/migrations", {**body, "digest": planned["digest"]}
-    )
+    task = await deploys.applied("/api/migrations", {**body, "digest": planned["digest"]})
 
     assert task["status"] == "succeeded", task
     assert sorted(task["result"]["imported"]) == sorted([SALES, WEATHER, REPORT])
     assert task["result"]["not_imported"] == []
-    again = await _plan(client, auth, body)
+    again = await deploys.plan(body)
     assert again["dashboards_changed"] == 0
     assert {obj["action"] for obj in again["objects"]} == {"unchanged"}
     for number in (sales, weather):
@@ -97,14 +74,9 @@ async def test_a_migration_lands_every_change_and_rewrites_nothing_the_plan_left
 
 
 async def test_rolling_back_a_deploy_of_several_dashboards_restores_each_and_deletes_its_own(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    deploys: Deploys,
 ) -> None:
-    await restore("prod")
-    dev, prod = superset("ss-dev"), superset("prod")
+    dev, prod = await deploys.changing("prod")
     in_prod = await _ids(prod, [SALES, WEATHER])
     for number in in_prod:
         await prod.put_json(f"/api/v1/dashboard/{number}", {"css": "/* prod hotfix */"})
@@ -114,23 +86,18 @@ async def test_rolling_back_a_deploy_of_several_dashboards_restores_each_and_del
         "source": {"env_id": "ss-dev"},
         "target_env_id": "prod",
     }
-    planned = await _plan(client, auth, body)
+    planned = await deploys.plan(body)
     assert planned["dashboards_changed"] == 3
-    deployed = await _run(
-        client, auth, settings, "/api/migrations", {**body, "digest": planned["digest"]}
-    )
+    deployed = await deploys.applied("/api/migrations", {**body, "digest": planned["digest"]})
     assert deployed["status"] == "succeeded", deployed
     assert normalise(await prod.export_dashboards(in_prod)) != before
     draft = next(d["uuid"] for d in planned["dashboards"] if d["name"] == DEV_ONLY_DASHBOARD)
     assert await prod.find_dashboard("uuid", draft) is not None
 
     rollback = f"/api/deploy/{deployed['id']}/rollback"
-    plan = await client.post(f"{rollback}/plan", json={"env_id": "prod"}, headers=auth(ENGINEER))
-    assert plan.status_code == 200, plan.text
-    assert plan.json()["dashboards_changed"] == 3
-    undone = await _run(
-        client, auth, settings, rollback, {"env_id": "prod", "digest": plan.json()["digest"]}
-    )
+    plan = await deploys.rollback_plan(deployed["id"])
+    assert plan["dashboards_changed"] == 3
+    undone = await deploys.applied(rollback, {"env_id": "prod", "digest": plan["digest"]})
 
     assert undone["status"] == "succeeded", undone
     assert sorted(undone["result"]["restored"]) == sorted([SALES, WEATHER])

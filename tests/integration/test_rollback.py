@@ -8,26 +8,27 @@ the commit pinned in the task's result. Prod is put back afterwards (``restore``
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 import yaml
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from sstools.app import create_app
 from sstools.auth.roles import Role
 from sstools.config import Settings
 from sstools.git_store import normalise
 from sstools.git_store._repo import Repository
 from sstools.sandbox.seed import DEV_ONLY_DASHBOARD, DRIFT_MARKER, DRIFTED_DASHBOARD
-from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders, second_engineer
-from tests.integration.deploy_support import Restore, Superset, started_task, wait_for_task
-from tests.support import read_events
+from tests.integration.deploy_support import (
+    Deploys,
+    call_then_follow,
+    card_for,
+    decided,
+    followed_to_success,
+    live_agent,
+    superset_dashboard_id,
+)
 
 ENGINEER = Role.engineer
 TAMPERED = "TAMPERED by eng2"
@@ -40,39 +41,21 @@ async def engineer_b(settings: Settings) -> dict[str, str]:
     return await second_engineer(settings)
 
 
-async def _deploy_kpis_to_prod(
-    client: httpx.AsyncClient, auth: AuthHeaders, superset: Superset, settings: Settings
-) -> tuple[dict[str, Any], int, dict[str, bytes]]:
-    """Engineer A's finished deploy, prod's dashboard id, and prod's export from before it."""
-    dev, prod = superset("ss-dev"), superset("prod")
-    page = await dev.search_dashboards(DRIFTED_DASHBOARD)
-    kpis = next(item.id for item in page.items if item.title == DRIFTED_DASHBOARD)
-    page = await prod.search_dashboards(DRIFTED_DASHBOARD)
-    prod_id = next(item.id for item in page.items if item.title == DRIFTED_DASHBOARD)
+async def _deploy_kpis_to_prod(deploys: Deploys) -> tuple[dict[str, Any], int, dict[str, bytes]]:
+    """Engineer A's finished deploy, prod's dashboard id, and prod's export from before it
+    (prod is put back after the test)."""
+    dev, prod = await deploys.changing("prod")
+    kpis = await superset_dashboard_id(dev, DRIFTED_DASHBOARD)
+    prod_id = await superset_dashboard_id(prod, DRIFTED_DASHBOARD)
     before = normalise(await prod.export_dashboards([prod_id]))
     body = {"dashboard_ids": [kpis], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))
-    assert planned.status_code == 200, planned.text
-    started = await client.post(
-        "/api/deploy", json={**body, "digest": planned.json()["digest"]}, headers=auth(ENGINEER)
-    )
-    assert started.status_code == 202, started.text
-    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
+    planned = await deploys.plan(body)
+    deploy = {**body, "digest": planned["digest"]}
+    deployed = await deploys.applied("/api/deploy", deploy)
     assert deployed["status"] == "succeeded", deployed
     css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
     assert DRIFT_MARKER in css  # prod changed
     return deployed, prod_id, before
-
-
-async def _rollback_plan(
-    client: httpx.AsyncClient, headers: dict[str, str], task_id: str
-) -> dict[str, Any]:
-    response = await client.post(
-        f"/api/deploy/{task_id}/rollback/plan", json={"env_id": "prod"}, headers=headers
-    )
-    assert response.status_code == 200, response.text
-    plan: dict[str, Any] = response.json()
-    return plan
 
 
 async def _rollbacks_of(
@@ -88,15 +71,9 @@ async def _rollbacks_of(
 
 
 async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
-    engineer_b: dict[str, str],
+    client: httpx.AsyncClient, auth: AuthHeaders, engineer_b: dict[str, str], deploys: Deploys
 ) -> None:
-    await restore("prod")
-    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset, settings)
+    deployed, prod_id, before = await _deploy_kpis_to_prod(deploys)
     snapshot = deployed["result"]["snapshot"]
     branch = f"snapshots/{deployed['id']}"
     assert snapshot["branch"] == branch
@@ -123,7 +100,7 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
     assert made.json()["detail"][0]["loc"] == ["body", "name"]
 
     # ...but the branch can still move behind sstools' back: straight through dulwich.
-    repository = Repository(settings.git_dir)
+    repository = Repository(deploys.settings.git_dir)
     path = f"dashboards/{dashboard_uuid}.yaml"
     _, held = repository.read(branch, [path])
     document = yaml.safe_load(held[path])
@@ -135,7 +112,7 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
     assert moved.id != pinned
 
     # The plan is the pinned commit's: the tampered title is nowhere in it.
-    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await deploys.rollback_plan(deployed["id"])
     assert plan["snapshot_commit"] == pinned
     assert plan["deployed_by"] == "engineer"
     assert "запустил engineer" in plan["summary"]
@@ -153,13 +130,9 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
     assert "запустил engineer" in refused.json()["detail"]
     assert await _rollbacks_of(client, auth, deployed["id"]) == []
 
-    undo = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback",
-        json={"env_id": "prod", "digest": plan["digest"]},
-        headers=auth(ENGINEER),
-    )
-    assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
+    undo = {"env_id": "prod", "digest": plan["digest"]}
+    rollback = f"/api/deploy/{deployed['id']}/rollback"
+    rolled_back = await deploys.applied(rollback, undo)
 
     assert rolled_back["status"] == "succeeded", rolled_back
     assert rolled_back["result"]["snapshot_commit"] == pinned
@@ -169,23 +142,18 @@ async def test_a_tampered_snapshot_branch_does_not_reach_prod_on_rollback(
         headers=auth(ENGINEER),
     )
     assert again.status_code == 409, again.text  # a rollback is not itself rolled back
-    title = (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]
+    title = (await deploys.superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]
     assert title["dashboard_title"] == DRIFTED_DASHBOARD
-    assert normalise(await superset("prod").export_dashboards([prod_id])) == before
+    assert normalise(await deploys.superset("prod").export_dashboards([prod_id])) == before
 
 
 async def test_a_rollback_applies_only_the_plan_it_was_shown(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    client: httpx.AsyncClient, auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("prod")
-    deployed, prod_id, _ = await _deploy_kpis_to_prod(client, auth, superset, settings)
+    deployed, prod_id, _ = await _deploy_kpis_to_prod(deploys)
     route = f"/api/deploy/{deployed['id']}/rollback"
-    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
-    again = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await deploys.rollback_plan(deployed["id"])
+    again = await deploys.rollback_plan(deployed["id"])
     assert again["digest"] == plan["digest"]  # stable while neither side moves
     elsewhere = await client.post(
         f"{route}/plan", json={"env_id": "staging"}, headers=auth(ENGINEER)
@@ -208,7 +176,7 @@ async def test_a_rollback_applies_only_the_plan_it_was_shown(
 
     # Prod moves after the plan: the approved digest no longer applies.
     edit = "/* edited in prod after the rollback plan */"
-    await superset("prod").put_json(f"/api/v1/dashboard/{prod_id}", {"css": edit})
+    await deploys.superset("prod").put_json(f"/api/v1/dashboard/{prod_id}", {"css": edit})
     stale = await client.post(
         route, json={"env_id": "prod", "digest": plan["digest"]}, headers=auth(ENGINEER)
     )
@@ -219,7 +187,7 @@ async def test_a_rollback_applies_only_the_plan_it_was_shown(
     assert (
         await _rollbacks_of(client, auth, deployed["id"]) == []
     )  # nothing started, nothing written
-    css = (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
+    css = (await deploys.superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
     assert css == edit
 
 
@@ -249,117 +217,54 @@ async def test_a_restore_needs_the_digest_of_its_plan(
     assert "restore/plan" in error["msg"]  # the empty one says where a digest comes from
 
 
-def roll_back_then_follow(task_id: str) -> Callable[[list[BaseMessage], list[str]], AIMessage]:
-    """A scripted model: roll the deploy back, then follow the task until it ends."""
-
-    def script(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-        last = messages[-1]
-        if not isinstance(last, ToolMessage):
-            args = {"task_id": task_id, "env_id": "prod"}
-            call = {"name": "rollback_deploy", "args": args, "id": "call_rollback"}
-            return AIMessage(content="", tool_calls=[call])
-        result = json.loads(str(last.content))
-        if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
-            return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
-        time.sleep(0.5)  # a model's own pause between two looks at a task
-        call_id = f"call_status_{len(messages)}"
-        status = {"name": "get_task_status", "args": {"task_id": result["id"]}, "id": call_id}
-        return AIMessage(content="", tool_calls=[status])
-
-    return script
-
-
 async def test_the_rollback_card_shows_its_plan_and_approving_applies_it(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    auth: AuthHeaders, deploys: Deploys
 ) -> None:
-    await restore("prod")
-    deployed, prod_id, before = await _deploy_kpis_to_prod(client, auth, superset, settings)
-    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    deployed, prod_id, before = await _deploy_kpis_to_prod(deploys)
+    prod = deploys.superset("prod")
+    plan = await deploys.rollback_plan(deployed["id"])
     headers = auth(ENGINEER)
     # One approval for prod: this test is about the rollback card (a second approver's part is
     # tests/integration/test_second_approval.py).
-    one_approval = settings.model_copy(update={"approvals_prod": 1})
-    app = create_app(
-        one_approval, chat_model=ScriptedChatModel(script=roll_back_then_follow(deployed["id"]))
-    )
-    with LiveServer(app) as server:
-        async with httpx.AsyncClient(base_url=server.url, timeout=60) as live:
-            cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
-            await live.post(
-                f"/api/agent/conversations/{cid}/messages",
-                headers=headers,
-                json={
-                    "text": "откати выкатку",
-                    "uicontext": {"contextVersion": 1, "envId": "prod"},
-                },
-            )
-            events = await read_events(live, cid, headers)
-            card = events[-1]
-            assert card["type"] == "confirm_required", events
-            decision = card["decision"]
-            assert (decision["level"], decision["stage"]) == ("dangerous", "prod")
-            assert decision["impact"] == "1 дашборд будет изменён"
-            assert decision["digest"] == plan["digest"]
-            assert decision["objects"] == [f"дашборд «{DRIFTED_DASHBOARD}»: изменить (css)"]
-            assert (
-                DRIFT_MARKER
-                in (await superset("prod").get_json(f"/api/v1/dashboard/{prod_id}"))["result"][
-                    "css"
-                ]
-            )  # nothing before the approval
+    one_approval = deploys.settings.model_copy(update={"approvals_prod": 1})
+    script = call_then_follow("rollback_deploy", {"task_id": deployed["id"], "env_id": "prod"})
+    async with live_agent(one_approval, script) as live:
+        cid, card = await card_for(live, headers, "откати выкатку", GENERAL_PROD)
+        decision = card["decision"]
+        assert (decision["level"], decision["stage"]) == ("dangerous", "prod")
+        assert decision["impact"] == "1 дашборд будет изменён"
+        assert decision["digest"] == plan["digest"]
+        assert decision["objects"] == [f"дашборд «{DRIFTED_DASHBOARD}»: изменить (css)"]
+        css = (await prod.get_json(f"/api/v1/dashboard/{prod_id}"))["result"]["css"]
+        assert DRIFT_MARKER in css  # nothing before the approval
 
-            approved = await live.post(
-                f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
-                json={"decision": "approve"},
-                headers=headers,
-            )
-            assert approved.status_code == 200, approved.text
-            events = await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=120)
+        events = await decided(live, headers, cid, card)
 
-    results = [event for event in events if event["type"] == "tool_result"]
-    assert results[0]["tool"] == "rollback_deploy"
-    assert results[0]["outcome"] == "ok", results[0]
-    assert "Задача завершилась: succeeded" in events[-2].get("text", ""), events[-3:]
-    assert normalise(await superset("prod").export_dashboards([prod_id])) == before
+    followed_to_success(events, "rollback_deploy")
+    assert normalise(await prod.export_dashboards([prod_id])) == before
 
 
 async def test_what_a_deploy_created_is_planned_as_delete_and_rolled_back_away(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    deploys: Deploys,
 ) -> None:
-    await restore("prod")
-    dev, prod = superset("ss-dev"), superset("prod")
-    page = await dev.search_dashboards(DEV_ONLY_DASHBOARD)
-    draft = next(item.id for item in page.items if item.title == DEV_ONLY_DASHBOARD)
+    dev, prod = await deploys.changing("prod")
+    draft = await superset_dashboard_id(dev, DEV_ONLY_DASHBOARD)
     body = {"dashboard_ids": [draft], "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = (await client.post("/api/deploy/plan", json=body, headers=auth(ENGINEER))).json()
-    started = await client.post(
-        "/api/deploy", json={**body, "digest": planned["digest"]}, headers=auth(ENGINEER)
-    )
-    deployed = await wait_for_task(client, auth, await started_task(client, settings, started))
+    planned = await deploys.plan(body)
+    deploy = {**body, "digest": planned["digest"]}
+    deployed = await deploys.applied("/api/deploy", deploy)
     assert deployed["status"] == "succeeded", deployed
     uuid = planned["dashboards"][0]["uuid"]
     assert await prod.find_dashboard("uuid", uuid) is not None
 
-    plan = await _rollback_plan(client, auth(ENGINEER), deployed["id"])
+    plan = await deploys.rollback_plan(deployed["id"])
     assert "будут удалены созданные ею: 1 дашборд" in plan["summary"]
     assert plan["dashboards_changed"] == 1
     deleted = [(o["kind"], o["name"]) for o in plan["objects"] if o["action"] == "delete"]
     assert ("dashboard", DEV_ONLY_DASHBOARD) in deleted
-    undo = await client.post(
-        f"/api/deploy/{deployed['id']}/rollback",
-        json={"env_id": "prod", "digest": plan["digest"]},
-        headers=auth(ENGINEER),
-    )
-    assert undo.status_code == 202, undo.text
-    rolled_back = await wait_for_task(client, auth, await started_task(client, settings, undo))
+    undo = {"env_id": "prod", "digest": plan["digest"]}
+    rollback = f"/api/deploy/{deployed['id']}/rollback"
+    rolled_back = await deploys.applied(rollback, undo)
     assert rolled_back["status"] == "succeeded", rolled_back
     assert rolled_back["result"]["deleted_dashboards"] == [uuid]
     assert await prod.find_dashboard("uuid", uuid) is None

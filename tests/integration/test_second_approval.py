@@ -8,14 +8,11 @@ null).
 from __future__ import annotations
 
 import asyncio
-import json
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from sqlalchemy import select
 
 from sstools.app import create_app
@@ -25,34 +22,18 @@ from sstools.http.auth import SESSION_COOKIE
 from sstools.storage.models import AuditEntry, Confirmation
 from sstools.testing import LiveServer, ScriptedChatModel
 from tests.conftest import AuthHeaders, second_engineer
-from tests.integration.deploy_support import Superset, kept_as_it_was
+from tests.integration.deploy_support import (
+    REPORT,
+    REPORT_PAGE,
+    Superset,
+    card_for,
+    deploy_then_follow,
+    kept_as_it_was,
+)
 from tests.support import read_events
 
 PROD_EDIT = "/* a hotfix made in prod */"
 MOVED = "/* prod edited again while the request waited */"
-REPORT = "Отчёт по энергопотреблению"
-CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "10",
-    "objectName": REPORT,
-    "envId": "ss-dev",
-    "route": "/dashboards/10",
-}
-
-
-def deploy_then_follow(messages: list[BaseMessage], offered: list[str]) -> AIMessage:
-    """Deploy to prod, then ask for the task's status until it has ended (as a model would)."""
-    last = messages[-1]
-    if not isinstance(last, ToolMessage):
-        call = {"name": "deploy_dashboard", "args": {"target_env_id": "prod"}, "id": "call_deploy"}
-        return AIMessage(content="", tool_calls=[call])
-    result = json.loads(str(last.content))
-    if result.get("status") in ("succeeded", "failed", "cancelled") or "status" not in result:
-        return AIMessage(content=f"Задача завершилась: {result.get('status', result)}")
-    time.sleep(0.5)
-    call = {"name": "get_task_status", "args": {"task_id": result["id"]}, "id": f"s{len(messages)}"}
-    return AIMessage(content="", tool_calls=[call])
 
 
 async def _prod_id(client: httpx.AsyncClient, auth: AuthHeaders) -> int:
@@ -79,14 +60,7 @@ async def _requested(
     live: httpx.AsyncClient, headers: dict[str, str]
 ) -> tuple[str, dict[str, Any]]:
     """The requester asks for the deploy and approves its card: (conversation, card)."""
-    cid = (await live.post("/api/agent/conversations", headers=headers)).json()["id"]
-    await live.post(
-        f"/api/agent/conversations/{cid}/messages",
-        headers=headers,
-        json={"text": "разверни этот дашборд в prod", "uicontext": CONTEXT},
-    )
-    card = (await read_events(live, cid, headers))[-1]
-    assert card["type"] == "confirm_required", card
+    cid, card = await card_for(live, headers, "разверни этот дашборд в prod", REPORT_PAGE)
     first = await live.post(
         f"/api/agent/conversations/{cid}/confirmations/{card['confirmation_id']}",
         json={"decision": "approve"},

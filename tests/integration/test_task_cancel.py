@@ -20,8 +20,7 @@ from sstools.sandbox.seed import DASHBOARDS
 from sstools.tasks import _runtime
 from tests.conftest import AuthHeaders
 from tests.integration.deploy_support import (
-    Restore,
-    Superset,
+    Deploys,
     frozen,
     started_task,
     superset_pid,
@@ -59,15 +58,9 @@ async def _in_step(
 
 
 async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for_rollback(
-    client: httpx.AsyncClient,
-    auth: AuthHeaders,
-    sandbox: Sandbox,
-    superset: Superset,
-    restore: Restore,
-    settings: Settings,
+    client: httpx.AsyncClient, auth: AuthHeaders, sandbox: Sandbox, deploys: Deploys
 ) -> None:
-    await restore("prod")
-    dev, prod = superset("ss-dev"), superset("prod")
+    dev, prod = await deploys.changing("prod")
     for row in await prod.list_all("dashboard", columns=["id", "dashboard_title"]):
         if row["dashboard_title"] in MIGRATED:
             await prod.put_json(f"/api/v1/dashboard/{row['id']}", {"css": PROD_EDIT})
@@ -75,15 +68,11 @@ async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for
     ids = sorted(int(row["id"]) for row in rows if row["dashboard_title"] in MIGRATED)
     assert len(ids) >= 3
     body = {"dashboard_ids": ids, "source": {"env_id": "ss-dev"}, "target_env_id": "prod"}
-    planned = await client.post("/api/deploy/plan", json=body, headers=auth(Role.engineer))
-    assert planned.status_code == 200, planned.text
-    started = await client.post(
-        "/api/migrations",
-        json={**body, "digest": planned.json()["digest"]},
-        headers=auth(Role.engineer),
-    )
+    planned = await deploys.plan(body)
+    migration = {**body, "digest": planned["digest"]}
+    started = await client.post("/api/migrations", json=migration, headers=auth(Role.engineer))
     pid = superset_pid(sandbox, "prod")
-    task_id = await started_task(client, settings, started)
+    task_id = await started_task(client, deploys.settings, started)
 
     await _in_step(client, auth, task_id, 2)  # databases checked, taking the snapshot
     with frozen(pid):  # held in the snapshot's export while the person cancels
@@ -108,11 +97,8 @@ async def test_a_cancelled_migration_into_prod_keeps_its_report_and_snapshot_for
             edited[row["dashboard_title"]] = PROD_EDIT in (css or "")
     assert edited == {title: title in pending for title in MIGRATED}, report
 
-    rollback = await client.post(
-        f"/api/deploy/{task_id}/rollback/plan", json={"env_id": "prod"}, headers=auth(Role.engineer)
-    )
-    assert rollback.status_code == 200, rollback.text  # not «у задачи нет снимка»
-    assert rollback.json()["snapshot_commit"] == report["snapshot"]["commit"]
+    rollback = await deploys.rollback_plan(task_id)  # not «у задачи нет снимка»
+    assert rollback["snapshot_commit"] == report["snapshot"]["commit"]
 
 
 async def test_a_backup_cancelled_during_its_export_leaves_no_part_file(
