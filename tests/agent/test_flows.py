@@ -269,6 +269,7 @@ async def test_expired_confirmation_is_cancelled(
 ) -> None:
     async with make_agent(call_tool("superset_execute_sql", DELETE)) as agent:
         clock, cid, card = await delete_sales_card_on_a_hand_clock(agent)
+        await agent.idle(cid)  # the card's run lets go just after the card: only then can it expire
         clock.now += timedelta(seconds=settings.confirmation_ttl_s - 1)
         assert await _pending_card(agent, cid) is not None  # not yet
         clock.now += timedelta(seconds=1)
