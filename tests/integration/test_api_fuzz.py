@@ -30,11 +30,10 @@ from sstools.sandbox import Sandbox
 from sstools.testing import LiveServer
 from tests.conftest import make_settings, seed_users
 
-# Per operation, in every phase but coverage (which adds each parameter's boundary cases): 15
-# reaches each route's refusals and, with the real values below, its answers (20 cost the suite
-# about a minute and a half more on two cores); the whole schema is run in five shards of
-# operations (by tag), so xdist's workers fuzz them side by side.
-MAX_EXAMPLES = 15
+# Per operation, in every phase but coverage (which adds each parameter's boundary cases): 20
+# reaches each route's refusals and, with the real values below, its answers; the whole schema
+# is run in five shards of operations (by tag), so xdist's workers fuzz them side by side.
+MAX_EXAMPLES = 20
 SHARDS = {
     "agent and sign-in": ["agent", "auth"],
     "objects in Superset": ["dashboards", "datasets", "databases", "objects", "permissions"],
