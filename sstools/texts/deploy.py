@@ -40,10 +40,10 @@ def plan_summary(
         made = [title for title in changed if title in created]
         parts = []
         if made:
-            parts.append(f"{len(made)} {plural_form(len(made), *_CREATED)}")
+            parts.append(f"{len(made)} {plural_form(len(made), *DASHBOARDS_WILL_BE_CREATED)}")
         if len(changed) > len(made):
             rest = len(changed) - len(made)
-            parts.append(f"{rest} {plural_form(rest, *_CHANGED)}")
+            parts.append(f"{rest} {plural_form(rest, *DASHBOARDS_WILL_BE_CHANGED)}")
         titles = ", ".join(f"«{title}»" for title in changed[:_SHOWN_TITLES])
         more = f" и ещё {len(changed) - _SHOWN_TITLES}" if len(changed) > _SHOWN_TITLES else ""
         text = f"{', '.join(parts)} в {target_env_id}{origin}: {titles}{more}"
@@ -54,7 +54,7 @@ def plan_summary(
         text = f"Изменений нет: {planned} {noun} с {target_env_id}"
     removed = removed or []
     if removed:
-        charts = plural_form(len(removed), *_REMOVED)
+        charts = plural_form(len(removed), *CHARTS_WILL_BE_REMOVED)
         names = ", ".join(f"«{name}»" for name in removed[:_SHOWN_TITLES])
         text += f"; {len(removed)} {charts} с дашборда в {target_env_id}: {names}"
     kept_off = len(unresolved) - len(removed)
@@ -69,9 +69,18 @@ def plan_summary(
     return text
 
 
-_CREATED = ("дашборд будет создан", "дашборда будут созданы", "дашбордов будут созданы")
-_CHANGED = ("дашборд будет изменён", "дашборда будут изменены", "дашбордов будут изменены")
-_REMOVED = ("график будет убран", "графика будут убраны", "графиков будут убраны")
+# The forms for one, a few and many (plural_form); the agent's cards count a plan in them too.
+DASHBOARDS_WILL_BE_CREATED = (
+    "дашборд будет создан",
+    "дашборда будут созданы",
+    "дашбордов будут созданы",
+)
+DASHBOARDS_WILL_BE_CHANGED = (
+    "дашборд будет изменён",
+    "дашборда будут изменены",
+    "дашбордов будут изменены",
+)
+CHARTS_WILL_BE_REMOVED = ("график будет убран", "графика будут убраны", "графиков будут убраны")
 
 
 # -- planning (sstools/domain/deploy/planner.py, _sources.py, _bundle.py, errors.py) ---------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sstools.russian import plural_form
+from sstools.texts import deploy as plan_texts  # a plan's counts, said as its summary says them
 
 # Why a UIContext is refused (a 422's msg beside the field it names).
 CONTEXT_VERSION_WRONG = "должно быть целым числом 1 или 2"
@@ -243,8 +244,8 @@ NO_CHANGES = "изменений нет"
 
 
 _DASHBOARDS_WILL_BE = {
-    "created": ("дашборд будет создан", "дашборда будут созданы", "дашбордов будут созданы"),
-    "changed": ("дашборд будет изменён", "дашборда будут изменены", "дашбордов будут изменены"),
+    "created": plan_texts.DASHBOARDS_WILL_BE_CREATED,
+    "changed": plan_texts.DASHBOARDS_WILL_BE_CHANGED,
     "deleted": ("дашборд будет удалён", "дашборда будут удалены", "дашбордов будут удалены"),
 }
 
@@ -260,12 +261,9 @@ def dashboards_impact(*, created: int, changed: int, deleted: int) -> str:
     return ", ".join(parts) or NOTHING_CHANGES
 
 
-_CHARTS_REMOVED = ("график будет убран", "графика будут убраны", "графиков будут убраны")
-
-
 def charts_removed(count: int) -> str:
     """«1 график будет убран с дашборда»: what the import takes off the target's dashboard."""
-    return f"{count} {plural_form(count, *_CHARTS_REMOVED)} с дашборда"
+    return f"{count} {plural_form(count, *plan_texts.CHARTS_WILL_BE_REMOVED)} с дашборда"
 
 
 def plan_object(*, kind: str, name: str, action: str, fields: list[str]) -> str:
