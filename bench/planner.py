@@ -10,8 +10,9 @@ tools bound. Each call it makes is then checked as the graph's ``assess`` node c
 (:func:`sstools.agent.invocation.check_call`): a card (``NeedsConfirmation``) or a refusal with
 the role it needs (``Refused.required_role``).
 
-Scored on the held-back split and on the outsiders' held-back files (``requests_outsider.jsonl``
-and ``requests_outsider2.jsonl``, each by a writer who read neither the planner nor its tuning;
+Scored on the held-back split and on the outsiders' held-back files (``requests_outsider.jsonl``,
+``requests_outsider2.jsonl`` and ``requests_outsider3.jsonl``, each by a writer who read neither
+the planner nor its tuning;
 the tune split's figures and misses go to stderr, the only ones tuning looks at): the first
 tool, questions that got a card, role-hidden requests refused naming the role, the slots, asking
 back for a missing slot, and the time of the planner's call. A request for a tool the page
@@ -78,6 +79,8 @@ REQUESTS = Path(__file__).resolve().parent / "data" / "requests.jsonl"
 OUTSIDER = REQUESTS.with_name("requests_outsider.jsonl")
 # A third, by another writer on 7 December, the same way (issue 36, round 6).
 OUTSIDER2 = REQUESTS.with_name("requests_outsider2.jsonl")
+# A fourth, by a third writer on 7 December before round 7's tuning was measured on it.
+OUTSIDER3 = REQUESTS.with_name("requests_outsider3.jsonl")
 
 TOOL_GOAL = 0.95
 SLOT_GOAL = 0.95
@@ -429,13 +432,15 @@ GOALS: tuple[tuple[str, str, str, str, float, float], ...] = (
 
 def rows(requests_file: Path | None = None) -> list[Row]:
     score("tune")  # also the warm-up: the first requests pay for the indexes and page faults
-    if requests_file is None:  # the held-back sets: ours, and the two written by outsiders
+    if requests_file is None:  # the held-back sets: ours, and the three written by outsiders
         outsider = read_requests(OUTSIDER, lenient=True)
         second = read_requests(OUTSIDER2, lenient=True)
+        third = read_requests(OUTSIDER3, lenient=True)
         return [
             *_rows(score("heldout"), "held-back"),
             *_rows(score("outsider", outsider, held_back=True), "outsiders' held-back"),
             *_rows(score("outsider2", second, held_back=True), "second outsiders' held-back"),
+            *_rows(score("outsider3", third, held_back=True), "third outsiders' held-back"),
         ]
     ignored = unknown_keys(requests_file)
     if ignored:

@@ -191,10 +191,12 @@ def test_a_statement_in_the_message_is_offered_to_run_whatever_the_router_ranks(
 
 
 def test_a_question_mark_mid_message_asks_and_nothing_is_refused() -> None:
-    """«прод вообще отвечает? что-то тупит» asks; an analyst is not told they may not roll back."""
+    """«прод вообще отвечает? что-то тупит» asks; an analyst is not told they may not roll back:
+    the environments' state is read, in the general chat where their list is."""
     reply = plan("прод вообще отвечает? что-то тупит", "dashboard", "6", role=Role.analyst)
-    assert reply.tool_calls, reply.text
     assert "Недостаточно прав" not in reply.text
+    assert not reply.tool_calls
+    assert "«Список окружений» не делается со страницы дашборда" in str(reply.content)
 
 
 def test_thanks_and_goodbye_is_answered_in_words() -> None:

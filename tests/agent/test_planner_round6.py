@@ -62,12 +62,13 @@ def asked(
     page: ObjectType | None = None,
     *,
     earlier: tuple[tuple[str, str], ...] = (),
+    object_id: str = "10",
 ) -> Outcome:
     context = UIContext.model_validate(
         {
             "contextVersion": 1,
             "objectType": page.value if page else None,
-            "objectId": "10" if page else None,
+            "objectId": object_id if page else None,
             "envId": "ss-dev",
             "route": "/",
         }

@@ -21,7 +21,15 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from sstools.agent.context import UIContext
-from sstools.agent.offline.intent import BACKUP_ID, intent_tools, intents, spaced, task_ids, writes
+from sstools.agent.offline.intent import (
+    BACKUP_ID,
+    asks,
+    intent_tools,
+    intents,
+    spaced,
+    task_ids,
+    writes,
+)
 from sstools.agent.texts import OFFLINE_PREFIX
 from sstools.agent.texts import offline as texts
 from sstools.agent.texts import vocabulary as vocab
@@ -37,6 +45,13 @@ _YES = frozenset(spaced(word) for word in vocab.AGREED)
 # «а на проде?», «а теперь?» after an answer: the same request again, there or now.
 _SWITCH = re.compile(r"(?:a|and|what about)(?: |$)")
 _SWITCH_INTENTS = frozenset({"task_status", "health"})
+# Reads of the environment or the repository a page has no neighbour for: «бэкапы есть?» beside a
+# dashboard is told where to ask (unless it names the page's object: «в каких бэкапах этот
+# дашборд» reads its versions).
+_POINTED_READS = frozenset(
+    {"task_status", "backup_list", "branch_list", "tasks_list", "drift", "environments"}
+)
+_PAGE_WORDS = re.compile(r"(?:^| )(?:dashbord|dashboard|bord|board|dash|dashik|dataset)")
 
 
 def last_said(messages: Sequence[BaseMessage]) -> str:
@@ -107,6 +122,21 @@ def small_talk(text: str) -> bool:
     return bool(said) and set(said) <= _SMALL_TALK
 
 
+def _preview_elsewhere(
+    intent: str, text: str, offered: Sequence[str], lacking: Sequence[str]
+) -> bool:
+    """«что изменится на проде, если это перенести?» from one who may neither deploy nor migrate,
+    on a page with no preview: the preview is theirs to ask for elsewhere, not a refusal."""
+    writes_asked = ("deploy_dashboard", "execute_migration")
+    return (
+        intent in ("migration", "deploy")
+        and asks(text) == "plan"
+        and all(tool not in offered for tool in (*writes_asked, "preview_migration"))
+        and "preview_migration" not in lacking
+        and any(tool in lacking for tool in writes_asked)
+    )
+
+
 def elsewhere(
     text: str, offered: Sequence[str], lacking: Sequence[str], context: UIContext | None
 ) -> str | None:
@@ -117,14 +147,22 @@ def elsewhere(
     if not found:
         return None
     tools = intent_tools(found[0])
-    if any(tool in offered or tool in lacking for tool in tools):
+    preview = _preview_elsewhere(found[0], text, offered, lacking)
+    if preview:
+        tools = ("preview_migration",)  # what moving it would change: a read the role may use
+    elif any(tool in offered or tool in lacking for tool in tools):
         return None
     if found[0] == "rollback":
         return texts.ROLLBACK_ELSEWHERE
     page = context.object_type if context else None
     barred = page is not None and all(page not in CATALOGUE[tool].affinity for tool in tools)
     # A read the page has a neighbour for answers with it; no tool of a page says a release.
-    pointed = all(writes(tool) for tool in tools) or vocab.SUPERSET_RELEASE.search(spaced(text))
+    pointed = (
+        preview
+        or all(writes(tool) for tool in tools)
+        or vocab.SUPERSET_RELEASE.search(spaced(text))
+        or (found[0] in _POINTED_READS and not _PAGE_WORDS.search(spaced(text)))
+    )
     if page is None or not barred or not pointed:
         return None  # not routed here, or a read: the next best tool answers
     return texts.ELSEWHERE.format(tool=CATALOGUE[tools[0]].title, page=texts.PAGES[page.value])

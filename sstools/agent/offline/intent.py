@@ -56,7 +56,7 @@ _TOOLS: dict[str, tuple[str, ...]] = {
     "numbers": ("get_dashboard_data",),
     # Where no plan of a write can answer (the page, or the role), the drift of the page's object.
     "compare": ("preview_migration", "deploy_dashboard", "execute_migration", "get_drift"),
-    "migration": ("execute_migration", "preview_migration"),
+    "migration": ("execute_migration", "preview_migration", "deploy_dashboard"),
     "deploy": ("deploy_dashboard",),
     "branch_list": ("list_branches",),  # after the verbs: «выкати из ветки …» is a deploy
     "explore": ("superset_explore_database",),
@@ -145,6 +145,7 @@ _SEARCH_VERB = phrases(intent_words.SEARCH_VERBS)
 _BACKUP = phrases(vocab.BACKUP_WORDS)
 _PAST_DEPLOY = phrases(vocab.PAST_DEPLOYS)
 _IN_PROGRESS = phrases(vocab.IN_PROGRESS)
+_OWNER = phrases(vocab.OWNER_WORDS)
 # What a write would do, asked outright: its plan answers, not the list of versions.
 _OUTCOME = phrases(vocab.OUTCOME_QUESTIONS)
 # A SQL text: backquoted, or from the keyword a statement starts with to the end.
@@ -224,6 +225,9 @@ def intents(text: str) -> list[str]:
     if "deploy" in found and "migration" not in found and vocab.ALL_DASHBOARDS.search(text):
         # «выкати все в стейдж»: every dashboard of the source is a migration, not one deploy.
         found[found.index("deploy")] = "migration"
+    if "changed_by" in found and _OWNER.search(said):
+        # «кто владелец и кто его последний трогал»: the summary says both, its owners first
+        found[found.index("changed_by")] = "health"
     if vocab.SUPERSET_RELEASE.search(said):
         # «какая версия суперсета на проде?»: the environments say their releases
         return ["environments", *(i for i in found if i not in ("timeline", "environments"))]

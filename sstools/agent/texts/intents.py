@@ -138,6 +138,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "бранч … создай", "ветку … заведи", "create … branch", "new branch", "make … branch",
         "open … branch", "start … branch", "branch called", "branch named", "branch off",
         "checkout b", "сделай ветк", "сделай бранч", "отведи ветк", "ответви",
+        "need a branch", "need … new branch",
     ),
     "branch_list": (
         "ветки", "ветк", "бранчи", "бранч", "фичеветк", "branches", "branch", "vetki",
@@ -189,7 +190,10 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "last migrations",
         # What failed, and why: the task records say it (their errors), never a write.
         "упал", "упала", "упали", "не прошл", "не прошёл", "сломал", "провалил", "завалил",
-        "не удалась", "не удалось", "с ошибкой", "ошибкой", "failed", "fail", "broke",
+        "не удалась", "не удалось", "с ошибкой", "ошибкой", "failed", "fail",
+        # "broke", not "broken down by sector"
+        "what broke", "broke last", "it broke", "broke on", "broke in", "broke yesterday",
+        "broke today", "broke overnight",
         "статус … миграц", "статус … выкат", "статус … депло",
         "по задачам", "задачам", "задачах", "таск", "тасок", "что крутится",
         "покажи выкатки", "покажи деплои", "покажи миграции", "список выкаток", "список миграций",
@@ -226,6 +230,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "deploy", "deplyo", "depoly", "ship",
         "push … to prod", "push … to production", "push … to staging", "push … live",
         "go live", "release", "roll out", "publish to", "vykat", "zadeplo", "deplo",
+        # Put back as git has it: a deploy from the repository («верни прод как в гите»).
+        "back to what s in git", "back to git", "back to … in git", "как в гите", "как в git",
     ),
     "explore": (
         "колонк", "столбц", "поля", "схем", "таблиц", "базы", "базу", "база данных", "метрик",

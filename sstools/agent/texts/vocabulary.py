@@ -86,7 +86,7 @@ WRITE_COMMANDS = (
 WRITE_COMMANDS_EN = (
     "deploy", "migrate", "rollback", "roll", "restore", "back", "commit", "create", "push",
     "promote", "ship", "release", "run", "make", "take", "revert", "undo", "move", "copy",
-    "delete", "bring", "recover", "snapshot", "save",
+    "delete", "bring", "recover", "snapshot", "save", "put", "reset",
 )  # fmt: skip
 
 # Besides the command verbs, the words whose slips are read as them («сдлеай датасет», «бкэап»).
@@ -97,7 +97,10 @@ MENDED_WORDS = (
 )  # fmt: skip
 
 # What a command may start with before its verb.
-COMMAND_LEAD = ("please", "ok", "okay", "go ahead and", "now", "pls")
+COMMAND_LEAD = (
+    "please", "ok", "okay", "go ahead and", "now", "pls", "could you", "can you", "would you",
+    "kindly", "hey",
+)  # fmt: skip
 
 # Asks to be shown something: a read.
 READ_QUESTIONS = (
@@ -142,6 +145,7 @@ IN_PROGRESS = (
     "прошёл", "прошел", "прошла", "удался", "удалась", "успешно", "go through", "went through",
     "succeed",
 )  # fmt: skip
+OWNER_WORDS = ("владел", "owner", "ответственн", "vladel")
 RESTORE_WORDS = ("восстан", "restore", "recover")
 HISTORY_WORDS = (
     "истори", "последн", "недавн", "прошл", "были", "было", "был", "запуска", "сегодня",
@@ -206,7 +210,8 @@ COMMIT_REF = re.compile(
 )
 # Where a new branch starts from («от main», «на основе develop», "off main"): not its name.
 BRANCH_BASE = re.compile(
-    r"(?:\bот|\bиз|на основе|\bfrom|\boff(?: of)?|based on)\s+[«\"'`]?(?:ветк\w*\s+)?"
+    r"(?:\bот|\bиз|на основе|\bfrom|\boff(?: of)?|based on|\bgit|\bгит\w*)\s+"
+    r"[«\"'`]?(?:ветк\w*\s+)?"
     r"(main|master|trunk)\b[»\"'`]?",
     re.IGNORECASE,
 )

@@ -1,0 +1,107 @@
+"""Issue 36, round 7: what the fifth tuning set's writer said and the planner missed — a read the
+page has no tool for (the backups, the tasks, the branches beside a dashboard), an analyst's
+what-if beside a dashboard, a polite order, a deploy back to what git holds, who owns a dashboard,
+and a sum "broken down by" a column.
+
+Planned as a turn of the chat plans it with no model
+(:func:`tests.agent.test_planner_round6.asked`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sstools.agent.context import ObjectType
+from sstools.agent.offline.intent import intents
+from sstools.agent.texts import offline as offline_texts
+from sstools.agent.tools import CATALOGUE
+from sstools.auth.roles import Role
+from tests.agent.test_planner_round6 import asked
+
+
+def told_where(tool: str, page: ObjectType) -> str:
+    return offline_texts.ELSEWHERE.format(
+        tool=CATALOGUE[tool].title, page=offline_texts.PAGES[page.value]
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "page", "tool"),
+    [
+        ("бэкапы есть?", Role.analyst, ObjectType.dashboard, "list_backups"),
+        ("какие ветки щас есть в репе", Role.engineer, ObjectType.dashboard, "list_branches"),
+        ("pokazhi okruzheniya", Role.engineer, ObjectType.dashboard, "list_environments"),
+        ("what's running right now", Role.engineer, ObjectType.dataset, "list_tasks"),
+        ("что на проде поменяли руками мимо гита", Role.admin, ObjectType.dataset, "get_drift"),
+    ],
+)
+def test_a_read_the_page_has_no_tool_for_is_told_where_to_ask(
+    text: str, role: Role, page: ObjectType, tool: str
+) -> None:
+    """Not answered with a neighbour («бэкапы есть?» is not the dashboard's version history)."""
+    outcome = asked(text, role, page)
+    assert outcome.calls == []
+    assert told_where(tool, page) in outcome.text
+
+
+def test_the_pages_own_dashboard_named_in_a_backup_question_reads_its_versions() -> None:
+    outcome = asked("в каких бэкапах есть этот дашборд?", Role.admin, ObjectType.dashboard)
+    assert outcome.first_tool == "get_dashboard_timeline"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "что изменится на стейдже если перенести туда мониторинг сетей",
+        "а что поменяется на проде, если это туда перенести? я просто посмотреть",
+    ],
+)
+def test_an_analysts_what_if_beside_a_dashboard_is_the_preview_not_a_refusal(text: str) -> None:
+    """The preview is a read an analyst may ask for (in the general chat); moving is not theirs,
+    but nothing was asked to move."""
+    outcome = asked(text, Role.analyst, ObjectType.dashboard)
+    assert outcome.calls == []
+    assert told_where("preview_migration", ObjectType.dashboard) in outcome.text
+    assert not outcome.refused_naming(Role.engineer)
+    # The order itself is still refused naming the role that may move it.
+    assert asked("перенеси его на стейдж", Role.analyst, ObjectType.dashboard).refused_naming(
+        Role.engineer
+    )
+
+
+def test_a_polite_order_with_a_question_mark_is_the_order() -> None:
+    outcome = asked(
+        "Could you please promote the Weather Overview dashboard to production when you get "
+        "a chance? Thanks!",
+        page=ObjectType.dashboard,
+    )
+    assert outcome.calls == [("deploy_dashboard", {"target_env_id": "prod", "dashboard_id": 8})]
+
+
+def test_back_to_what_git_holds_is_a_deploy_from_git() -> None:
+    outcome = asked("put this board on prod back to what's in git main", page=ObjectType.dashboard)
+    assert outcome.calls == [("deploy_dashboard", {"target_env_id": "prod", "git_ref": "main"})]
+
+
+def test_who_owns_it_and_who_touched_it_last_is_its_summary() -> None:
+    outcome = asked(
+        "кто владелец у этого борда и когда его последний раз трогали", page=ObjectType.dashboard
+    )
+    assert outcome.first_tool == "get_health_summary"
+    # Who changed it, asked alone, is its version history.
+    assert asked("кто правил этот дашборд", page=ObjectType.dashboard).first_tool == (
+        "get_dashboard_timeline"
+    )
+
+
+def test_broken_down_by_a_column_is_not_what_broke() -> None:
+    """«broken down by sector» asks for a sum by a column, not the tasks that failed."""
+    assert "tasks_list" not in intents("what was the total consumption, broken down by sector?")
+    assert "tasks_list" in intents("what broke last night?")
+    outcome = asked("what broke last night?", Role.engineer)
+    assert outcome.first_tool == "list_tasks"
+
+
+def test_need_a_branch_is_creating_it() -> None:
+    outcome = asked("need a branch hotfix/exec-summary-css", page=ObjectType.dashboard)
+    assert outcome.calls == [("create_branch", {"name": "hotfix/exec-summary-css"})]
