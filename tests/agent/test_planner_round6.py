@@ -18,6 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from sstools.agent import fleet, prompt
 from sstools.agent.context import ObjectType, UIContext
+from sstools.agent.fleet import Fleet
 from sstools.agent.routing import tool_router
 from sstools.agent.selection import Ranker, routing_text, select_tools
 from sstools.agent.texts import answers as answer_texts
@@ -63,6 +64,7 @@ def asked(
     *,
     earlier: tuple[tuple[str, str], ...] = (),
     object_id: str = "10",
+    handed: Fleet = FLEET,
 ) -> Outcome:
     context = UIContext.model_validate(
         {
@@ -79,7 +81,7 @@ def asked(
     message = routing_text([*history, HumanMessage(text)])
     selection = select_tools(role, context, message=message, router=_router())
     system = prompt.system_prompt(ENVS, context, selection, role)
-    system = fleet.hand(system, FLEET.model_copy(update={"me": role.value}))
+    system = fleet.hand(system, handed.model_copy(update={"me": role.value}))
     bound = PLANNER.bind_tools([CATALOGUE[name].schema() for name in selection.offered])
     reply = bound.invoke([system, *history, HumanMessage(text)])
     assert isinstance(reply, AIMessage)

@@ -12,10 +12,12 @@ from __future__ import annotations
 import pytest
 
 from sstools.agent.context import ObjectType
+from sstools.agent.fleet import ListedTask
 from sstools.agent.offline.intent import intents
 from sstools.agent.texts import offline as offline_texts
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
+from tests.agent.test_planner_names import FLEET
 from tests.agent.test_planner_round6 import asked
 
 
@@ -105,3 +107,26 @@ def test_broken_down_by_a_column_is_not_what_broke() -> None:
 def test_need_a_branch_is_creating_it() -> None:
     outcome = asked("need a branch hotfix/exec-summary-css", page=ObjectType.dashboard)
     assert outcome.calls == [("create_branch", {"name": "hotfix/exec-summary-css"})]
+
+
+def test_deploy_history_is_the_records_not_a_deploy() -> None:
+    assert asked("deploy history of this board", page=ObjectType.dashboard).first_tool == (
+        "list_tasks"
+    )
+
+
+def test_how_last_nights_backup_went_is_its_task_in_the_environment_named() -> None:
+    prod_backup = ListedTask(
+        id="b8c52f0e1d3a4b7c9e6f7a8b9c0d1e2f", kind="backup", status="failed", env_id="prod"
+    )
+    with_prod = FLEET.model_copy(update={"tasks": [*FLEET.tasks, prod_backup]})
+    outcome = asked("ночной бэкап прода прошёл нормально?", Role.admin, handed=with_prod)
+    assert outcome.calls == [("get_task_status", {"task_id": prod_backup.id})]
+    # With only ss-dev's backup on record, prod's is not answered with it.
+    only_dev = asked("ночной бэкап прода прошёл нормально?", Role.admin)
+    assert ("get_task_status", {"task_id": "9" * 32}) not in only_dev.calls
+
+
+def test_an_imperative_with_its_last_letter_left_off_is_still_the_order() -> None:
+    outcome = asked("сдела бекап прода пжлст", Role.admin)
+    assert outcome.calls == [("run_backup", {"env_id": "prod"})]

@@ -83,12 +83,14 @@ _TRANSLIT_I = re.compile(r"(?<=[aeiou])[ij](?![aeiou])")
 
 def _slips(word: str) -> set[str]:
     """A word as fast typing gets it wrong: two neighbouring letters swapped («сдлеай»), or, in
-    a long word, a letter inside it left out («выполни» as «выпони»; never the last one, whose
-    loss makes another form: «перенес»)."""
+    a long word, a letter inside it left out («выполни» as «выпони»; the last one only as an
+    imperative's «й»: «перенес» is another form of «перенеси»)."""
     swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
     dropped = (
         {word[:i] + word[i + 1 :] for i in range(1, len(word) - 1)} if len(word) >= 6 else set()
     )
+    if word.endswith("й") and len(word) >= 6:
+        dropped.add(word[:-1])  # «сдела бекап»: an imperative's «й» left off is no other form
     return (swapped | dropped) - {word}
 
 

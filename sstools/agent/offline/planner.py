@@ -198,7 +198,7 @@ class OfflinePlanner:
                     args["env_id"] = task.env_id
                     missing.remove("env_id")
         if "task_id" in missing and name == "get_task_status":  # then the task records
-            recorded = task_asked(said, fleet, args.get("env_id"))
+            recorded = task_asked(said, fleet, args.get("env_id"), self.environment_ids)
             if recorded is not None:
                 args["task_id"] = recorded.id
                 missing.remove("task_id")

@@ -230,11 +230,15 @@ def _stage(env_id: str) -> int:
     return next((i for i, stage in enumerate(order) if stage in env_id), len(order))
 
 
-def task_asked(said: Said, fleet: Fleet, env_id: str | None) -> ListedTask | None:
+def task_asked(
+    said: Said, fleet: Fleet, env_id: str | None, known: Sequence[str] = ()
+) -> ListedTask | None:
     """The task a status question means without its id, from the records: «моя выкатка»,
     «почему упала последняя задача?», "is my backup done yet?" — the newest that fits what it
-    says (its kind, the person's own, failed, where); None when it says none of these."""
+    says (its kind, the person's own, failed, where: ``env_id``, else the environment it names
+    among ``known``); None when it says none of these."""
     prose = spaced(said.prose)
+    env_id = env_id or next(iter(_mentioned(said, known)), None)
     kinds = tuple(
         kind
         for kinds, words in vocab.TASK_KIND_WORDS.items()

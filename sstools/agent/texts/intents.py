@@ -62,6 +62,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "my migration", "my last", "is my", "the validation i", "the documentation i",
         "go through", "done yet", "закончилась", "закончился", "завершилась",
         "висит", "сколько шагов", "kicked off",
+        # How a backup went: «ночной бэкап прода прошёл нормально?» (its task, from the records).
+        "бэкап … прош", "бекап … прош", "backup … succeed", "backup … go ok",
     ),
     "backup_make": (
         "сделай бэкап", "сделай бекап", "сделай резервн", "сделай копию", "создай резервн",

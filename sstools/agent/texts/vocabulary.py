@@ -137,6 +137,9 @@ PAST_DEPLOYS = (
     # Someone moved it (never «перенеси»: «кто» or «когда» comes first).
     "кто … перенес", "кто … переносил", "кто … мигрировал", "когда … перенесли",
     "когда … переносили", "who … migrated", "who … moved",
+    # The records by name: "deploy history of this board", «история выкаток».
+    "deploy history", "deployment history", "history of deploy", "deploy log", "история выкат",
+    "история депло", "журнал выкат",
 )  # fmt: skip
 # A task asked about while it runs or as it ended: «проверка ещё идёт?», «бэкап прошёл?».
 IN_PROGRESS = (
