@@ -60,11 +60,11 @@ def test_the_pages_own_dashboard_named_in_a_backup_question_reads_its_versions()
 )
 def test_an_analysts_what_if_beside_a_dashboard_is_the_preview_not_a_refusal(text: str) -> None:
     """The preview is a read an analyst may ask for (in the general chat); moving is not theirs,
-    but nothing was asked to move."""
+    and the reply says both."""
     outcome = asked(text, Role.analyst, ObjectType.dashboard)
     assert outcome.calls == []
     assert told_where("preview_migration", ObjectType.dashboard) in outcome.text
-    assert not outcome.refused_naming(Role.engineer)
+    assert outcome.refused_naming(Role.engineer)
     # The order itself is still refused naming the role that may move it.
     assert asked("перенеси его на стейдж", Role.analyst, ObjectType.dashboard).refused_naming(
         Role.engineer
@@ -130,3 +130,58 @@ def test_how_last_nights_backup_went_is_its_task_in_the_environment_named() -> N
 def test_an_imperative_with_its_last_letter_left_off_is_still_the_order() -> None:
     outcome = asked("сдела бекап прода пжлст", Role.admin)
     assert outcome.calls == [("run_backup", {"env_id": "prod"})]
+
+
+# -- the sixth tuning set (round 6, written after the changes above) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "page", "tool"),
+    [
+        ("кто овнер у этого отчета и когда его последний раз правили", ObjectType.dashboard,
+         "get_health_summary"),
+        ("what's the state of Customer Revenue rn", None, "get_health_summary"),
+        ("show me all dashboards on prod", None, "search_dashboards"),
+        ("why is revenue so low here? show me the actual values", ObjectType.dashboard,
+         "get_dashboard_data"),
+    ],
+)  # fmt: skip
+def test_everyday_reads_said_loosely(text: str, page: ObjectType | None, tool: str) -> None:
+    assert asked(text, Role.analyst, page).first_tool == tool
+
+
+def test_an_analysts_deploy_what_if_says_both_the_role_and_the_preview() -> None:
+    outcome = asked(
+        "what would change in prod if this got deployed?", Role.analyst, ObjectType.dashboard
+    )
+    assert outcome.refused_naming(Role.engineer)  # deploying is not theirs
+    assert told_where("preview_migration", ObjectType.dashboard) in outcome.text  # the preview is
+
+
+def test_can_i_asked_of_a_write_the_role_lacks_names_the_role() -> None:
+    assert asked("can I back up prod?", Role.engineer).refused_naming(Role.admin)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("как там моя проверка", "validation"), ("дока по мониторингу сетей готова уже?", None)],
+)
+def test_is_what_i_started_ready_is_its_task(text: str, kind: str | None) -> None:
+    mine = ListedTask(
+        id="c41e7a90d2b84f1e9a3567d0b1f2e3a4",
+        kind="validation",
+        status="running",
+        env_id="ss-dev",
+        started_by="analyst",
+    )
+    document = ListedTask(
+        id="d95b2c31e8f04a7c8b6e1f2a3c4d5e6f",
+        kind="documentation",
+        status="succeeded",
+        env_id="ss-dev",
+        started_by="engineer",
+    )
+    records = FLEET.model_copy(update={"tasks": [*FLEET.tasks, mine, document]})
+    expected = mine if kind == "validation" else document
+    outcome = asked(text, Role.analyst, handed=records)
+    assert outcome.calls == [("get_task_status", {"task_id": expected.id})]

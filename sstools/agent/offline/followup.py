@@ -122,19 +122,27 @@ def small_talk(text: str) -> bool:
     return bool(said) and set(said) <= _SMALL_TALK
 
 
-def _preview_elsewhere(
-    intent: str, text: str, offered: Sequence[str], lacking: Sequence[str]
-) -> bool:
+_ASKED_WRITE = {"deploy": "deploy_dashboard", "migration": "execute_migration"}
+
+
+def write_previewed_elsewhere(
+    text: str, offered: Sequence[str], lacking: Sequence[str]
+) -> str | None:
     """«что изменится на проде, если это перенести?» from one who may neither deploy nor migrate,
-    on a page with no preview: the preview is theirs to ask for elsewhere, not a refusal."""
-    writes_asked = ("deploy_dashboard", "execute_migration")
-    return (
-        intent in ("migration", "deploy")
-        and asks(text) == "plan"
-        and all(tool not in offered for tool in (*writes_asked, "preview_migration"))
-        and "preview_migration" not in lacking
-        and any(tool in lacking for tool in writes_asked)
-    )
+    on a page with no preview: the write asked about (its refusal is said), while the preview is
+    theirs to ask for elsewhere; None otherwise."""
+    found = intents(text)
+    writes_asked = tuple(_ASKED_WRITE.values())
+    if (
+        not found
+        or found[0] not in _ASKED_WRITE
+        or asks(text) != "plan"
+        or any(tool in offered for tool in (*writes_asked, "preview_migration"))
+        or "preview_migration" in lacking
+    ):
+        return None
+    asked = _ASKED_WRITE[found[0]]
+    return asked if asked in lacking else next((w for w in writes_asked if w in lacking), None)
 
 
 def elsewhere(
@@ -147,7 +155,7 @@ def elsewhere(
     if not found:
         return None
     tools = intent_tools(found[0])
-    preview = _preview_elsewhere(found[0], text, offered, lacking)
+    preview = write_previewed_elsewhere(text, offered, lacking) is not None
     if preview:
         tools = ("preview_migration",)  # what moving it would change: a read the role may use
     elif any(tool in offered or tool in lacking for tool in tools):

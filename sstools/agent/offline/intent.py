@@ -148,6 +148,7 @@ _BACKUP = phrases(vocab.BACKUP_WORDS)
 _PAST_DEPLOY = phrases(vocab.PAST_DEPLOYS)
 _IN_PROGRESS = phrases(vocab.IN_PROGRESS)
 _OWNER = phrases(vocab.OWNER_WORDS)
+_MAY_I = phrases(vocab.MAY_I)
 # What a write would do, asked outright: its plan answers, not the list of versions.
 _OUTCOME = phrases(vocab.OUTCOME_QUESTIONS)
 # A SQL text: backquoted, or from the keyword a statement starts with to the end.
@@ -221,7 +222,7 @@ def intents(text: str) -> list[str]:
     if found[:1] in (["validation"], ["documentation"]) and _IN_PROGRESS.search(said):
         # «проверка Customer Revenue ещё идёт?»: the task's status, not the dashboard's
         found.insert(0, "task_status")
-    if _PAST_DEPLOY.search(said) and not SQL.search(text):
+    if _PAST_DEPLOY.search(said) and not SQL.search(text) and not _PLAN_QUESTION.search(said):
         # «что Аня вчера деплоила?», "when was this pushed to prod?": the records, not a deploy
         found = [i for i in found if i not in ("deploy", "migration")] + ["tasks_list"]
     if "deploy" in found and "migration" not in found and vocab.ALL_DASHBOARDS.search(text):
@@ -361,6 +362,9 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
             if name in here:
                 chosen.insert(0, name)
                 break
+    if not chosen and asking is not None and found and _MAY_I.search(spaced(text)):
+        # «can I back up prod?» where the role may not: the answer is the role it needs.
+        chosen = [name for name in _TOOLS[found[0]] if name in beyond_role]
     if not chosen:
         # The meaning, when no frame says it, among the offered tools only: a write the role
         # lacks is refused when the person's words name it, never for a meaning's neighbour.

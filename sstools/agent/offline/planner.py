@@ -35,7 +35,13 @@ from sstools.agent.offline import dry_run
 from sstools.agent.offline.answers import Hint, render_content
 from sstools.agent.offline.answers.overview import overview
 from sstools.agent.offline.asking import ask, latest_task
-from sstools.agent.offline.followup import elsewhere, follow_up, last_said, small_talk
+from sstools.agent.offline.followup import (
+    elsewhere,
+    follow_up,
+    last_said,
+    small_talk,
+    write_previewed_elsewhere,
+)
 from sstools.agent.offline.intent import Asking, asks, choose, has_plan
 from sstools.agent.offline.meanings import meaning
 from sstools.agent.offline.reranking import reranked
@@ -121,7 +127,10 @@ class OfflinePlanner:
             return _said(explained)
         choice = choose(text, offered, note.lacking)
         if where := elsewhere(text, offered, note.lacking, context):
-            return _said(where)
+            # An analyst's what-if of a deploy: it is not theirs to make, its preview is.
+            previewed = write_previewed_elsewhere(text, offered, note.lacking)
+            refusal = note.refusal(previewed, {}) if previewed else None
+            return _said(f"{refusal}. {where}" if refusal else where)
         said = Said.of(text)
         fleet = handed_fleet(messages)
         choice = reranked(choice, text, said, context, fleet, offered)

@@ -29,6 +29,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "восстанов", "восстан", "restor", "накати бэкап", "накати бекап", "накати копию",
         "накати резерв", "верни … из копии", "верни … из бэкапа", "верни … из бекапа",
         "подними … из бэкапа", "подними … из бекапа", "подними … из копии", "откатись на бэкап",
+        "накати … копию", "накати … копия",
         "откатись к бэкапу", "recover", "roll … back to backup", "bring back from", "vosstan",
         "верни … из резервн",
         "накати … бэкап", "накати … бекап", "накати … backup", "подними … бэкап", "подними … бекап",
@@ -64,6 +65,9 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "висит", "сколько шагов", "kicked off",
         # How a backup went: «ночной бэкап прода прошёл нормально?» (its task, from the records).
         "бэкап … прош", "бекап … прош", "backup … succeed", "backup … go ok",
+        # Is what the person started ready: «как там моя проверка», «дока … готова уже?».
+        "моя проверка", "моей проверки", "мою проверку", "my validation", "my check",
+        "моя дока", "моя документац", "готова уже", "готов уже", "уже готов", "ready yet",
     ),
     "backup_make": (
         "сделай бэкап", "сделай бекап", "сделай резервн", "сделай копию", "создай резервн",
@@ -146,7 +150,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "ветки", "ветк", "бранчи", "бранч", "фичеветк", "branches", "branch", "vetki",
     ),
     "documentation": (
-        "документац", "задокументир", "доку", "доки", "readme", "docs", "document",
+        "документац", "задокументир", "доку", "доки", "дока", "readme", "docs", "document",
         "опиши дашборд для", "опиши … для вики", "для вики", "wiki", "markdown",
         "описание дашборда", "напиши описание", "write up", "dokument",
         "сгенер … описан", "сгенерируй описан", "сделай описан", "generate … description",
@@ -215,6 +219,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     # A dashboard's numbers (its charts' data), before a comparison: «почему цифры в проде другие».
     "numbers": (
         "цифр", "цифер", "числа", "по числам", "в числах", "numbers", "figures", "tsifr",
+        "actual values", "the values", "значения",
     ),
     "compare": (
         "сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц",
@@ -250,6 +255,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "про … что нибудь", "что нибудь про", "anything about", "сколько … дашборд",
         "что то про", "что то о", "есть у нас … про", "something about", "anything on",
         "where s the … board", "where is the … board", "ссылку на дашборд", "link to … dashboard",
+        "all dashboards", "all the dashboards", "all boards", "show … dashboards",
     ),
     "overview": (
         "список графиков", "список чартов", "покажи графики", "покажи чарты", "графики дашборда",
@@ -272,7 +278,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "все ок", "все ли ок", "ломаютс", "правили", "менялся", "меняли", "что с этим",
         "is it ok", "is this ok", "whats wrong", "what s wrong", "last modified", "published",
         "чувствует", "самочувств", "how is … doing", "how s … doing", "живой", "живое", "жив ли",
-        "всё живое", "alive",
+        "всё живое", "alive", "state of", "how s … looking",
         "что не так", "красн", "он как", "как он", "looking on", "looking in", "что с",
     ),
     "environments": (

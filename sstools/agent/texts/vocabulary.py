@@ -148,7 +148,9 @@ IN_PROGRESS = (
     "прошёл", "прошел", "прошла", "удался", "удалась", "успешно", "go through", "went through",
     "succeed",
 )  # fmt: skip
-OWNER_WORDS = ("владел", "owner", "ответственн", "vladel")
+# Asks whether the person may do it: «а мне можно бэкапить прод?», "can I back up prod?".
+MAY_I = ("can i", "may i", "am i allowed", "мне можно", "могу ли я", "я могу", "можно мне")
+OWNER_WORDS = ("владел", "owner", "ответственн", "vladel", "овнер")
 RESTORE_WORDS = ("восстан", "restore", "recover")
 HISTORY_WORDS = (
     "истори", "последн", "недавн", "прошл", "были", "было", "был", "запуска", "сегодня",
@@ -304,7 +306,7 @@ TASK_KIND_WORDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("migration",): ("миграц", "перенос", "migrat"),
     ("backup",): ("бэкап", "бекап", "резервн", "backup"),
     ("validation",): ("проверк", "валидац", "ревью", "validation", "check"),
-    ("documentation",): ("документац", "доку", "documentation", "docs"),
+    ("documentation",): ("документац", "доку", "дока", "documentation", "docs"),
 }
 # The order a fleet's changes flow in (dev → staging → prod): with two environments named and
 # neither marked as the source («сравни в dev и prod»), the earlier stage is where from.
