@@ -104,9 +104,17 @@ def test_broken_down_by_a_column_is_not_what_broke() -> None:
     assert outcome.first_tool == "list_tasks"
 
 
-def test_need_a_branch_is_creating_it() -> None:
-    outcome = asked("need a branch hotfix/exec-summary-css", page=ObjectType.dashboard)
-    assert outcome.calls == [("create_branch", {"name": "hotfix/exec-summary-css"})]
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("need a branch hotfix/exec-summary-css", "hotfix/exec-summary-css"),
+        ("открой ветку под задачу: JIRA-123-energy", "JIRA-123-energy"),
+    ],
+)
+def test_asking_for_a_branch_is_creating_it(text: str, name: str) -> None:
+    """Not the branches' list, which a dashboard's page does not offer."""
+    outcome = asked(text, page=ObjectType.dashboard)
+    assert outcome.calls == [("create_branch", {"name": name})]
 
 
 def test_deploy_history_is_the_records_not_a_deploy() -> None:

@@ -144,7 +144,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "бранч … создай", "ветку … заведи", "create … branch", "new branch", "make … branch",
         "open … branch", "start … branch", "branch called", "branch named", "branch off",
         "checkout b", "сделай ветк", "сделай бранч", "отведи ветк", "ответви",
-        "need a branch", "need … new branch",
+        "need a branch", "need … new branch", "открой … ветк", "ветку под", "бранч под",
     ),
     "branch_list": (
         "ветки", "ветк", "бранчи", "бранч", "фичеветк", "branches", "branch", "vetki",
