@@ -12,8 +12,8 @@ import re
 from functools import cache
 
 from sstools.agent.offline.intent import spaced
+from sstools.agent.texts import meaning_words
 from sstools.agent.texts import offline as texts
-from sstools.agent.texts import vocabulary as vocab
 
 
 def _phrase(words: str, *, prefix: bool) -> str:
@@ -24,16 +24,16 @@ def _phrase(words: str, *, prefix: bool) -> str:
 
 @cache
 def _asked() -> re.Pattern[str]:
-    asking = "|".join(_phrase(one, prefix=False) for one in vocab.MEANING_ASKED)
-    fillers = "|".join(_phrase(one, prefix=False) for one in vocab.MEANING_FILLERS)
+    asking = "|".join(_phrase(one, prefix=False) for one in meaning_words.MEANING_ASKED)
+    fillers = "|".join(_phrase(one, prefix=False) for one in meaning_words.MEANING_FILLERS)
     terms = "|".join(
         f"(?P<{key}>{'|'.join(_phrase(one, prefix=True) for one in spelled)})"
-        for key, spelled in vocab.TERMS.items()
+        for key, spelled in meaning_words.TERMS.items()
     )
     # "… mean for a task?", «… у миграции»: what the term is of, then nothing else
     of = r"(?: (?:for|of|u|dlya|pri) (?:a |an |the )?[a-z]+)?"
     verb = r"(?: (?:is|are|mean|means|znachit))?"
-    tail = "|".join(_phrase(one, prefix=False) for one in vocab.MEANING_TAILS)
+    tail = "|".join(_phrase(one, prefix=False) for one in meaning_words.MEANING_TAILS)
     return re.compile(
         rf"(?:^| )(?:{asking}) (?:(?:{fillers}) )*(?:{terms}){verb}{of}{verb}(?: (?:{tail}))*$"
     )
@@ -43,7 +43,7 @@ def _asked() -> re.Pattern[str]:
 def _two() -> re.Pattern[str]:
     """«чем миграция отличается от выкатки?», "difference between a deploy and a migration"."""
     terms = "|".join(
-        _phrase(one, prefix=True) for spelled in vocab.TERMS.values() for one in spelled
+        _phrase(one, prefix=True) for spelled in meaning_words.TERMS.values() for one in spelled
     )
     return re.compile(
         rf"(?:chem|difference between|differ) (?:a |an |the )?(?P<one>{terms})"
