@@ -170,26 +170,21 @@ def test_can_i_asked_of_a_write_the_role_lacks_names_the_role() -> None:
     assert asked("can I back up prod?", Role.engineer).refused_naming(Role.admin)
 
 
+_MY_CHECK = ListedTask(
+    id="c41e7a90d2b84f1e9a3567d0b1f2e3a4", kind="validation", status="running", env_id="ss-dev",
+    started_by="analyst",
+)  # fmt: skip
+_NETWORK_DOCS = _MY_CHECK.model_copy(
+    update={"id": "d95b2c31e8f04a7c8b6e1f2a3c4d5e6f", "kind": "documentation",
+            "status": "succeeded", "started_by": "engineer"}
+)  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    ("text", "kind"),
-    [("как там моя проверка", "validation"), ("дока по мониторингу сетей готова уже?", None)],
+    ("text", "task"),
+    [("как там моя проверка", _MY_CHECK), ("дока по мониторингу сетей готова уже?", _NETWORK_DOCS)],
 )
-def test_is_what_i_started_ready_is_its_task(text: str, kind: str | None) -> None:
-    mine = ListedTask(
-        id="c41e7a90d2b84f1e9a3567d0b1f2e3a4",
-        kind="validation",
-        status="running",
-        env_id="ss-dev",
-        started_by="analyst",
-    )
-    document = ListedTask(
-        id="d95b2c31e8f04a7c8b6e1f2a3c4d5e6f",
-        kind="documentation",
-        status="succeeded",
-        env_id="ss-dev",
-        started_by="engineer",
-    )
-    records = FLEET.model_copy(update={"tasks": [*FLEET.tasks, mine, document]})
-    expected = mine if kind == "validation" else document
+def test_is_what_i_started_ready_is_its_task(text: str, task: ListedTask) -> None:
+    records = FLEET.model_copy(update={"tasks": [*FLEET.tasks, _MY_CHECK, _NETWORK_DOCS]})
     outcome = asked(text, Role.analyst, handed=records)
-    assert outcome.calls == [("get_task_status", {"task_id": expected.id})]
+    assert outcome.calls == [("get_task_status", {"task_id": task.id})]
