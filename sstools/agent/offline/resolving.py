@@ -26,6 +26,7 @@ from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.fleet import Fleet, Listed, ListedTask
 from sstools.agent.offline import aggregates, names
 from sstools.agent.offline.answers.words import short_id
+from sstools.agent.offline.dated import backup_on
 from sstools.agent.offline.intent import phrases, spaced
 from sstools.agent.offline.slots import Said, environments
 from sstools.agent.texts import answers as answer_texts
@@ -124,8 +125,11 @@ def resolve(
         mine = names.says_mine(prose)
         backups = names.latest_task(fleet, ("backup",), env, mine=mine)
         ids = [task.objects[0] for task in backups if task.objects and task.status == "succeeded"]
-        if ids and (said.last or mine):  # «из последнего», «мой бэкап»; else asked, with choices
-            args["backup_id"] = ids[0]
+        # «из бэкапа от 5 декабря»: that day's; «из последнего», «мой бэкап»; else asked
+        dated = backup_on(said.prose, fleet, [e for e in (env, *_mentioned(said, known)) if e])
+        chosen = dated or (ids[0] if ids and (said.last or mine) else None)
+        if chosen is not None:
+            args["backup_id"] = chosen
             args.setdefault("target_env_id", env)
     if name == "rollback_deploy":
         page = names.titled(fleet, here, page_id) if page_id else None
