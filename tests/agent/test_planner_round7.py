@@ -188,3 +188,21 @@ def test_is_what_i_started_ready_is_its_task(text: str, task: ListedTask) -> Non
     records = FLEET.model_copy(update={"tasks": [*FLEET.tasks, _MY_CHECK, _NETWORK_DOCS]})
     outcome = asked(text, Role.analyst, handed=records)
     assert outcome.calls == [("get_task_status", {"task_id": task.id})]
+
+
+def test_how_is_a_named_dashboard_is_its_summary() -> None:
+    outcome = asked("как там дашборд energy kpis", Role.analyst)
+    assert outcome.calls == [("get_health_summary", {"dashboard_id": 6})]
+
+
+@pytest.mark.parametrize("text", ["как там выкатка?", "как там миграция на стейдж"])
+def test_how_is_a_deploy_going_is_its_task_not_a_refused_deploy(text: str) -> None:
+    """An analyst asking after a deploy is not told they may not deploy."""
+    records = FLEET.model_copy(update={"tasks": [*FLEET.tasks, _MY_CHECK]})
+    outcome = asked(text, Role.analyst, handed=records)
+    status = CATALOGUE["get_task_status"].title
+    # Its status, or which task, when the records hold no such one (no migration here).
+    assert outcome.first_tool == "get_task_status" or (
+        not outcome.calls and outcome.text.startswith(f"«{status}»")
+    )
+    assert not outcome.refused_naming(Role.engineer)

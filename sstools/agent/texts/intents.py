@@ -68,6 +68,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         # Is what the person started ready: «как там моя проверка», «дока … готова уже?».
         "моя проверка", "моей проверки", "мою проверку", "my validation", "my check",
         "моя дока", "моя документац", "готова уже", "готов уже", "уже готов", "ready yet",
+        "как там выкат", "как там депло", "как там миграц", "как там бэкап", "как там бекап",
+        "как там провер", "как там перенос",
     ),
     "backup_make": (
         "сделай бэкап", "сделай бекап", "сделай резервн", "сделай копию", "создай резервн",
@@ -279,7 +281,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "is it ok", "is this ok", "whats wrong", "what s wrong", "last modified", "published",
         "чувствует", "самочувств", "how is … doing", "how s … doing", "живой", "живое", "жив ли",
         "всё живое", "alive", "state of", "how s … looking",
-        "что не так", "красн", "он как", "как он", "looking on", "looking in", "что с",
+        "что не так", "красн", "он как", "как он", "looking on", "looking in", "что с", "как там",
     ),
     "environments": (
         "окружени", "энвы", "энв", "envs", "environments", "environment", "инстанс", "стенды",
