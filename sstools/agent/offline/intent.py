@@ -89,7 +89,7 @@ def _slips(word: str) -> set[str]:
     dropped = (
         {word[:i] + word[i + 1 :] for i in range(1, len(word) - 1)} if len(word) >= 6 else set()
     )
-    if word.endswith("й") and len(word) >= 6:
+    if word.endswith(vocab.IMPERATIVE_END) and len(word) >= 6:
         dropped.add(word[:-1])  # «сдела бекап»: an imperative's «й» left off is no other form
     return (swapped | dropped) - {word}
 

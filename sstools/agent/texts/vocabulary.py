@@ -89,6 +89,8 @@ WRITE_COMMANDS_EN = (
     "delete", "bring", "recover", "snapshot", "save", "put", "reset",
 )  # fmt: skip
 
+# An imperative's last letter («сделай»), which a slip may leave off: «сдела бекап».
+IMPERATIVE_END = "й"
 # Besides the command verbs, the words whose slips are read as them («сдлеай датасет», «бкэап»).
 MENDED_WORDS = (
     "бэкап", "бекап", "датасет", "дашборд", "дашборды", "окружение", "окружения", "миграция",
