@@ -15,8 +15,6 @@ from sstools.agent.fleet import Fleet
 from sstools.agent.offline.names import latest_task
 from sstools.agent.texts import data_words
 
-_DAY_MONTH = re.compile(r"(?<![\d.])(\d{1,2})(?:-?(?:го|ое|st|nd|rd|th))?\s+([a-zа-яё]{3,})")
-_MONTH_DAY = re.compile(r"(?<![a-zа-яё])([a-z]{3,})\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\d.])")
 _ISO = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})(?:\.(\d{4}|\d{2}))?(?![\d.])")
 _TAKEN = re.compile(r"\.(\d{4})(\d{2})(\d{2})T")
@@ -54,10 +52,10 @@ def day_said(text: str) -> Day | None:
     lower = text.lower()
     if iso := _ISO.search(lower):
         return Day(int(iso[2]), int(iso[3]), int(iso[1]))
-    for match in _DAY_MONTH.finditer(lower):
+    for match in data_words.DAY_THEN_MONTH.finditer(lower):
         if (month := _month(match[2])) is not None and 1 <= int(match[1]) <= 31:
             return Day(month, int(match[1]))
-    for match in _MONTH_DAY.finditer(lower):
+    for match in data_words.MONTH_THEN_DAY.finditer(lower):
         if (month := _month(match[1])) is not None and 1 <= int(match[2]) <= 31:
             return Day(month, int(match[2]))
     if dotted := _DOTTED.search(lower):

@@ -36,6 +36,9 @@ TIME_BUCKETS = (
     ("недел", "week"), ("week", "week"), ("дн", "day"), ("день", "day"), ("day", "day"),
     ("дат", "day"),
 )  # fmt: skip
+# A calendar day in words: «5 декабря», «5-го декабря», "5th December"; "Dec 5", "December 5th".
+DAY_THEN_MONTH = re.compile(r"(?<![\d.])(\d{1,2})(?:-?(?:го|ое|st|nd|rd|th))?\s+([a-zа-яё]{3,})")
+MONTH_THEN_DAY = re.compile(r"(?<![a-zа-яё])([a-z]{3,})\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\d.])")
 MONTHS = (
     ("январ", 1),
     ("феврал", 2),
