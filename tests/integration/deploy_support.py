@@ -285,6 +285,16 @@ async def decided(
     return await read_events(live, cid, headers, last_event_id=card["_id"], timeout_s=timeout_s)
 
 
+def assert_loud_prod_card(decision: dict[str, Any]) -> None:
+    """A prod write's card as AGGRD has it: dangerous, destructive, and the prompt says prod."""
+    assert (decision["level"], decision["tone"], decision["stage"]) == (
+        "dangerous",
+        "destructive",
+        "prod",
+    )
+    assert "ПРОДУКТИВ" in decision["prompt"]
+
+
 def followed_to_success(events: list[dict[str, Any]], tool: str) -> list[dict[str, Any]]:
     """The run's tool results, having checked ``tool`` ran first, ok, and the model then said
     its task succeeded."""

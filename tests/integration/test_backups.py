@@ -25,6 +25,7 @@ from tests.integration.deploy_support import (
     Restore,
     Script,
     Superset,
+    assert_loud_prod_card,
     call_then_follow,
     card_for,
     decided,
@@ -252,12 +253,6 @@ async def test_restore_into_prod_through_the_agent_is_a_destructive_card(
     before = await export_environment(superset("prod"))
     async with live_agent(settings, restore_then_follow(made["backup_id"], "prod")) as live:
         cid, card = await _card(live, headers, "prod")
-        decision = card["decision"]
-        assert (decision["level"], decision["tone"], decision["stage"]) == (
-            "dangerous",
-            "destructive",
-            "prod",
-        )
-        assert "ПРОДУКТИВ" in decision["prompt"]
+        assert_loud_prod_card(card["decision"])
         await decided(live, headers, cid, card, "deny", timeout_s=20)
     assert await export_environment(superset("prod")) == before

@@ -20,6 +20,7 @@ from tests.integration.deploy_support import (
     Deploys,
     Restore,
     Superset,
+    assert_loud_prod_card,
     card_for,
     decided,
     deploy_then_follow,
@@ -71,12 +72,7 @@ async def test_story2_deploy_to_prod_through_the_agent_applies_the_approved_plan
     async with live_agent(one_approval, deploy_then_follow) as live:
         cid, card = await _ask(live, headers)
         decision = card["decision"]
-        assert (decision["level"], decision["tone"], decision["stage"]) == (
-            "dangerous",
-            "destructive",
-            "prod",
-        )
-        assert "ПРОДУКТИВ" in decision["prompt"]
+        assert_loud_prod_card(decision)
         assert decision["impact"] == "1 дашборд будет изменён"
         assert decision["digest"] == plan["digest"]
         assert f"дашборд «{REPORT}»: изменить (css)" in decision["objects"]
