@@ -11,8 +11,8 @@ tools bound. Each call it makes is then checked as the graph's ``assess`` node c
 the role it needs (``Refused.required_role``).
 
 Scored on the held-back split and on the outsiders' held-back files (``requests_outsider.jsonl``,
-``requests_outsider2.jsonl`` and ``requests_outsider3.jsonl``, each by a writer who read neither
-the planner nor its tuning;
+``requests_outsider2.jsonl``, ``requests_outsider3.jsonl`` and ``requests_outsider4.jsonl``, each
+by a writer who read neither the planner nor its tuning;
 the tune split's figures and misses go to stderr, the only ones tuning looks at): the first
 tool, questions that got a card, role-hidden requests refused naming the role, the slots, asking
 back for a missing slot, and the time of the planner's call. A request for a tool the page
@@ -81,6 +81,8 @@ OUTSIDER = REQUESTS.with_name("requests_outsider.jsonl")
 OUTSIDER2 = REQUESTS.with_name("requests_outsider2.jsonl")
 # A fourth, by a third writer on 7 December before round 7's tuning was measured on it.
 OUTSIDER3 = REQUESTS.with_name("requests_outsider3.jsonl")
+# A fifth, by a fourth writer on 7 December while round 8 was tuned (measured, never read).
+OUTSIDER4 = REQUESTS.with_name("requests_outsider4.jsonl")
 
 TOOL_GOAL = 0.95
 SLOT_GOAL = 0.95
@@ -432,15 +434,17 @@ GOALS: tuple[tuple[str, str, str, str, float, float], ...] = (
 
 def rows(requests_file: Path | None = None) -> list[Row]:
     score("tune")  # also the warm-up: the first requests pay for the indexes and page faults
-    if requests_file is None:  # the held-back sets: ours, and the three written by outsiders
+    if requests_file is None:  # the held-back sets: ours, and the four written by outsiders
         outsider = read_requests(OUTSIDER, lenient=True)
         second = read_requests(OUTSIDER2, lenient=True)
         third = read_requests(OUTSIDER3, lenient=True)
+        fourth = read_requests(OUTSIDER4, lenient=True)
         return [
             *_rows(score("heldout"), "held-back"),
             *_rows(score("outsider", outsider, held_back=True), "outsiders' held-back"),
             *_rows(score("outsider2", second, held_back=True), "second outsiders' held-back"),
             *_rows(score("outsider3", third, held_back=True), "third outsiders' held-back"),
+            *_rows(score("outsider4", fourth, held_back=True), "fourth outsiders' held-back"),
         ]
     ignored = unknown_keys(requests_file)
     if ignored:

@@ -86,6 +86,28 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[ListedColumn]:
             "есть ли пустые значения в колонке region?",
             "select count(*), sum(region is null) from sales_orders",
         ),
+        (  # «больше всего»: the group ranked by its total, the first row the answer
+            "energy_consumption",
+            "какой сектор у нас потребляет больше всего электричества?",
+            "select sector, sum(consumption_mwh) from energy_consumption group by sector"
+            " order by 2 desc limit 1",
+        ),
+        (  # "the coldest day": the row itself, its day shown
+            "weather_daily",
+            "what was the coldest day in this data?",
+            "select day, avg_temp_c from weather_daily order by avg_temp_c limit 1",
+        ),
+        (  # «в Москве»: the rows that hold the name, in whatever text column it is
+            "weather_daily",
+            "средняя температура в Москве в январе",
+            "select avg(avg_temp_c) from weather_daily"
+            " where day like '%-01-%' and region = 'Москва'",
+        ),
+        (
+            "weather_daily",
+            "what's the latest date in here?",
+            "select min(day), max(day) from weather_daily",
+        ),
     ],
 )
 def test_the_question_s_select_returns_what_a_hand_written_query_does(

@@ -247,6 +247,44 @@ def _top(lower: str) -> int | None:
     return int(next(n for n in wanted.groups() if n)) if wanted else None
 
 
+def _matching(text: str, known: Sequence[_Column]) -> list[str] | None:
+    """«в Москве», "in Krasnodar": rows whose text columns hold the name (its stem, so «Москве»
+    finds «Москва»); None when the dataset has no text column to look in."""
+    found = [data_words.NAME_ENDING.sub("", name) for name in data_words.PROPER_NAME.findall(text)]
+    if not found:
+        return []
+    texts = [c for c in known if not c.numeric and not c.temporal and c.parts[-1:] != ("id",)]
+    if not texts:
+        return None
+    # The name is letters only (the pattern's): a literal that needs no escaping.
+    return [
+        "(" + " OR ".join(f"{quoted(c.name)} LIKE '%{name}%'" for c in texts) + ")"
+        for name in found
+    ]
+
+
+def _ranked(lower: str, named: Sequence[_Column], date: _Column | None) -> tuple[str, str] | None:
+    """«какой сектор потребляет больше всего?», "which region had the coldest day?": the SELECT
+    list and the ranking whose first row answers — a group's total (an average for a measure that
+    is one already), or the day itself when a day is asked."""
+    most, least = data_words.MOST.search(lower), data_words.LEAST.search(lower)
+    if bool(most) == bool(least):
+        return None
+    order = "DESC" if most else "ASC"
+    measure = next((c for c in named if c.numeric), None)
+    group = next((c for c in named if not c.numeric and not c.temporal), None)
+    if measure is None:
+        return None
+    if date is not None and data_words.WHICH_DAY.search(lower):
+        shown = ", ".join(quoted(c.name) for c in (date, *([group] if group else []), measure))
+        return shown, f" ORDER BY {quoted(measure.name)} {order} LIMIT 1"
+    if group is None:
+        return None
+    function = "avg" if measure.parts[:1] == ("avg",) else "sum"
+    picked = _picked(function, measure)
+    return f"{quoted(group.name)}, {picked}", f" GROUP BY 1 ORDER BY 2 {order} LIMIT 1"
+
+
 def names_a_column(text: str, columns: Sequence[ListedColumn]) -> bool:
     """Whether the text names one of the columns («удали те, где quantity больше 15»)."""
     words = [fold(word) for word in _WORD.findall(normalize(text))]
@@ -260,6 +298,9 @@ def select(
     lower = normalize(text)
     words = [fold(word) for word in _WORD.findall(lower)]
     known = [_Column.of(column) for column in columns]
+    matched = _matching(text, known)
+    if matched is None:
+        return None
     sql = _Sql(_dialect(backend))
     dates = [c for c in known if c.temporal]
     date = next(iter(_named(words, dates) or dates), None)
@@ -268,6 +309,15 @@ def select(
         return sql.finish(f"SELECT {asked} FROM {table}")  # noqa: S608 - identifiers quoted
     named = [c for c in _named(words, known) if c is not date]
     bucket, group = _grouped(words, known)
+    period = _period(lower, words)
+    if bucket is None and group is None:
+        ranked = _ranked(lower, named, date)
+        if ranked is not None:
+            where = _where(period, quoted(date.name), sql) if period and date else []
+            where += matched
+            query = f"SELECT {ranked[0]} FROM {table}"  # noqa: S608 - identifiers quoted
+            query += " WHERE " + " AND ".join(where) if where else ""
+            return sql.finish(f"{query}{ranked[1]}")
     top = _top(lower)
     if top is not None and group is None:  # «топ-5 регионов по выручке»: ranked by the measure
         group = next((c for c in named if not c.numeric), None)
@@ -277,10 +327,10 @@ def select(
         function = "sum" if counted.numeric else "distinct"  # «сколько выручки», «сколько заказов»
     if function not in (None, "distinct"):
         counted = next((c for c in named if c.numeric and c is not group), None)
-    period = _period(lower, words)
     if function is None or counted is None or ((period or bucket) and date is None):
         return None
     where = _where(period, quoted(date.name), sql) if period and date else []
+    where += matched
     head = ""
     if bucket is not None and date is not None:
         head = f"{sql.bucket(quoted(date.name), bucket)} AS {bucket}, "

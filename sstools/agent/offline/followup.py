@@ -6,8 +6,9 @@
   keeps every other one the first message gave («перенеси в стейдж» + «7 и 8»).
   An answer «первый» picks the first of the choices the question listed; «а на проде?», «а
   теперь?» after an answer asks the earlier request again, there or now.
-- :func:`small_talk`: thanks, answered in words, nothing run (a greeting still gets the page's
-  default answer).
+- :func:`small_talk`: thanks or a message sent by mistake, answered in words, nothing run (a
+  greeting still gets the page's default answer);
+- :func:`waiting`: «ну что там?» after a task was started: its status.
 - :func:`elsewhere`: «откати…» where no rollback is offered (a dashboard's chat, before any
   deploy in it), «сделай бэкап дева» beside a dashboard: told where to ask, not answered with
   another tool's card.
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from sstools.agent.context import UIContext
+from sstools.agent.offline.asking import latest_task
 from sstools.agent.offline.intent import (
     BACKUP_ID,
     asks,
@@ -41,9 +43,10 @@ _ANSWER_WORDS = 5
 # status, a word for the environment.
 _SLOT_INTENTS = frozenset({"task_status"})
 _SMALL_TALK = frozenset(spaced(word) for word in vocab.THANKS)
+_APOLOGY = frozenset(spaced(word) for word in vocab.APOLOGIES) - {"my", "ne", "tot"}
 _YES = frozenset(spaced(word) for word in vocab.AGREED)
 # «а на проде?», «а теперь?» after an answer: the same request again, there or now.
-_SWITCH = re.compile(r"(?:a|and|what about)(?: |$)")
+_SWITCH = re.compile(r"(?:a|and|what about)(?: |$)|(?:i|how about|same for|also) (?=\S)")
 _SWITCH_INTENTS = frozenset({"task_status", "health"})
 # Reads of the environment or the repository a page has no neighbour for: «бэкапы есть?» beside a
 # dashboard is told where to ask (unless it names the page's object: «в каких бэкапах этот
@@ -51,7 +54,10 @@ _SWITCH_INTENTS = frozenset({"task_status", "health"})
 _POINTED_READS = frozenset(
     {"task_status", "backup_list", "branch_list", "tasks_list", "drift", "environments"}
 )
-_PAGE_WORDS = re.compile(r"(?:^| )(?:dashbord|dashboard|bord|board|dash|dashik|dataset)")
+# The page's object, in the singular: «с дашбордами» speaks of all of them, not of this one.
+_PAGE_WORDS = re.compile(
+    r"(?:^| )(?:dashbord|dashboard|bord|board|dash|dashik|dataset)(?:a|e|u|om|ik|ika|e)?(?= |$)"
+)
 
 
 def last_said(messages: Sequence[BaseMessage]) -> str:
@@ -117,9 +123,29 @@ def _agreed(answer: str, question: str) -> str | None:
     return f"{answer} {' '.join(named)}" if named else None
 
 
-def small_talk(text: str) -> bool:
-    said = spaced(text).split()
-    return bool(said) and set(said) <= _SMALL_TALK
+def waiting(messages: Sequence[BaseMessage]) -> str | None:
+    """«ну что там?», «и?», "any news?" after a task was started: the person waits for it — the
+    message read with the task's id (its status is asked), or None."""
+    said = last_said(messages)
+    if spaced(said) not in _NUDGES:
+        return None
+    task = latest_task(messages)
+    if task is not None:
+        return f"{said} {task.id}"
+    reply = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+    named = task_ids(str(reply.content)) if reply is not None else []
+    return f"{said} {named[0]}" if named else None
+
+
+_NUDGES = frozenset(spaced(words) for words in vocab.NUDGES)
+
+
+def small_talk(text: str) -> str | None:
+    """The answer to a message of thanks or sent by mistake («ой, не туда»); None otherwise."""
+    said = set(spaced(text).split())
+    if not said or not said <= _SMALL_TALK:
+        return None
+    return texts.SMALL_TALK_SORRY if said & _APOLOGY else texts.SMALL_TALK
 
 
 _ASKED_WRITE = {"deploy": "deploy_dashboard", "migration": "execute_migration"}

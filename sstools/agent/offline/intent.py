@@ -149,6 +149,8 @@ _PAST_DEPLOY = phrases(vocab.PAST_DEPLOYS)
 _IN_PROGRESS = phrases(vocab.IN_PROGRESS)
 _OWNER = phrases(vocab.OWNER_WORDS)
 _MAY_I = phrases(vocab.MAY_I)
+_CANT_FIND = phrases(vocab.CANT_FIND)
+_HEALTH_ASKED = phrases(vocab.HEALTH_ASKED)
 # What a write would do, asked outright: its plan answers, not the list of versions.
 _OUTCOME = phrases(vocab.OUTCOME_QUESTIONS)
 # A SQL text: backquoted, or from the keyword a statement starts with to the end.
@@ -228,6 +230,12 @@ def intents(text: str) -> list[str]:
     if "deploy" in found and "migration" not in found and vocab.ALL_DASHBOARDS.search(text):
         # «выкати все в стейдж»: every dashboard of the source is a migration, not one deploy.
         found[found.index("deploy")] = "migration"
+    if "timeline" in found and "branch_list" in found and vocab.BRANCH_WORD.search(text):
+        found.remove("timeline")  # «как называются ветки? ищу ту, где релизная версия»
+    if found[:1] == ["validation"] and "health" in found and _HEALTH_ASKED.search(said):
+        found.remove("validation")  # «чекни health этого борда»: its state, not a check task
+    if "capabilities" in found and "search" in found and _CANT_FIND.search(said):
+        found.remove("capabilities")  # «не могу найти дашборд …»: where it is, not the role
     if "changed_by" in found and _OWNER.search(said):
         # «кто владелец и кто его последний трогал»: the summary says both, its owners first
         found[found.index("changed_by")] = "health"

@@ -34,8 +34,11 @@ def _asked() -> re.Pattern[str]:
     of = r"(?: (?:for|of|u|dlya|pri) (?:a |an |the )?[a-z]+)?"
     verb = r"(?: (?:is|are|mean|means|znachit))?"
     tail = "|".join(_phrase(one, prefix=False) for one in meaning_words.MEANING_TAILS)
+    # «зачем бэкапы, если всё в гите»: the doubt that follows asks nothing else
+    doubt = r"(?: (?:esli|if|when|raz) .*)?"
     return re.compile(
-        rf"(?:^| )(?:{asking}) (?:(?:{fillers}) )*(?:{terms}){verb}{of}{verb}(?: (?:{tail}))*$"
+        rf"(?:^| )(?:{asking}) (?:(?:{fillers}) )*(?:{terms}){verb}{of}{verb}(?: (?:{tail}))*"
+        rf"{doubt}$"
     )
 
 
@@ -46,8 +49,8 @@ def _two() -> re.Pattern[str]:
         _phrase(one, prefix=True) for spelled in meaning_words.TERMS.values() for one in spelled
     )
     return re.compile(
-        rf"(?:chem|difference between|differ) (?:a |an |the )?(?P<one>{terms})"
-        rf" (?:otlichaet\w* ot|and|from|vs) (?:a |an |the )?(?P<other>{terms})"
+        rf"(?:chem|difference between|differ|raznits\w* mezhdu) (?:a |an |the )?(?P<one>{terms})"
+        rf" (?:otlichaet\w* ot|and|from|vs|i) (?:a |an |the )?(?P<other>{terms})\w*(?: \S+){{0,2}}$"
     )
 
 
@@ -59,10 +62,16 @@ def _term(said: str) -> str | None:
 def meaning(text: str) -> str | None:
     """What the term (or the two terms) the message asks about means, or None when it asks for
     something else."""
-    said = spaced(text)
-    two = _two().search(said)
-    if two is not None:
-        keys = [term for part in ("one", "other") if (term := _term(f"what is {two[part]}"))]
-        return "\n\n".join(texts.MEANINGS[key] for key in dict.fromkeys(keys)) or None
-    term = _term(said)
-    return texts.MEANINGS[term] if term else None
+    for sentence in _SENTENCE_END.split(text):  # «что такое датасет? я из финансов»
+        said = spaced(sentence)
+        two = _two().search(said)
+        if two is not None:
+            keys = [term for part in ("one", "other") if (term := _term(f"what is {two[part]}"))]
+            return "\n\n".join(texts.MEANINGS[key] for key in dict.fromkeys(keys)) or None
+        term = _term(said)
+        if term:
+            return texts.MEANINGS[term]
+    return None
+
+
+_SENTENCE_END = re.compile(r"[?!.]+(?:\s|$)")

@@ -40,6 +40,7 @@ from sstools.agent.offline.followup import (
     follow_up,
     last_said,
     small_talk,
+    waiting,
     write_previewed_elsewhere,
 )
 from sstools.agent.offline.intent import Asking, asks, choose, has_plan
@@ -119,10 +120,10 @@ class OfflinePlanner:
         context = handed_context(messages)
         # An answer to the planner's own question back fills the slot it asked for and keeps
         # the rest of the first message: «prod» after «в какое окружение?».
-        text = follow_up(messages) or last_said(messages)
+        text = follow_up(messages) or waiting(messages) or last_said(messages)
         note = role_note(messages)
-        if small_talk(text):
-            return _said(offline_texts.SMALL_TALK)
+        if chatted := small_talk(text):
+            return _said(chatted)
         if explained := meaning(text):
             return _said(explained)
         choice = choose(text, offered, note.lacking)

@@ -8,6 +8,8 @@ tool once their names are resolved against the fleet the graph handed over:
   где quantity больше 15»): the SQL, before its schema or a search;
 - a comparison with nothing named to move («is staging in sync with dev?», «этот дашборд везде
   одинаковый?»): the drift;
+- who changed what with no dashboard on the page or named («кто что менял на стейдже?»): the
+  environment's task records, not a dashboard's timeline;
 - a history question naming one dashboard by title away from its page («кто и когда выкатывал
   Каналы продаж?»): its timeline (the task list filters by the page's dashboard only);
 - why a task of one kind failed («почему упала миграция мониторинга сетей?») when the records
@@ -51,6 +53,12 @@ def reranked(
         return _first(choice, _SQL)  # refused to a reader, asked as SQL from an engineer
     if _DRIFT in offered and _environments_compared(text, said, context, fleet):
         return _first(choice, _DRIFT)
+    if (
+        choice.tools[:1] == (_TIMELINE,)
+        and _TASKS in offered
+        and _changes_of_nothing(text, said, context, fleet)
+    ):
+        return _first(choice, _TASKS)
     if choice.tools[:1] == (_TASKS,) and _TIMELINE in offered and _history_of(said, context, fleet):
         return _first(choice, _TIMELINE)
     if choice.tools[:1] == (_TASKS,) and _STATUS in offered and _failed_of_a_kind(said, fleet):
@@ -84,6 +92,15 @@ def _environments_compared(text: str, said: Said, context: UIContext | None, fle
     here = context.env_id if context else None
     named = dashboards(said) or names.named(said.prose, fleet, here)
     return not (_on_a_dashboard(context) or named)
+
+
+def _changes_of_nothing(text: str, said: Said, context: UIContext | None, fleet: Fleet) -> bool:
+    """«кто что менял на стейдже?» with no dashboard on the page or named: the environment's
+    task records answer (a timeline is one dashboard's)."""
+    if _on_a_dashboard(context) or dashboards(said) or intents(text)[:1] != ["changed_by"]:
+        return False
+    here = context.env_id if context else None
+    return not names.named(said.prose, fleet, here)
 
 
 def _history_of(said: Said, context: UIContext | None, fleet: Fleet) -> bool:

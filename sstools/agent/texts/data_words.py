@@ -19,6 +19,11 @@ COLUMN_WORDS = (
     ("населен", "population"), ("дат", "date"), ("заказ", "order"), ("тариф", "tariff"),
     ("цен", "price"), ("клиент", "customer"), ("прибыл", "profit"), ("стоимост", "cost"),
     ("город", "city"), ("стран", "country"), ("категори", "category"), ("пользовател", "user"),
+    ("потребля", "consumption"), ("электричеств", "consumption"), ("энерги", "consumption"),
+    ("electricity", "consumption"), ("consum", "consumption"), ("жарк", "temp"),
+    ("холодн", "temp"), ("тепл", "temp"), ("hot", "temp"), ("cold", "temp"), ("warm", "temp"),
+    ("дожд", "precipitation"), ("rain", "precipitation"), ("продаж", "revenue"),
+    ("sales", "revenue"), ("заработ", "revenue"),
 )  # fmt: skip
 # The function an aggregate word asks for, the first listed winning («средняя сумма» is an
 # average); stems are folded as words are, so «srednyaya» is «средняя».
@@ -91,12 +96,34 @@ SEASONS = (
 )  # fmt: skip
 DATE_RANGE = re.compile(
     r"date range|range of dates|диапазон дат|за какой период|какой период|какие даты"
+    r"|(?:latest|earliest|newest|oldest|last|first) date|последн\w* дат\w*|перв\w* дат\w*"
+    r"|свеж\w* дат\w*|до какой даты|до какого числа|с какой даты|since when|what dates"
     r"|first and last (?:date|day)|earliest and latest|с какой (?:даты|по какую)",
     re.IGNORECASE,
 )
 EMPTY_VALUES = re.compile(
     r"пуст\w*|\bnulls?\b|пропуск\w*|пропущ\w*|незаполн\w*|missing values?|blank", re.IGNORECASE
 )
+# «какой сектор потребляет больше всего», "the coldest day": ranked by the measure, the first
+# row is the answer (most: descending; least: ascending).
+MOST = re.compile(
+    r"больше всего|сам\w* (?:больш|высок|жарк|тепл|крупн|дорог|много|прибыльн)\w*|наибольш\w*"
+    r"|\bmost\b|highest|biggest|largest|hottest|warmest|wettest|rainiest|\bpeak\b",
+    re.IGNORECASE,
+)
+LEAST = re.compile(
+    r"меньше всего|сам\w* (?:мал|низк|холодн|маленьк|дешев)\w*|наименьш\w*|\bleast\b|lowest"
+    r"|smallest|coldest|driest",
+    re.IGNORECASE,
+)
+# «в какой день», "which day", "when": the row itself (its date) is the answer, not a group's.
+WHICH_DAY = re.compile(
+    r"\b(?:day|date|when)\b|(?<!\w)(?:день|дня|дату|дата|когда|den|kogda)(?!\w)", re.IGNORECASE
+)
+# A name inside a sentence («по Москве», "in Krasnodar"): capitalised, not a sentence's first.
+PROPER_NAME = re.compile(r"(?<=[\w,;:] )[A-ZА-ЯЁ][a-zа-яё]{3,}")
+# A Russian name's case ending («в Москве», «по Краснодару»): the stem matches every form.
+NAME_ENDING = re.compile(r"(?<=[а-яё]{3})(?:ами|ом|ем|ой|ей|ах|ях|[аеиоуыюяй])$")
 # A change of data asked in words, with no query given («удали тестовые заказы»).
 DATA_CHANGE = re.compile(
     r"(?<!\w)(?:удали\w*|удалить|сотри|delete|remove|обнови\w*|update|вставь|добавь строк\w*"

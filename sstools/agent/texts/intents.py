@@ -24,6 +24,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "почему … не могу", "не могу", "why can t i", "why cant i", "why can i not",
         "ты кто", "кто ты", "who are you", "мне вообще можно", "а мне можно", "am i allowed",
         "am i even allowed",
+        "почему … не получается", "у меня не получается", "ничего не получается",
+        "почему … не выходит", "почему … нельзя", "мне … нельзя", "why can t", "why cannot",
     ),
     "restore": (
         "восстанов", "восстан", "restor", "накати бэкап", "накати бекап", "накати копию",
@@ -37,6 +39,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "из свежего бэкапа", "из самого свежего",
         # Back from a backup, whatever the verb («раскати стейдж из бэкапа»).
         "из бэкап", "из бекап", "из резервной копии", "iz bekap", "iz backup", "from … backup",
+        "из … бэкап", "из … бекап", "из … резервн", "load … backup", "backup into",
+        "backup … into", "состояние из",
     ),
     "rollback": (
         "к предыдущей версии", "предыдущую версию", "previous version",
@@ -45,6 +49,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "верни … как было", "вернуть задачу", "верни задачу", "вернуть выкатку", "верни выкатку",
         "верни предыдущ", "отмени выкатку", "отмени деплой", "otkat",
         "как был до", "верни … как был", "отмени … миграц", "отмени … выкатк", "отмени … деплой",
+        "вернуть как было", "вернуть … как было", "как было раньше", "вернуть прежн",
+        "верни прежн", "back to how it was", "the way it was",
     ),
     "task_status": (
         "статус задачи", "состояние задачи", "задача … ещё", "задача … еще", "задача … идет",
@@ -86,6 +92,10 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "сделай … бэкап", "сделай … бекап", "забэкапь",
         "backup prod", "backup staging", "backup dev", "backup ss dev", "backup production",
         "backup it", "back … up",
+        "сделать бэкап", "сделать бекап", "сделать резервн", "сделать копию", "снять бэкап",
+        "снять бекап", "снять резервн", "снять копию", "сними резервн", "сохрани … резервн",
+        "save a copy", "save … copy of", "copy of everything", "copy of the whole",
+        "copy of this whole", "fresh copy", "копию всего", "make a copy", "take a copy",
     ),
     "backup_list": (
         "бэкап", "бекап", "бэкапы", "резервн", "копии", "снапшот", "backups", "backup", "архив",
@@ -96,6 +106,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "приведи в порядок", "выровняй", "сделай читаем", "читаемым", "pretty", "prettify",
         "beautify", "format", "reformat", "tidy", "indent", "lint … sql", "lint … query",
         "читаемый вид", "в читаем", "readable",
+        "look nice", "look nicer", "nicer", "clean up … query", "clean up … sql",
+        "покрасивее", "красивым", "причесать", "отформатировать",
     ),
     "create_dataset": (
         "зарегистрируй", "зарегай", "как датасет", "kak dataset", "as a dataset",
@@ -106,6 +118,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "датасет для таблиц", "dataset from table", "dataset for table", "dataset iz",
         "sozday dataset", "зарегистрируй таблиц", "register table",
         "нужен … датасет", "виртуальн … датасет", "virtual dataset", "need … dataset",
+        "заведи … набор данных", "создай … набор данных", "сделай … набор данных",
+        "новый набор данных",
     ),
     "execute_sql": (
         "выполни запрос", "выполни sql", "запусти запрос", "запусти sql", "выполни в базе",
@@ -128,6 +142,11 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "изменили руками", "правили руками", "руками в прод", "edited directly", "руками прав",
         "руками поменял", "руками измен",
         "changed directly", "напрямую в", "отстает от", "отстают от", "otlichaetsya ot git",
+        "правил … руками", "менял … руками", "поменял … руками", "руками на",
+        "руками в", "правил … вручную", "вручную на", "в обход", "bypass", "by hand",
+        "lag behind", "lagging behind",
+        "behind staging", "behind prod", "forgot to release", "забыли выкатить",
+        "tweak … directly", "edit … directly", "directly in prod",
     ),
     "git_status": (
         "статус git", "статус гит", "статус репо", "git status", "состояние репо",
@@ -138,7 +157,11 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "repo status", "working tree", "pending changes", "status gita", "status git",
         "что изменилось", "what changed since", "changed since", "изменилось с",
         "с последнего коммита", "since … commit",
+        "changed … since", "изменилось … с тех пор", "изменилось … после",
         "в какой … ветке", "на какой ветке", "current branch", "which branch am i",
+        "не попали в", "не попал в", "несохранен", "не сохранен", "сохранены в гит",
+        "сохранены в git", "сохранено в гит", "not in git", "not … in git yet",
+        "not saved", "unsaved", "not committed",
     ),
     "branch_create": (
         "создай … ветк", "создай … бранч", "заведи … ветк", "заведи … бранч", "нужна ветк",
@@ -147,6 +170,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "open … branch", "start … branch", "branch called", "branch named", "branch off",
         "checkout b", "сделай ветк", "сделай бранч", "отведи ветк", "ответви",
         "need a branch", "need … new branch", "открой … ветк", "ветку под", "бранч под",
+        "сделай … ветк", "сделай … бранч", "отдельную ветк", "свою ветк", "свой бранч",
+        "own branch", "separate branch", "заведешь … ветк", "заведёшь … ветк",
     ),
     "branch_list": (
         "ветки", "ветк", "бранчи", "бранч", "фичеветк", "branches", "branch", "vetki",
@@ -157,11 +182,16 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "описание дашборда", "напиши описание", "write up", "dokument",
         "сгенер … описан", "сгенерируй описан", "сделай описан", "generate … description",
         "generate … docs",
+        "составь … описан", "составить … описан", "written description",
+        "write … description", "write something up", "write … up", "описание для",
+        "понятное описание", "readme for",
     ),
     "commit": (
         "закоммит", "закомм", "закомит", "коммит", "commit", "запушь", "запуш", "push … to git",
         "push … repo", "в репу", "сохрани … в гит", "сохрани … в git", "отправь … в гит",
         "зафиксируй", "check in", "zakommit",
+        "save … changes … in git", "save … changes … to git", "save … in git",
+        "save … to git", "сохрани … в репозитор", "store … in git",
     ),
     "permissions": (
         "права", "прав доступа", "доступа", "доступ к", "доступы", "кто может", "кто видит",
@@ -169,6 +199,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "у кого", "grant", "грант", "роли", "permission", "who can", "who is allowed",
         "who has access", "access to", "rbac", "dostup k",
         "кому доступ", "кто имеет доступ",
+        "perms", "perm ",
     ),
     "validation": (
         "провалид", "валидац", "validate", "validation", "проверь", "проверка", "проверку",
@@ -176,6 +207,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "sanity check", "найди проблемы", "найди ошибки", "поищи ошибки", "audit the dashboard",
         "проверь на ошибки", "proverk", "proveri",
         "ревью", "review", "проверь дашборд",
+        "на ошибки", "косяк", "full check", "do a check", "a check of", "проверить на",
+        "check it for", "check … for errors", "check … for problems",
     ),
     "timeline": (
         "версии", "версий", "истори … верси", "истори … изменени", "хронолог", "timeline",
@@ -183,6 +216,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "снимк", "к какой … вернуть", "на какую … вернуть", "какие … были правки",
         "какие коммиты", "коммиты по", "история коммитов", "есть снапшот", "к какой версии",
         "до какой версии", "на какую версию", "правок",
+        "history of edits", "edit history", "evolved", "over time", "история правок",
+        "история изменений", "change history", "history of changes",
     ),
     "tasks_list": (
         "истори", "журнал", "последние задачи", "список задач", "какие задачи", "задачи",
@@ -222,6 +257,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     "numbers": (
         "цифр", "цифер", "числа", "по числам", "в числах", "numbers", "figures", "tsifr",
         "actual values", "the values", "значения",
+        "totals", "итоги",
     ),
     "compare": (
         "сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц",
@@ -232,6 +268,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "миграц", "мигрир", "мигрируй", "перенес", "перенос", "перенеси", "перетащи", "переложи",
         "скопируй", "migrat", "migrate", "move … to", "copy … to", "transfer", "promote",
         "migracii", "perenes", "перекинь", "перекини", "перекати",
+        "переехать", "переезд", "переедут", "переехал",
     ),
     "deploy": (
         "выкат", "выкати", "деплой", "депло", "задеплой", "разверн", "разворач", "раскат",
@@ -241,12 +278,16 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "go live", "release", "roll out", "publish to", "vykat", "zadeplo", "deplo",
         # Put back as git has it: a deploy from the repository («верни прод как в гите»).
         "back to what s in git", "back to git", "back to … in git", "как в гите", "как в git",
+        "publish … to prod", "publish … to production", "publish … to staging",
+        "было как в", "было как на", "как в деве", "как на деве", "same as dev",
     ),
     "explore": (
         "колонк", "столбц", "поля", "схем", "таблиц", "базы", "базу", "база данных", "метрик",
         "что за датасет", "с датасетом", "датасет", "columns", "fields", "schema", "tables",
         "databases", "metrics", "describe … dataset", "what … use this dataset",
         "what s in this dataset", "kolonki",
+        "табличк", "хранится как", "тип колонк", "типы колонок", "какого типа", "data type",
+        "stored as", "what type",
     ),
     "search": (
         "найди", "поиск", "ищи", "поищи", "search", "find", "look up", "look for", "со словом",
@@ -258,6 +299,9 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "что то про", "что то о", "есть у нас … про", "something about", "anything on",
         "where s the … board", "where is the … board", "ссылку на дашборд", "link to … dashboard",
         "all dashboards", "all the dashboards", "all boards", "show … dashboards",
+        "не могу … найти", "не могу найти", "не нахожу", "не найду", "can t find",
+        "cannot find", "отчеты про", "отчеты о", "отчеты по", "отчет про", "отчеты на тему",
+        "какие нибудь отчеты", "reports about", "reports on", "any reports",
     ),
     "overview": (
         "список графиков", "список чартов", "покажи графики", "покажи чарты", "графики дашборда",
@@ -281,6 +325,10 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "is it ok", "is this ok", "whats wrong", "what s wrong", "last modified", "published",
         "чувствует", "самочувств", "how is … doing", "how s … doing", "живой", "живое", "жив ли",
         "всё живое", "alive", "state of", "how s … looking",
+        "still a draft", "still … draft", "kind of draft", "a draft or",
+        "ещё черновик", "еще черновик", "черновик ли", "это черновик", "он черновик",
+        "visible to everyone", "видно всем", "виден всем", "good shape",
+        "в хорошем состоянии",
         "что не так", "красн", "он как", "как он", "looking on", "looking in", "что с", "как там",
     ),
     "environments": (
@@ -288,6 +336,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "суперсеты", "суперсетов", "доступен", "жив", "отвечает", "reachable", "instances",
         "are … up", "is … up", "живой", "жива", "okruzh",
         "alive", "down", "работает ли", "лежит", "online",
+        "площадк", "стенд", "работают ли", "все ли … работают", "ничего не открыва",
+        "недоступ",
     ),
 }  # fmt: skip
 

@@ -15,12 +15,17 @@ MEANING_ASKED = (
     "как работает", "как работают", "как устроен", "как устроена", "как устроено",
     "зачем нужен", "зачем нужна", "зачем нужны", "для чего нужен", "для чего нужна", "how does",
     "how do", "what is the point of", "what s the point of",
+    # Why it is there at all: «зачем вообще бэкапы, если всё в гите?», "why do we need staging".
+    "зачем вообще", "зачем делать", "зачем вообще делать", "зачем нам", "why do we need",
+    "why do we even need", "why do we have", "why bother with",
 )  # fmt: skip
 MEANING_FILLERS = ("a", "an", "the", "статус", "status", "слово", "term", "этот", "это")
 # Words that may close such a question and ask nothing more: «что такое дрейф в вашем понимании».
 MEANING_TAILS = (
     "в вашем понимании", "в твоем понимании", "у вас", "у тебя", "тут", "здесь", "вообще",
     "по смыслу", "here", "exactly", "in your terms", "in this tool", "work", "works",
+    "простыми словами", "in simple words", "in plain words", "in plain english", "even mean",
+    "actually mean", "for a dashboard", "у дашборда", "нужен", "нужна", "нужны", "нужно",
 )  # fmt: skip
 TERMS = {
     "degraded": ("degraded", "есть проблемы"),
@@ -38,4 +43,8 @@ TERMS = {
     "rollback": ("откат", "rollback", "roll back"),
     "backup": ("бэкап", "бекап", "резервн копи", "backup"),
     "dry_run": ("dry run", "пробн прогон"),
+    "dataset": ("датасет", "dataset", "набор данных"),
+    "published": ("published", "опубликован", "publish"),
+    # «прод» only in the forms no other word starts with («прода» is also «продажи»)
+    "environments": ("окружени", "environments", "стейдж", "staging", "продом", "проде"),
 }

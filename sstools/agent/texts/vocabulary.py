@@ -27,7 +27,7 @@ STOP_WORDS = (
     # English
     "a", "an", "the", "of", "for", "to", "in", "on", "at", "me", "my", "is", "are", "be", "it",
     "this", "that", "these", "what", "which", "how", "please", "can", "you", "i", "do", "and",
-    "or", "with", "from", "all", "any", "show",
+    "or", "with", "from", "all", "any", "show", "whether",
     # Russian
     "в", "во", "на", "по", "про", "о", "об", "мне", "мой", "моя", "все", "это", "этот", "эта",
     "этого", "этому", "эту", "как", "что", "где", "какой", "какая", "какие", "есть", "ли",
@@ -71,7 +71,8 @@ OUTCOME_QUESTIONS = (
 # Orders a task that writes nothing (a check, a document): a command even with «?».
 TASK_COMMANDS = (
     "проверь", "провалидируй", "прогони", "задокументируй", "опиши", "напиши", "сгенерируй",
-    "validate", "document", "check",
+    "validate", "document", "check", "составь", "составить", "написать", "write", "прогонишь",
+    "проверишь", "составишь", "напишешь",
 )  # fmt: skip
 
 # Orders a write: the whole word (the imperative, not «выкатить» in «что будет, если выкатить»).
@@ -79,7 +80,8 @@ WRITE_COMMANDS = (
     "выкати", "выкатывай", "выкатим", "разверни", "разворачивай", "задеплой", "задеплоить",
     "сделай", "запусти", "откати", "откатись", "восстанови", "мигрируй", "перенеси",
     "переноси", "закоммить", "создай", "забэкапь", "опубликуй", "закинь", "перекинь", "удали",
-    "выполни", "верни", "заведи",
+    "выполни", "верни", "заведи", "сохрани", "зафиксируй", "сними", "сделаешь", "заведешь",
+    "выкатишь", "перенесешь", "откатишь", "восстановишь", "создашь", "закоммитишь",
 )  # fmt: skip
 
 # An English write verb a command starts with («please deploy…», "go ahead and migrate").
@@ -150,7 +152,12 @@ IN_PROGRESS = (
     "прошёл", "прошел", "прошла", "удался", "удалась", "успешно", "go through", "went through",
     "succeed",
 )  # fmt: skip
+# The state of a dashboard named outright: «чекни health», "check the status of" (not a check).
+HEALTH_ASKED = ("health", "здоровье", "состояние", "статус", "status")
 # Asks whether the person may do it: «а мне можно бэкапить прод?», "can I back up prod?".
+# A dashboard the person cannot find: a search, not what they may do («не могу найти …»).
+CANT_FIND = ("не могу … найти", "не могу найти", "не нахожу", "не найду", "can t find",
+             "cannot find", "can not find")  # fmt: skip
 MAY_I = ("can i", "may i", "am i allowed", "мне можно", "могу ли я", "я могу", "можно мне")
 OWNER_WORDS = ("владел", "owner", "ответственн", "vladel", "овнер")
 RESTORE_WORDS = ("восстан", "restore", "recover")
@@ -285,7 +292,8 @@ NO_COMMIT = ("без коммит", "не коммит", "не закоммит"
 
 # The latest deploy: «последняя выкатка», "the last deploy" (its task, from the conversation).
 LAST_WORDS = ("последн", "недавн", "прошл", "свеж", "вчерашн", "last", "latest", "recent",
-              "previous", "newest", "fresh", "poslednii", "poslednei", "posledn")  # fmt: skip
+              "previous", "newest", "fresh", "poslednii", "poslednei", "posledn", "ночн", "nightly",
+              "yesterday")  # fmt: skip
 
 # «все дашборды», «всё», "all": the source's every dashboard (a migration lists them on its card).
 # «ну всё, катим этот дашик» is «well then», not every dashboard.
@@ -316,12 +324,12 @@ STAGE_ORDER = ("dev", "stag", "prod")
 # Rows a person asks to see: «первые 10 строк», «пять строк», "first 20 rows".
 ROWS_WANTED = re.compile(
     r"(?<!\w)([0-9]{1,4}|одн\w*|дв\w*|тр\w*|пят\w*|дес\w*|двадцат\w*|пятидесят\w*|сто|пар\w*"
-    r"|нескольк\w*)\s+"
+    r"|нескольк\w*|few|couple(?:\s+of)?)\s+"
     r"(?:первых\s+)?(?:строк\w*|записе\w*|rows?)",
     re.IGNORECASE,
 )
 NUMBER_WORDS = {"одн": 1, "дв": 2, "тр": 3, "пят": 5, "дес": 10, "двадцат": 20, "пятидесят": 50,
-                "сто": 100, "пар": 2, "нескольк": 5}  # fmt: skip
+                "сто": 100, "пар": 2, "нескольк": 5, "few": 5, "couple": 2}  # fmt: skip
 # Counting rows: «сколько строк», "how many rows".
 COUNT_ROWS = re.compile(
     r"(?:(?:сколько|скока|скок)\s+(?:всего\s+)?(?:строк|записей))|how many (?:rows|records)"
@@ -338,6 +346,11 @@ TITLE_TRANSLATIONS = (
     ("пиковые", "peak"), ("каналы", "channels"), ("сводка", "summary"), ("отчет", "report"),
     ("мониторинг", "monitoring"), ("показатели", "kpis"),
 )  # fmt: skip
+# «sorry, wrong window», «ой, не туда»: a message sent by mistake (then no thanks is answered).
+APOLOGIES = (
+    "sorry", "wrong", "window", "chat", "oops", "my", "bad", "извини", "извините", "сорян",
+    "сори", "ой", "упс", "не", "туда", "тот", "чат", "окно", "ошибся", "ошиблась", "промахнулся",
+)  # fmt: skip
 # Words of thanks: a message of only these asks for nothing (a greeting gets the page's default).
 THANKS = (
     "спасибо", "спс", "благодарю", "ок", "окей", "ok", "okay", "хорошо", "понятно", "ясно",
@@ -345,6 +358,15 @@ THANKS = (
     "great", "a", "lot", "so", "much", "пасиб", "пасибо", "спасибки", "spasibo", "spasib",
     "sps", "норм", "норма", "выручил", "vyruchil", "помог", "pomog", "молодец", "круто", "класс",
     "nice", "awesome", "perfect", "got", "it", "пока", "на", "этом", "bye", "that", "s", "all",
+    "ты", "вы", "очень", "for", "now", "very", "really", "just", "again", "today",
+    *APOLOGIES,
+)  # fmt: skip
+# «ну что там?», «и?», "any news?": the whole message, waiting for what was started.
+NUDGES = (
+    "ну и", "и", "ну что", "ну что там", "что там", "и что", "ну как", "ну как там", "ну",
+    "ну чего", "чего там", "как оно", "и как", "так что", "ну так что", "готово", "уже",
+    "so", "and", "well", "and now", "any news", "news", "status", "and so", "done", "any luck",
+    "ну что там с этим", "что по итогу", "итог",
 )  # fmt: skip
 # «да, её», "yes, that one": an answer agreeing to what the question back named (folded words).
 AGREED = (
