@@ -108,6 +108,18 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[ListedColumn]:
             "what's the latest date in here?",
             "select min(day), max(day) from weather_daily",
         ),
+        (  # a measure with a period and no function named: its total there
+            "sales_orders",
+            "выручка по Москве за 2025?",
+            "select sum(revenue_rub) from sales_orders"
+            " where order_date like '2025-%' and region = 'Москва'",
+        ),
+        (  # a follow-up's own name replaces the earlier one's
+            "sales_orders",
+            "выручка по Москве за 2025? а по Татарстану?",
+            "select sum(revenue_rub) from sales_orders"
+            " where order_date like '2025-%' and region = 'Республика Татарстан'",
+        ),
     ],
 )
 def test_the_question_s_select_returns_what_a_hand_written_query_does(

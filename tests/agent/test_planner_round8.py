@@ -44,6 +44,7 @@ def test_thanks_and_a_message_sent_by_mistake_run_nothing(text: str, answer: str
         ("Зачем вообще делать бэкапы, если всё и так лежит в гите?", "backup"),
         ("в чем разница между стейджем и продом", "environments"),
         ("what does published mean for a dashboard", "published"),
+        ("virtual vs physical dataset — what's the difference?", "virtual_dataset"),
     ],
 )
 def test_a_concept_asked_in_plain_words_is_explained_not_looked_up(text: str, term: str) -> None:
@@ -164,3 +165,12 @@ def test_the_first_few_rows_are_five_rows_of_the_pages_dataset() -> None:
     )
     assert outcome.first_tool == "superset_execute_sql"
     assert str(outcome.calls[0][1]["sql"]).endswith("LIMIT 5")
+
+
+def test_an_order_to_ship_this_version_is_the_deploy_not_its_versions() -> None:
+    outcome = asked("закинь эту версию на продакшн, очень надо к утру", Role.analyst,
+                    ObjectType.dashboard)  # fmt: skip
+    assert outcome.refused_naming(Role.engineer)
+    outcome = asked("закинь эту версию на продакшн, очень надо к утру", Role.engineer,
+                    ObjectType.dashboard)  # fmt: skip
+    assert outcome.first_tool == "deploy_dashboard"

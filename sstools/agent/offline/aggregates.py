@@ -248,19 +248,26 @@ def _top(lower: str) -> int | None:
 
 
 def _matching(text: str, known: Sequence[_Column]) -> list[str] | None:
-    """«в Москве», "in Krasnodar": rows whose text columns hold the name (its stem, so «Москве»
-    finds «Москва»); None when the dataset has no text column to look in."""
-    found = [data_words.NAME_ENDING.sub("", name) for name in data_words.PROPER_NAME.findall(text)]
+    """«в Москве», "in Krasnodar": rows whose text columns hold a name (its stem, so «Москве»
+    finds «Москва»; «в Москве и Питере»: either); a follow-up's own names replace the earlier
+    message's («… по Москве? а по Питеру?»). None when no text column can hold them."""
+    sentences = [_names_in(one) for one in _SENTENCE.split(text)]
+    found = next((names for names in reversed(sentences) if names), [])
     if not found:
         return []
     texts = [c for c in known if not c.numeric and not c.temporal and c.parts[-1:] != ("id",)]
     if not texts:
         return None
     # The name is letters only (the pattern's): a literal that needs no escaping.
-    return [
-        "(" + " OR ".join(f"{quoted(c.name)} LIKE '%{name}%'" for c in texts) + ")"
-        for name in found
-    ]
+    held = (f"{quoted(c.name)} LIKE '%{name}%'" for name in found for c in texts)
+    return ["(" + " OR ".join(held) + ")"]
+
+
+_SENTENCE = re.compile(r"[?!.]+\s")
+
+
+def _names_in(sentence: str) -> list[str]:
+    return [data_words.NAME_ENDING.sub("", one) for one in data_words.PROPER_NAME.findall(sentence)]
 
 
 def _ranked(lower: str, named: Sequence[_Column], date: _Column | None) -> tuple[str, str] | None:
@@ -325,6 +332,9 @@ def select(
     counted = next((c for c in named if c is not group), None)
     if function is None and counted is not None and data_words.HOW_MANY.search(lower):
         function = "sum" if counted.numeric else "distinct"  # «сколько выручки», «сколько заказов»
+    if function is None and counted is not None and counted.numeric and (period or matched):
+        # «выручка по Москве за 2025»: the measure's total there (a mean stays a mean)
+        function = "avg" if counted.parts[:1] == ("avg",) else "sum"
     if function not in (None, "distinct"):
         counted = next((c for c in named if c.numeric and c is not group), None)
     if function is None or counted is None or ((period or bucket) and date is None):

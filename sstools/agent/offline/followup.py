@@ -46,7 +46,10 @@ _SMALL_TALK = frozenset(spaced(word) for word in vocab.THANKS)
 _APOLOGY = frozenset(spaced(word) for word in vocab.APOLOGIES) - {"my", "ne", "tot"}
 _YES = frozenset(spaced(word) for word in vocab.AGREED)
 # «а на проде?», «а теперь?» after an answer: the same request again, there or now.
-_SWITCH = re.compile(r"(?:a|and|what about)(?: |$)|(?:i|how about|same for|also) (?=\S)")
+_SWITCH = re.compile(
+    r"(?:a|and|what about)(?: |$)|(?:i|how about|same for|also) (?=\S)"
+    r"|.*(?: tak zhe| tozhe| too| as well)$"  # «на проде так же?»
+)
 _SWITCH_INTENTS = frozenset({"task_status", "health"})
 # Reads of the environment or the repository a page has no neighbour for: «бэкапы есть?» beside a
 # dashboard is told where to ask (unless it names the page's object: «в каких бэкапах этот

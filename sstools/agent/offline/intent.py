@@ -347,8 +347,9 @@ def choose(text: str, offered: Sequence[str], beyond_role: Sequence[str]) -> Cho
     if asking == "plan":  # what a write would change first, its history or list after
         found = sorted(found, key=lambda intent: intent in _NOT_FOR_PLANS)
     elif asking is None and _ORDERED.intersection(found) and _orders(text):
-        # «перенеси на стейдж ещё раз, вчера же упало»: the order, not the records it mentions
-        found = sorted(found, key=lambda intent: intent == "tasks_list")
+        # «перенеси на стейдж ещё раз, вчера же упало», «закинь эту версию на прод»: the order,
+        # not the records or the versions it mentions
+        found = sorted(found, key=lambda intent: intent in ("tasks_list", "timeline"))
     if asking is not None and "timeline" in found and not _OUTCOME.search(spaced(text)):
         # «к какой версии можно откатиться?», «можно ли вернуть его к версии до…»: its versions
         found = ["timeline", *(intent for intent in found if intent != "timeline")]

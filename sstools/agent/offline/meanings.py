@@ -48,10 +48,18 @@ def _two() -> re.Pattern[str]:
     terms = "|".join(
         _phrase(one, prefix=True) for spelled in meaning_words.TERMS.values() for one in spelled
     )
+    # "virtual vs physical dataset — what's the difference?": the two, then the question
+    versus = (
+        rf"(?P<first>{terms})\w* (?:vs|versus|ili) (?P<second>{terms})\w*(?: \S+)*? (?:{_ASKS_HOW})"
+    )
     return re.compile(
         rf"(?:chem|difference between|differ|raznits\w* mezhdu) (?:a |an |the )?(?P<one>{terms})"
         rf" (?:otlichaet\w* ot|and|from|vs|i) (?:a |an |the )?(?P<other>{terms})\w*(?: \S+){{0,2}}$"
+        rf"|{versus}"
     )
+
+
+_ASKS_HOW = r"difference|raznits\w*|otlich\w*|differ\w*"
 
 
 def _term(said: str) -> str | None:
@@ -66,7 +74,8 @@ def meaning(text: str) -> str | None:
         said = spaced(sentence)
         two = _two().search(said)
         if two is not None:
-            keys = [term for part in ("one", "other") if (term := _term(f"what is {two[part]}"))]
+            parts = ("one", "other") if two["one"] else ("first", "second")
+            keys = [term for part in parts if (term := _term(f"what is {two[part]}"))]
             return "\n\n".join(texts.MEANINGS[key] for key in dict.fromkeys(keys)) or None
         term = _term(said)
         if term:

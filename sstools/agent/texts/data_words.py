@@ -32,7 +32,7 @@ AGGREGATE_WORDS = (
     ("avg", ("средн", "average", "avg", "mean")),
     ("max", ("максим", "наибольш", "highest", "max", "largest", "biggest")),
     ("min", ("миним", "наименьш", "lowest", "min", "smallest")),
-    ("sum", ("сумм", "суммар", "итог", "total", "sum")),
+    ("sum", ("сумм", "суммар", "итог", "total", "sum", "общ")),
 )
 GROUP_BY_WORDS = frozenset({"по", "by", "per", "разрезе", "каждому", "каждой", "each"})
 # «по месяцам», "by week": a date's bucket; the same stems name a period's unit.
@@ -96,7 +96,8 @@ SEASONS = (
 )  # fmt: skip
 DATE_RANGE = re.compile(
     r"date range|range of dates|диапазон дат|за какой период|какой период|какие даты"
-    r"|(?:latest|earliest|newest|oldest|last|first) date|последн\w* дат\w*|перв\w* дат\w*"
+    r"|(?:latest|earliest|newest|oldest|last|first) \w*date|последн\w* дат\w*|перв\w* дат\w*"
+    r"|с какого числа|начинаются данные|since what date|начало данных"
     r"|свеж\w* дат\w*|до какой даты|до какого числа|с какой даты|since when|what dates"
     r"|first and last (?:date|day)|earliest and latest|с какой (?:даты|по какую)",
     re.IGNORECASE,

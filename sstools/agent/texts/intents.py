@@ -76,6 +76,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "моя дока", "моя документац", "готова уже", "готов уже", "уже готов", "ready yet",
         "как там выкат", "как там депло", "как там миграц", "как там бэкап", "как там бекап",
         "как там провер", "как там перенос",
+        "моя валидац", "моей валидац", "мою валидац", "moya validac", "my … backup",
+        "мой … бэкап", "мой … бекап",
     ),
     "backup_make": (
         "сделай бэкап", "сделай бекап", "сделай резервн", "сделай копию", "создай резервн",
@@ -92,6 +94,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "сделай … бэкап", "сделай … бекап", "забэкапь",
         "backup prod", "backup staging", "backup dev", "backup ss dev", "backup production",
         "backup it", "back … up",
+        "снимай", "снимите бэкап", "снимите бекап", "делай бэкап", "делай бекап",
         "сделать бэкап", "сделать бекап", "сделать резервн", "сделать копию", "снять бэкап",
         "снять бекап", "снять резервн", "снять копию", "сними резервн", "сохрани … резервн",
         "save a copy", "save … copy of", "copy of everything", "copy of the whole",
@@ -211,7 +214,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "check it for", "check … for errors", "check … for problems",
     ),
     "timeline": (
-        "версии", "версий", "истори … верси", "истори … изменени", "хронолог", "timeline",
+        "версии", "список версий", "версий было", "сколько версий", "версий дашборда",
+        "истори … верси", "истори … изменени", "хронолог", "timeline",
         "versions", "version history",
         "снимк", "к какой … вернуть", "на какую … вернуть", "какие … были правки",
         "какие коммиты", "коммиты по", "история коммитов", "есть снапшот", "к какой версии",
@@ -228,6 +232,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "список … задач", "последн … задач", "list … tasks", "recent … tasks", "spisok … zadach",
         "статус выкат", "статус депло", "статус миграц", "когда … выкатывали",
         "когда … деплоили", "когда … мигрировали", "when … deployed", "when … migrated",
+        "go out to", "went out to", "last go out", "last went out",
         "running", "in progress", "в процессе", "сейчас идут", "идут ли", "recent", "недавн",
         "последние выкатки", "последние миграции", "последние деплои", "last deploys",
         "last migrations",
@@ -257,6 +262,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     "numbers": (
         "цифр", "цифер", "числа", "по числам", "в числах", "numbers", "figures", "tsifr",
         "actual values", "the values", "значения",
+        "сколько по",
         "totals", "итоги",
     ),
     "compare": (
@@ -279,6 +285,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         # Put back as git has it: a deploy from the repository («верни прод как в гите»).
         "back to what s in git", "back to git", "back to … in git", "как в гите", "как в git",
         "publish … to prod", "publish … to production", "publish … to staging",
+        "push this", "push it", "if i push",
         "было как в", "было как на", "как в деве", "как на деве", "same as dev",
     ),
     "explore": (

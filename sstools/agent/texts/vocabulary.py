@@ -325,7 +325,7 @@ STAGE_ORDER = ("dev", "stag", "prod")
 ROWS_WANTED = re.compile(
     r"(?<!\w)([0-9]{1,4}|одн\w*|дв\w*|тр\w*|пят\w*|дес\w*|двадцат\w*|пятидесят\w*|сто|пар\w*"
     r"|нескольк\w*|few|couple(?:\s+of)?)\s+"
-    r"(?:первых\s+)?(?:строк\w*|записе\w*|rows?)",
+    r"(?:первых\s+)?(?:строк\w*|записе\w*|rows?|strok\w*|zapis\w*)",
     re.IGNORECASE,
 )
 NUMBER_WORDS = {"одн": 1, "дв": 2, "тр": 3, "пят": 5, "дес": 10, "двадцат": 20, "пятидесят": 50,
@@ -344,7 +344,7 @@ TITLE_TRANSLATIONS = (
     ("энергия", "energy"), ("энергетика", "energy"), ("нагрузка", "load"), ("тарифы", "tariffs"),
     ("регионы", "regional"), ("клиенты", "customer"), ("сети", "grid"), ("прогноз", "forecast"),
     ("пиковые", "peak"), ("каналы", "channels"), ("сводка", "summary"), ("отчет", "report"),
-    ("мониторинг", "monitoring"), ("показатели", "kpis"),
+    ("мониторинг", "monitoring"), ("показатели", "kpis"), ("черновик", "draft"),
 )  # fmt: skip
 # «sorry, wrong window», «ой, не туда»: a message sent by mistake (then no thanks is answered).
 APOLOGIES = (
