@@ -174,3 +174,41 @@ def test_an_order_to_ship_this_version_is_the_deploy_not_its_versions() -> None:
     outcome = asked("закинь эту версию на продакшн, очень надо к утру", Role.engineer,
                     ObjectType.dashboard)  # fmt: skip
     assert outcome.first_tool == "deploy_dashboard"
+
+
+def test_a_query_pasted_after_the_question_back_is_formatted_not_run() -> None:
+    """«выровняй запрос» → «какой запрос?» → the query: formatting it was asked, not running it."""
+    question = asked("выровняй запрос", Role.analyst, ObjectType.dataset)
+    assert question.calls == []
+    sql = "select order_id, region, quantity from sales_orders where quantity > 10 order by 1"
+    outcome = asked(
+        sql,
+        Role.analyst,
+        ObjectType.dataset,
+        earlier=(("user", "выровняй запрос"), ("assistant", question.text)),
+    )
+    assert outcome.first_tool == "superset_format_sql"
+    assert outcome.calls[0][1]["sql"] == sql
+
+
+def test_a_name_given_alone_after_the_question_back_names_the_branch() -> None:
+    question = asked("сделай мне ветку", page=ObjectType.dashboard)
+    assert question.calls == []
+    outcome = asked(
+        "q1-budget-review",
+        page=ObjectType.dashboard,
+        earlier=(("user", "сделай мне ветку"), ("assistant", question.text)),
+    )
+    assert outcome.calls == [("create_branch", {"name": "q1-budget-review"})]
+
+
+def test_a_query_sent_in_one_line_is_formatted_not_read_as_rows_asked_for() -> None:
+    """«одной строкой» says how the query came, not how many rows to show."""
+    outcome = asked(
+        "Коллега прислал мне запрос одной строкой. Можешь сделать его читаемым? "
+        "select region, sum(revenue_rub) from sales_orders group by region",
+        Role.analyst,
+        ObjectType.dataset,
+        object_id="3",
+    )
+    assert outcome.first_tool == "superset_format_sql"

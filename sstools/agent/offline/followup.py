@@ -25,6 +25,7 @@ from sstools.agent.context import UIContext
 from sstools.agent.offline.asking import latest_task
 from sstools.agent.offline.intent import (
     BACKUP_ID,
+    SQL,
     asks,
     intent_tools,
     intents,
@@ -39,6 +40,8 @@ from sstools.agent.tools import CATALOGUE
 
 # At most this many words answer a question back; a longer message is a request of its own.
 _ANSWER_WORDS = 5
+# A name given alone: one token with a digit or a separator («q1-budget-review», «feature/x»).
+_IDENTIFIER = re.compile(r"(?=\S*[0-9_./-])[\w./-]+")
 # Intents an answer may carry without being a request of its own: a task's digits read as its
 # status, a word for the environment.
 _SLOT_INTENTS = frozenset({"task_status"})
@@ -87,11 +90,15 @@ def follow_up(messages: Sequence[BaseMessage]) -> str | None:
     if not between:
         return None
     answer = str(latest.content)
-    if len(spaced(answer).split()) > _ANSWER_WORDS:
+    # A pasted query answers «какой запрос?» whatever its length.
+    pasted = SQL.match(answer.strip()) is not None and _asked_back(between[-1])
+    if len(spaced(answer).split()) > _ANSWER_WORDS and not pasted:
         return None
     if _asked_back(between[-1]):
         question = str(between[-1].content)
-        if not set(intents(answer)) <= _SLOT_INTENTS:
+        # «q1-budget-review» after «как назвать ветку?»: a name, not a request of its own
+        named = _IDENTIFIER.fullmatch(answer.strip()) is not None
+        if not named and not pasted and not set(intents(answer)) <= _SLOT_INTENTS:
             # «второй, расскажи про него»: a request of its own about the choice it picks
             picked = _picked_first(answer, question)
             return None if picked is None else picked
