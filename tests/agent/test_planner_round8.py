@@ -212,3 +212,14 @@ def test_a_query_sent_in_one_line_is_formatted_not_read_as_rows_asked_for() -> N
         object_id="3",
     )
     assert outcome.first_tool == "superset_format_sql"
+
+
+def test_both_after_a_question_listing_two_dashboards_moves_both() -> None:
+    listed = (
+        ("user", "migrate the weather dashboards"),
+        ("assistant", "Which ones — «Погода и нагрузка» (3), «Weather Overview» (8) or both?"),
+    )
+    outcome = asked("both, to staging", earlier=listed)
+    assert outcome.first_tool == "execute_migration"
+    assert outcome.calls[0][1]["target_env_id"] == "staging"
+    assert outcome.calls[0][1]["dashboard_ids"] in ([3, 8], [8, 3])

@@ -102,7 +102,12 @@ def follow_up(messages: Sequence[BaseMessage]) -> str | None:
             # «второй, расскажи про него»: a request of its own about the choice it picks
             picked = _picked_first(answer, question)
             return None if picked is None else picked
-        answer = _picked(answer, question) or _agreed(answer, question) or answer
+        answer = (
+            _picked(answer, question)
+            or _agreed(answer, question)
+            or _every_choice(answer, question)
+            or answer
+        )
     elif not (_SWITCH.match(spaced(answer)) and set(intents(answer)) <= _SWITCH_INTENTS):
         return None
     return f"{earlier.content} {answer}"
@@ -115,6 +120,18 @@ def _picked(answer: str, question: str) -> str | None:
     if place is None or not choices or place >= len(choices):
         return None
     return str(choices[place])
+
+
+def _every_choice(answer: str, question: str) -> str | None:
+    """«оба, на стейдж», "both, to staging" after a question listing choices in «…»: every one
+    of them, with the rest of the answer."""
+    choices = re.findall(r"«([^»]+)»", question)
+    if len(choices) < 2 or not set(spaced(answer).split()) & _EVERY:
+        return None
+    return " ".join([answer, *(f"«{choice}»" for choice in choices)])
+
+
+_EVERY = frozenset(spaced(word) for word in vocab.EVERY_CHOICE)
 
 
 def _picked_first(answer: str, question: str) -> str | None:

@@ -374,6 +374,8 @@ AGREED = (
     "этот", "это", "конечно", "yes", "yep", "yeah", "sure", "ok", "okay", "that", "one",
     "it", "go", "ahead", "please", "пожалуйста", "da", "davay",
 )  # fmt: skip
+# «оба», "both": every choice a question back listed (folded words of the answer).
+EVERY_CHOICE = ("оба", "обе", "обоих", "both", "oba", "все", "всех", "all", "vse")
 # «первый», "the second": which of the choices a question back listed (folded, whole answer).
 ORDINALS = {
     "perviy": 0, "pervyy": 0, "pervaya": 0, "pervoe": 0, "pervyi": 0, "first": 0,
