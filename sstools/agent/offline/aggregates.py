@@ -26,6 +26,7 @@ from sqlglot.dialects.dialect import Dialect
 from sstools.agent.fleet import ListedColumn
 from sstools.agent.routing.tokens import fold
 from sstools.agent.texts import data_words
+from sstools.agent.texts import vocabulary as vocab
 from sstools.russian import normalize
 
 _WORD = re.compile(r"[\w]+")
@@ -251,7 +252,7 @@ def _matching(text: str, known: Sequence[_Column]) -> list[str] | None:
     """«в Москве», "in Krasnodar": rows whose text columns hold a name (its stem, so «Москве»
     finds «Москва»; «в Москве и Питере»: either); a follow-up's own names replace the earlier
     message's («… по Москве? а по Питеру?»). None when no text column can hold them."""
-    sentences = [_names_in(one) for one in _SENTENCE.split(text)]
+    sentences = [_names_in(one) for one in vocab.SENTENCE_END.split(text)]
     found = next((names for names in reversed(sentences) if names), [])
     if not found:
         return []
@@ -261,9 +262,6 @@ def _matching(text: str, known: Sequence[_Column]) -> list[str] | None:
     # The name is letters only (the pattern's): a literal that needs no escaping.
     held = (f"{quoted(c.name)} LIKE '%{name}%'" for name in found for c in texts)
     return ["(" + " OR ".join(held) + ")"]
-
-
-_SENTENCE = re.compile(r"[?!.]+\s")
 
 
 def _names_in(sentence: str) -> list[str]:

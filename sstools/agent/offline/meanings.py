@@ -14,6 +14,7 @@ from functools import cache
 from sstools.agent.offline.intent import spaced
 from sstools.agent.texts import meaning_words
 from sstools.agent.texts import offline as texts
+from sstools.agent.texts import vocabulary as vocab
 
 
 def _phrase(words: str, *, prefix: bool) -> str:
@@ -70,7 +71,7 @@ def _term(said: str) -> str | None:
 def meaning(text: str) -> str | None:
     """What the term (or the two terms) the message asks about means, or None when it asks for
     something else."""
-    for sentence in _SENTENCE_END.split(text):  # «что такое датасет? я из финансов»
+    for sentence in vocab.SENTENCE_END.split(text):  # «что такое датасет? я из финансов»
         said = spaced(sentence)
         two = _two().search(said)
         if two is not None:
@@ -81,6 +82,3 @@ def meaning(text: str) -> str | None:
         if term:
             return texts.MEANINGS[term]
     return None
-
-
-_SENTENCE_END = re.compile(r"[?!.]+(?:\s|$)")

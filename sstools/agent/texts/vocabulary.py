@@ -204,6 +204,8 @@ SOURCE_MARKS = ("iz", "from", "s", "so", "ot", "behind")
 # «здесь», "here": the page's environment.
 HERE_WORDS = ("zdes", "tut", "here", "tekuschee", "tekuschem", "tekuschego", "current")
 
+# Where a sentence ends: «что такое датасет? я из финансов» asks once, in its first sentence.
+SENTENCE_END = re.compile(r"[?!.]+(?:\s|$)")
 # A message about a branch at all («ветку назови …», "the branch").
 BRANCH_WORD = re.compile(r"ветк|бранч|branch|vetk", re.IGNORECASE)
 # A branch a message names: after these words («ветку feature/x», "branch called cleanup").
