@@ -11,7 +11,8 @@ tools bound. Each call it makes is then checked as the graph's ``assess`` node c
 the role it needs (``Refused.required_role``).
 
 Scored on the held-back split and on the outsiders' held-back files (``requests_outsider.jsonl``,
-``requests_outsider2.jsonl``, ``requests_outsider3.jsonl`` and ``requests_outsider4.jsonl``, each
+``requests_outsider2.jsonl``, ``requests_outsider3.jsonl``, ``requests_outsider4.jsonl`` and
+``requests_outsider5.jsonl``, each
 by a writer who read neither the planner nor its tuning;
 the tune split's figures and misses go to stderr, the only ones tuning looks at): the first
 tool, questions that got a card, role-hidden requests refused naming the role, the slots, asking
@@ -83,6 +84,7 @@ OUTSIDER2 = REQUESTS.with_name("requests_outsider2.jsonl")
 OUTSIDER3 = REQUESTS.with_name("requests_outsider3.jsonl")
 # A fifth, by a fourth writer on 7 December while round 8 was tuned (measured, never read).
 OUTSIDER4 = REQUESTS.with_name("requests_outsider4.jsonl")
+OUTSIDER5 = REQUESTS.with_name("requests_outsider5.jsonl")
 
 TOOL_GOAL = 0.95
 SLOT_GOAL = 0.95
@@ -161,7 +163,7 @@ def plan(request: Request) -> Outcome:
         for turn in request.previous
     ]
     routed = time.perf_counter()  # the message embedded and routed, as every model's turn is
-    message = routing_text([*history, HumanMessage(request.text)])
+    message = routing_text([*history, HumanMessage(request.text)], context)
     selection = select_tools(request.role, context, message=message, router=router)
     model = _planner().bind_tools([CATALOGUE[name].schema() for name in selection.offered])
     system = prompt.system_prompt(ENVIRONMENTS, context, selection, request.role)
@@ -434,17 +436,19 @@ GOALS: tuple[tuple[str, str, str, str, float, float], ...] = (
 
 def rows(requests_file: Path | None = None) -> list[Row]:
     score("tune")  # also the warm-up: the first requests pay for the indexes and page faults
-    if requests_file is None:  # the held-back sets: ours, and the four written by outsiders
+    if requests_file is None:  # the held-back sets: ours, and the five written by outsiders
         outsider = read_requests(OUTSIDER, lenient=True)
         second = read_requests(OUTSIDER2, lenient=True)
         third = read_requests(OUTSIDER3, lenient=True)
         fourth = read_requests(OUTSIDER4, lenient=True)
+        fifth = read_requests(OUTSIDER5, lenient=True)
         return [
             *_rows(score("heldout"), "held-back"),
             *_rows(score("outsider", outsider, held_back=True), "outsiders' held-back"),
             *_rows(score("outsider2", second, held_back=True), "second outsiders' held-back"),
             *_rows(score("outsider3", third, held_back=True), "third outsiders' held-back"),
             *_rows(score("outsider4", fourth, held_back=True), "fourth outsiders' held-back"),
+            *_rows(score("outsider5", fifth, held_back=True), "fifth outsiders' held-back"),
         ]
     ignored = unknown_keys(requests_file)
     if ignored:

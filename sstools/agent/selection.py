@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from sstools.agent import texts
 from sstools.agent.context import UIContext
-from sstools.agent.offline.followup import follow_up
+from sstools.agent.offline.followup import follow_up, referred
 from sstools.agent.offline.intent import SQL, mend
 from sstools.agent.routing.history import recently_used, started_a_task
 from sstools.agent.tools import CATALOGUE, ToolSpec
@@ -201,11 +201,13 @@ def last_human_text(messages: Sequence[BaseMessage]) -> str:
     return ""
 
 
-def routing_text(messages: Sequence[BaseMessage]) -> str:
+def routing_text(messages: Sequence[BaseMessage], context: UIContext | None = None) -> str:
     """What the tools are ranked for: the latest message, read with the one it completes when it
-    answers the agent's question back («все» after «какие дашборды перенести?»), with the slips
-    of a command's words typed right («вкыати» as «выкати»)."""
-    return mend(follow_up(messages) or last_human_text(messages))
+    answers the agent's question back («все» after «какие дашборды перенести?») or with what the
+    agent's last answer named when it refers to it («почему вторая упала»), with the slips of a
+    command's words typed right («вкыати» as «выкати»)."""
+    said = follow_up(messages, routed=True) or referred(messages, context)
+    return mend(said or last_human_text(messages))
 
 
 class ToolOffer:
@@ -236,7 +238,8 @@ class ToolOffer:
         """Offered now: the embedding awaited on the loop, and only where the router ranks (a
         router that does not rank returns its candidates as they are); ``timed``: once per turn,
         in ``sstools_router_seconds``."""
-        filtered, message = self._filtered(messages, context, role), routing_text(messages)
+        filtered = self._filtered(messages, context, role)
+        message = routing_text(messages, context)
         router = self._router
         if router is None or not router.ranks(message, filtered.to_rank):
             return filtered.narrowed(None if router is None else filtered.to_rank)

@@ -78,7 +78,7 @@ def asked(
     history: list[BaseMessage] = [
         HumanMessage(said) if who == "user" else AIMessage(said) for who, said in earlier
     ]
-    message = routing_text([*history, HumanMessage(text)])
+    message = routing_text([*history, HumanMessage(text)], context)
     selection = select_tools(role, context, message=message, router=_router())
     system = prompt.system_prompt(ENVS, context, selection, role)
     system = fleet.hand(system, handed.model_copy(update={"me": role.value}))

@@ -29,6 +29,7 @@ from sstools.agent.offline.intent import (
     asks,
     intent_tools,
     intents,
+    phrases,
     spaced,
     task_ids,
     writes,
@@ -50,7 +51,7 @@ _APOLOGY = frozenset(spaced(word) for word in vocab.APOLOGIES) - {"my", "ne", "t
 _YES = frozenset(spaced(word) for word in vocab.AGREED)
 # «а на проде?», «а теперь?» after an answer: the same request again, there or now.
 _SWITCH = re.compile(
-    r"(?:a|and|what about)(?: |$)|(?:i|how about|same for|also) (?=\S)"
+    r"(?:a|and|what about)(?: |$)|(?:i|how about|same for|also|teper|now) (?=\S)"
     r"|.*(?: tak zhe| tozhe| too| as well)$"  # «на проде так же?»
 )
 _SWITCH_INTENTS = frozenset({"task_status", "health"})
@@ -76,12 +77,17 @@ def _asked_back(message: BaseMessage) -> bool:
     if not isinstance(message, AIMessage) or message.tool_calls:
         return False
     # Answers before 5 December began with the prefix (the /agent page now says it once).
-    return "?" in str(message.content).removeprefix(OFFLINE_PREFIX)
+    content = str(message.content).removeprefix(OFFLINE_PREFIX)
+    return "?" in content or _ASKS.search(spaced(content)) is not None
 
 
-def follow_up(messages: Sequence[BaseMessage]) -> str | None:
+_ASKS = phrases(vocab.ASKING_WORDS)
+
+
+def follow_up(messages: Sequence[BaseMessage], *, routed: bool = False) -> str | None:
     """The first message and its completing answer as one request, or None when the latest
-    message is a request of its own."""
+    message is a request of its own. ``routed``: what the tools are ranked for — after an
+    answer, «а на стейдже?» asks the earlier request again, so its words alone."""
     said = [i for i, message in enumerate(messages) if isinstance(message, HumanMessage)]
     if len(said) < 2 or said[-1] != len(messages) - 1:
         return None
@@ -110,6 +116,8 @@ def follow_up(messages: Sequence[BaseMessage]) -> str | None:
         )
     elif not (_SWITCH.match(spaced(answer)) and set(intents(answer)) <= _SWITCH_INTENTS):
         return None
+    elif routed:
+        return str(earlier.content)
     return f"{earlier.content} {answer}"
 
 
@@ -154,7 +162,8 @@ def waiting(messages: Sequence[BaseMessage]) -> str | None:
     """«ну что там?», «и?», "any news?" after a task was started: the person waits for it — the
     message read with the task's id (its status is asked), or None."""
     said = last_said(messages)
-    if spaced(said) not in _NUDGES:
+    words = set(spaced(said).split())
+    if not words or not words <= _NUDGE_WORDS:  # «ну что, готово?»: nudges said together
         return None
     task = latest_task(messages)
     if task is not None:
@@ -164,7 +173,53 @@ def waiting(messages: Sequence[BaseMessage]) -> str | None:
     return f"{said} {named[0]}" if named else None
 
 
-_NUDGES = frozenset(spaced(words) for words in vocab.NUDGES)
+_NUDGE_WORDS = frozenset(word for words in vocab.NUDGES for word in spaced(words).split())
+# At most this many words refer to what the answer named; a longer message says its own.
+_REFERRING_WORDS = 8
+_REFERRING = phrases(vocab.REFERRING_WORDS, whole=True)
+
+
+def _named_in(answer: str) -> tuple[list[str], list[str]]:
+    """The objects an answer names: its titles («…», or a link's words) and its task and
+    backup ids, each in order."""
+    titles = re.findall(r"«([^»]+)»|\[([^\]]+)\]\(/dashboards/", answer)
+    backups = BACKUP_ID.findall(answer)
+    ids = [*backups, *task_ids(BACKUP_ID.sub(" ", answer))]
+    return [a or b for a, b in titles], list(dict.fromkeys(ids))
+
+
+def referred(messages: Sequence[BaseMessage], context: UIContext | None) -> str | None:
+    """«кто им владеет» after «Нашёл «Отчёт по энергопотреблению»», "restore it" after a
+    backup's id, «первую откати» after two tasks: the message with what the agent's latest
+    answer named (an ordinal picks one of them); None when the message names its own object
+    or refers to none. Beside an object, only tasks and backups: the page is the dashboard meant."""
+    said = last_said(messages)
+    words = spaced(said)
+    if not isinstance(messages[-1], HumanMessage) or len(words.split()) > _REFERRING_WORDS:
+        return None
+    place = next((vocab.ORDINALS[w] for w in words.split() if w in vocab.ORDINALS), None)
+    if place is None and not _REFERRING.search(words):
+        return None
+    if "«" in said or task_ids(said) or BACKUP_ID.search(said) or re.search(r"\d", said):
+        return None
+    reply = next(
+        (m for m in reversed(messages[:-1]) if isinstance(m, AIMessage) and not m.tool_calls),
+        None,
+    )
+    if reply is None:
+        return None
+    titles, ids = _named_in(str(reply.content))
+    if context is not None and context.object_type is not None:
+        titles = []
+    named = [*titles, *ids]
+    if place is not None:  # of a list of tasks or backups, else of its titles
+        pool = ids if len(ids) > 1 else titles or ids
+        named = [pool[place]] if place < len(pool) else []
+    if not named:
+        return None
+    if place is not None:  # the ordinal has picked its object: «почему вторая упала» is about it
+        said = " ".join(w for w in said.split() if spaced(w) not in vocab.ORDINALS)
+    return " ".join([said, *(one if one in ids else f"«{one}»" for one in named)])
 
 
 def small_talk(text: str) -> str | None:

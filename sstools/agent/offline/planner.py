@@ -39,6 +39,7 @@ from sstools.agent.offline.followup import (
     elsewhere,
     follow_up,
     last_said,
+    referred,
     small_talk,
     waiting,
     write_previewed_elsewhere,
@@ -120,7 +121,12 @@ class OfflinePlanner:
         context = handed_context(messages)
         # An answer to the planner's own question back fills the slot it asked for and keeps
         # the rest of the first message: «prod» after «в какое окружение?».
-        text = follow_up(messages) or waiting(messages) or last_said(messages)
+        text = (
+            follow_up(messages)
+            or waiting(messages)
+            or referred(messages, context)
+            or last_said(messages)
+        )
         note = role_note(messages)
         if chatted := small_talk(text):
             return _said(chatted)

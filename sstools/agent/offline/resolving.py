@@ -95,7 +95,15 @@ def resolve(
                 "dashboard_ids": [one.id for one in found][:20]
             }
     if name == "get_dashboard_data":
-        return _numbers_where(args, _mentioned(said, known), here, prose)
+        args = _numbers_where(args, _mentioned(said, known), here, prose)
+        if numbered or "dashboard_id" in args or not fleet.dashboards:
+            return args
+        # «какие цифры на Продажах по регионам»: by its title, in the environment read
+        found = names.named(prose, fleet, args.get("env_id") or here)
+        found = [one for one in found if one.id != page_id] if on_dashboard else found
+        if len(found) > 1:
+            return _which_dashboard(name, found)
+        return args | ({"dashboard_id": found[0].id} if found else {})
     if name == "get_health_summary" and args.get("env_id") not in (None, here):
         return _elsewhere(args, fleet, here, page_id, prose)
     if name == "get_health_summary":

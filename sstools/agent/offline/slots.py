@@ -116,9 +116,14 @@ def dashboards(said: Said) -> list[int]:
     named = vocab.DASHBOARD_MENTION.search(said.prose)
     if named:
         return [int(one) for one in re.findall(r"[0-9]+", named.group(1))]
-    prose = vocab.DATABASE_MENTION.sub(" ", said.prose)
+    prose = vocab.DATABASE_MENTION.sub(" ", _QUOTED.sub(" ", said.prose))
     prose = vocab.DATASET_MENTION.sub(" ", prose)
-    return [int(one) for one in _NUMBER.findall(prose)]
+    return [int(one) for one in _NUMBER.findall(prose) if not _YEAR.fullmatch(one)]
+
+
+# A title's own digits («Тарифы 2023 (архив)») and a year said bare are not a dashboard's number.
+_QUOTED = re.compile(r"«[^»]*»")
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 
 
 def branch(said: Said, *, new: bool = False) -> str | None:

@@ -383,7 +383,22 @@ ORDINALS = {
     "perviy": 0, "pervyy": 0, "pervaya": 0, "pervoe": 0, "pervyi": 0, "first": 0,
     "the first": 0, "vtoroy": 1, "vtoraya": 1, "vtoroe": 1, "second": 1, "the second": 1,
     "tretiy": 2, "tretya": 2, "trete": 2, "third": 2, "the third": 2,
+    "pervuyu": 0, "pervogo": 0, "pervoy": 0, "vtoruyu": 1, "vtorogo": 1, "tretyu": 2,
+    "tretego": 2,
 }  # fmt: skip
+# An answer that asks for something without a «?»: «Нужно указать окружение.», "Please specify
+# the environment." — a short reply after it completes the request, as after a question.
+ASKING_WORDS = (
+    "укажите", "уточните", "назовите", "выберите", "напишите", "нужно указать",
+    "нужно выбрать", "нужно назвать", "нужно сообщение", "нужен", "нужна", "specify",
+    "choose", "pick one", "let me know which", "tell me which", "please name", "which one",
+)  # fmt: skip
+# What the agent's latest answer named, referred to («кто им владеет», "restore it").
+REFERRING_WORDS = (
+    "его", "него", "ему", "нему", "им", "ним", "её", "ее", "неё", "нее", "ей", "ней", "их",
+    "них", "эту", "этой", "этого", "этим", "тот", "ту", "того", "той", "it", "them", "that",
+    "that one", "this one", "оттуда", "там же",
+)  # fmt: skip
 # Title words that say nothing of what a dashboard is about: matched only as part of a title.
 # «архив» says where a dashboard is kept, not what it is about: a title's word only when left out
 # («всё, кроме архива»).

@@ -1,0 +1,158 @@
+"""Issue 36, round 9: a conversation read as people hold it — a short reply after the agent asked
+for something without a «?» («Нужно указать окружение.»), a pronoun or an ordinal for what the
+agent's last answer named («кто им владеет», "restore it", «первую откати»), «теперь прод» after
+an answer, «ну что, готово» while a task runs, a dashboard's numbers by its title, and a title's
+own digits («Тарифы 2023») never read as a dashboard's number.
+
+Planned as a turn of the chat plans it with no model
+(:func:`tests.agent.test_planner_round6.asked`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sstools.agent.context import ObjectType
+from sstools.auth.roles import Role
+from tests.agent.test_planner_round6 import asked
+
+DEPLOY = "20261201abababababababababababab"  # a deploy to prod in the fleet's records
+MIGRATION = "f3a81c5d7e2b4c6a9d0e1f2a3b4c5d6e"
+FAILED = "a6d03e7b9c1f4e2d8a5b6c7d8e9f0a1b"
+BACKUP = "prod.20261205T030000000000Z"
+
+
+@pytest.mark.parametrize(
+    ("first", "asked_for", "answer", "call"),
+    [
+        (
+            "задеплой Energy KPIs",
+            "Нужно указать окружение: staging или prod.",
+            "prod",
+            ("deploy_dashboard", {"dashboard_id": 6, "target_env_id": "prod"}),
+        ),
+        (
+            "мигрируй Energy KPIs и Каналы продаж",
+            "Укажите целевое окружение: staging или prod.",
+            "в прод",
+            ("execute_migration", {"target_env_id": "prod", "dashboard_ids": [6, 7]}),
+        ),
+        (
+            "deploy Executive Summary",
+            "Please specify the environment.",
+            "staging pls",
+            ("deploy_dashboard", {"dashboard_id": 2, "target_env_id": "staging"}),
+        ),
+    ],
+)
+def test_a_reply_after_the_agent_asked_without_a_question_mark_fills_the_slot(
+    first: str, asked_for: str, answer: str, call: tuple[str, dict[str, object]]
+) -> None:
+    outcome = asked(answer, Role.engineer, earlier=(("user", first), ("assistant", asked_for)))
+    assert outcome.calls == [call]
+
+
+def test_a_statement_is_not_a_question_back() -> None:
+    # «prod» after an answer that asked nothing is a request of its own: not a deploy.
+    done = (("user", "задеплой Energy KPIs на стейдж"), ("assistant", "Готово: выкачен в staging."))
+    assert "deploy_dashboard" not in {name for name, _ in asked("prod", earlier=done).calls}
+
+
+@pytest.mark.parametrize(
+    ("answer", "said", "role", "call"),
+    [
+        (
+            "Нашёл «Отчёт по энергопотреблению» (id 10).",
+            "кто им владеет",
+            Role.analyst,
+            ("get_health_summary", {"dashboard_id": 10}),
+        ),
+        (
+            "Вот он: «Пиковые нагрузки», id 9 в ss-dev.",
+            "покажи цифры с него",
+            Role.analyst,
+            ("get_dashboard_data", {"dashboard_id": 9}),
+        ),
+        (
+            "«Тарифы 2023 (архив)» не опубликован; выкатку не запускал.",
+            "ладно, тогда проверь его",
+            Role.engineer,
+            ("run_llm_validation", {"dashboard_id": 12}),
+        ),
+        (
+            "Нашёл 2 дашборда: 1. «Продажи по регионам», 2. «Каналы продаж».",
+            "второй — что с ним по здоровью",
+            Role.analyst,
+            ("get_health_summary", {"dashboard_id": 7}),
+        ),
+    ],
+)
+def test_a_pronoun_or_an_ordinal_is_the_dashboard_the_last_answer_named(
+    answer: str, said: str, role: Role, call: tuple[str, dict[str, object]]
+) -> None:
+    earlier = (("user", "найди дашборд"), ("assistant", answer))
+    assert asked(said, role, earlier=earlier).calls == [call]
+
+
+def test_a_pronoun_is_the_task_or_the_backup_the_last_answer_named() -> None:
+    deployed = (
+        ("user", "кто деплоил Executive Summary"),
+        ("assistant", f"Последний деплой — задача {DEPLOY}, engineer, 5 декабря, в prod."),
+    )
+    rolled = asked("откати эту выкатку", Role.engineer, earlier=deployed).calls
+    assert [(name, args.get("task_id")) for name, args in rolled] == [("rollback_deploy", DEPLOY)]
+    listed = (("user", "list backups of prod"), ("assistant", f"prod has one backup: {BACKUP}."))
+    restored = asked("restore it", Role.admin, earlier=listed).calls
+    assert [(name, args.get("backup_id")) for name, args in restored] == [
+        ("restore_backup", BACKUP)
+    ]
+    two = (
+        ("user", "что мигрировали вчера на стейдж"),
+        ("assistant", f"Две миграции: 1) {MIGRATION} — успешно; 2) {FAILED} — упала."),
+    )
+    second = asked("почему вторая упала", Role.engineer, earlier=two).calls
+    assert [(name, args.get("task_id")) for name, args in second] == [("get_task_status", FAILED)]
+
+
+def test_beside_a_dashboard_a_pronoun_is_the_page_not_a_title_the_answer_named() -> None:
+    earlier = (("user", "найди про погоду"), ("assistant", "Нашёл «Weather Overview» (id 8)."))
+    outcome = asked("кто им владеет", Role.analyst, ObjectType.dashboard, earlier=earlier)
+    assert outcome.calls == [("get_health_summary", {})]
+
+
+def test_now_prod_after_an_answer_repeats_the_request_there() -> None:
+    done = (
+        ("user", "сделай бэкап стейджа"),
+        ("assistant", "Готово: резервная копия staging сохранена и проверена."),
+    )
+    assert asked("теперь прод", Role.admin, earlier=done).calls == [
+        ("run_backup", {"env_id": "prod"})
+    ]
+    read = (
+        ("user", "как там Energy KPIs"),
+        ("assistant", "«Energy KPIs» в ss-dev: изменён после релиза, графики грузятся."),
+    )
+    staging = asked("а тот что в стейдже", Role.analyst, earlier=read).calls
+    assert [(name, args.get("env_id")) for name, args in staging] == [
+        ("get_health_summary", "staging")
+    ]
+
+
+def test_nudges_said_together_ask_the_started_tasks_status() -> None:
+    started = (("user", "проверь Customer Revenue"), ("assistant", f"Запущено: задача {DEPLOY}."))
+    outcome = asked("ну что, готово", Role.analyst, earlier=started)
+    assert outcome.calls == [("get_task_status", {"task_id": DEPLOY})]
+
+
+def test_a_titles_digits_are_not_a_dashboards_number() -> None:
+    outcome = asked("what's wrong with the tariffs 2023 dashboard", Role.analyst)
+    assert outcome.calls == [("get_health_summary", {"dashboard_id": 12})]
+    assert asked("какие цифры сейчас на Продажах по регионам", Role.analyst).calls == [
+        ("get_dashboard_data", {"dashboard_id": 1})
+    ]
+
+
+def test_a_backup_ordered_object_first_is_refused_to_an_engineer() -> None:
+    outcome = asked("бэкап сделай", Role.engineer)
+    assert outcome.calls == []
+    assert "администратор" in outcome.text
