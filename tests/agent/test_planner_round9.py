@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 from sstools.agent.context import ObjectType
+from sstools.agent.texts import offline as offline_texts
+from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
 from tests.agent.test_planner_round6 import asked
 
@@ -156,3 +158,53 @@ def test_a_backup_ordered_object_first_is_refused_to_an_engineer() -> None:
     outcome = asked("бэкап сделай", Role.engineer)
     assert outcome.calls == []
     assert "администратор" in outcome.text
+
+
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        (
+            "Перенеси Каналы продаж и Customer Revenue на стейдж. Прод не трогай.",
+            ("execute_migration", {"target_env_id": "staging", "dashboard_ids": [7, 11]}),
+        ),
+        (
+            "deploy dashboard 6 to staging. dont touch prod",
+            ("deploy_dashboard", {"dashboard_id": 6, "target_env_id": "staging"}),
+        ),
+    ],
+)
+def test_an_environment_said_not_to_touch_is_not_where_it_goes(
+    text: str, call: tuple[str, dict[str, object]]
+) -> None:
+    assert asked(text, Role.engineer).calls == [call]
+
+
+def test_where_a_backup_goes_is_the_place_said_with_into_not_a_later_mention() -> None:
+    text = "restore prod.20261205T030000000000Z into staging, need prod data there"
+    calls = asked(text, Role.admin).calls
+    assert [(name, args.get("target_env_id")) for name, args in calls] == [
+        ("restore_backup", "staging")
+    ]
+
+
+def test_a_search_keeps_the_dashboards_that_say_most_of_the_topic() -> None:
+    outcome = asked("найди дашборд peak load", Role.analyst)
+    assert outcome.calls == [("search_dashboards", {"dashboard_ids": [9]})]
+    # One word of a topic still finds every title that says it.
+    sales = asked("найди дашборды про продажи", Role.analyst).calls
+    assert sales == [("search_dashboards", {"dashboard_ids": [1, 4, 7]})]
+
+
+def test_a_query_typed_beside_a_dashboard_is_told_where_to_run() -> None:
+    text = "run select region, sum(revenue_rub) from sales_orders group by region"
+    outcome = asked(text, Role.analyst, ObjectType.dashboard)
+    assert outcome.calls == []
+    sql = CATALOGUE["superset_execute_sql"].title
+    assert offline_texts.ELSEWHERE.format(tool=sql, page=offline_texts.PAGES["dashboard"]) in (
+        outcome.text
+    )
+
+
+def test_where_is_the_board_about_a_topic_is_a_search() -> None:
+    outcome = asked("где борд с погодой?", Role.engineer)
+    assert outcome.calls == [("search_dashboards", {"dashboard_ids": [3, 8]})]

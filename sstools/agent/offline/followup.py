@@ -59,7 +59,10 @@ _SWITCH_INTENTS = frozenset({"task_status", "health"})
 # dashboard is told where to ask (unless it names the page's object: «в каких бэкапах этот
 # дашборд» reads its versions).
 _POINTED_READS = frozenset(
-    {"task_status", "backup_list", "branch_list", "tasks_list", "drift", "environments"}
+    {
+        *("task_status", "backup_list", "branch_list", "tasks_list", "drift", "environments"),
+        *("execute_sql", "format_sql"),  # a query typed beside a dashboard
+    }
 )
 # The page's object, in the singular: «с дашбордами» speaks of all of them, not of this one.
 _PAGE_WORDS = re.compile(

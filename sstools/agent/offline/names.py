@@ -92,15 +92,18 @@ def _close(word: str, said: set[str]) -> bool:
 
 
 def about(text: str, fleet: Fleet, env_id: str | None, *, every_word: bool = False) -> list[Listed]:
-    """The dashboards of ``env_id`` a topic is about: any word of the title said, in Russian or
-    English («про продажи»: «Продажи по регионам», «Каналы продаж», «Regional Sales Trends»);
+    """The dashboards of ``env_id`` a topic is about: those that share the most words with it, in
+    Russian or English («про продажи»: «Продажи по регионам», «Каналы продаж», «Regional Sales
+    Trends»);
     ``every_word``: a weak word too («кроме архива» is «Тарифы 2023 (архив)»)."""
     topic = _with_translations(stem(word) for word in words(text))
-    return [
-        one
+    shared = {
+        one.id: len((_stems(one.title) if every_word else _title_stems(one.title)) & topic)
         for one in _in(fleet, env_id)
-        if (_stems(one.title) if every_word else _title_stems(one.title)) & topic
-    ]
+    }
+    most = max(shared.values(), default=0)
+    # "peak load": «Пиковые нагрузки», which says both, not every title with a load in it
+    return [one for one in _in(fleet, env_id) if shared[one.id] and shared[one.id] == most]
 
 
 def titled(fleet: Fleet, env_id: str | None, dashboard_id: int | None) -> Listed | None:

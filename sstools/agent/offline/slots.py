@@ -71,6 +71,7 @@ class Environments:
 
     targets: tuple[str, ...]
     sources: tuple[str, ...]
+    directed: tuple[str, ...] = ()  # the targets said after «на», «в», "to", "into"
 
 
 def environments(said: Said, known: Sequence[str], here: str | None) -> Environments:
@@ -79,17 +80,27 @@ def environments(said: Said, known: Sequence[str], here: str | None) -> Environm
     tokens = spaced(said.prose).split()
     targets: list[str] = []
     sources: list[str] = []
+    directed: list[str] = []
     for index, token in enumerate(tokens):
         env = _environment(token, known) or (here if token in vocab.HERE_WORDS else None)
-        if env is None:
+        if env is None or _spared(tokens, index):
             continue
         before = tokens[index - 1] if index else ""
         (sources if before in vocab.SOURCE_MARKS else targets).append(env)
+        if before in vocab.DIRECTION_MARKS:
+            directed.append(env)
     for env_id in known:  # an id with a dash («ss-dev») is two tokens once spaced
         named = re.search(rf"(?<![\w.]){re.escape(env_id)}(?![\w.])", said.prose)
         if "-" in env_id and named and env_id not in {*targets, *sources}:
             targets.append(env_id)
-    return Environments(tuple(targets), tuple(sources))
+    return Environments(tuple(targets), tuple(sources), tuple(directed))
+
+
+def _spared(tokens: Sequence[str], index: int) -> bool:
+    """«прод не трогай», "dont touch prod", «не на прод»: this mention is where not to go."""
+    before = " ".join(tokens[max(0, index - 4) : index]) + " "
+    after = " ".join(tokens[index + 1 : index + 3])
+    return bool(vocab.SPARED_BEFORE.search(before) or vocab.SPARED_AFTER.match(after))
 
 
 def _environment(token: str, known: Sequence[str]) -> str | None:
@@ -104,6 +115,10 @@ def _environment(token: str, known: Sequence[str]) -> str | None:
 def target(found: Environments, here: str | None) -> str | None:
     """Where to: the last place named that is not where from; the page's own environment only
     when nothing else is named («сравни здесь и в prod» → prod)."""
+    # «restore … into staging, need prod data there»: where it goes was said with «в», "into"
+    directed = [env for env in found.directed if env != here]
+    if directed:
+        return directed[-1]
     elsewhere = [env for env in found.targets if env != here]
     if elsewhere:
         return elsewhere[-1]
@@ -186,7 +201,7 @@ def arguments(
     found = environments(said, known, here)
     if "source_env_id" not in fields:  # no «from» to fill: «сравни с продом» names where to
         # and where from is not it when both are named: «что на проде отстаёт от стейджа?»
-        found = Environments((*found.sources, *found.targets), ())
+        found = Environments((*found.sources, *found.targets), (), found.directed)
     args: dict[str, Any] = {}
     database = vocab.DATABASE_MENTION.search(said.prose)
     numbers = dashboards(said)

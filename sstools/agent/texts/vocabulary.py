@@ -201,6 +201,14 @@ ENVIRONMENT_WORDS = {
 
 # Before an environment: it is where from («из стейджа», "from staging"), not where to.
 SOURCE_MARKS = ("iz", "from", "s", "so", "ot", "behind")
+# «на прод», "into staging": the word before where something goes.
+DIRECTION_MARKS = ("na", "v", "vo", "to", "into", "onto", "dlya", "for")
+# «прод не трогай», "don't touch prod", «не на прод»: an environment left out (spaced words).
+SPARED_BEFORE = re.compile(
+    r"(?:^| )(?:ne|not|krome|except|bez|without|dont touch|don t touch|do not touch|"
+    r"ne trogay|ne trogayte|leave)(?: (?:na|v|vo|to|in|on|the))? $"
+)
+SPARED_AFTER = re.compile(r"^(?:ne trog|ne lez|ne kasa|alone|untouched|is frozen|frozen)")
 # «здесь», "here": the page's environment.
 HERE_WORDS = ("zdes", "tut", "here", "tekuschee", "tekuschem", "tekuschego", "current")
 
