@@ -208,3 +208,25 @@ def test_a_query_typed_beside_a_dashboard_is_told_where_to_run() -> None:
 def test_where_is_the_board_about_a_topic_is_a_search() -> None:
     outcome = asked("где борд с погодой?", Role.engineer)
     assert outcome.calls == [("search_dashboards", {"dashboard_ids": [3, 8]})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "почему на графике выручки провал в марте?",
+        "почему температура по неделям так скачет",
+        "почему выручка тут выше, чем на проде?",
+    ],
+)
+def test_a_question_about_the_charts_values_reads_the_dashboards_numbers(text: str) -> None:
+    calls = asked(text, Role.analyst, ObjectType.dashboard).calls
+    assert [name for name, _ in calls] == ["get_dashboard_data"]
+
+
+def test_this_dashboard_against_git_is_its_drift() -> None:
+    text = "Prod is frozen till Monday. Just tell me whether this one is in sync with git."
+    calls = asked(text, Role.engineer, ObjectType.dashboard).calls
+    assert [name for name, _ in calls] == ["get_drift"]
+    assert [name for name, _ in asked("dev vs git, что разъехалось", Role.engineer).calls] == [
+        "get_drift"
+    ]

@@ -151,6 +151,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "lag behind", "lagging behind",
         "behind staging", "behind prod", "forgot to release", "забыли выкатить",
         "tweak … directly", "edit … directly", "directly in prod",
+        "in sync with git", "in sync with main", "vs git", "против git",
     ),
     "git_status": (
         "статус git", "статус гит", "статус репо", "git status", "состояние репо",
@@ -265,6 +266,9 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "actual values", "the values", "значения",
         "сколько по",
         "totals", "итоги",
+        "провал", "просел", "просадк", "скачет", "скачк", "скачок", "выше чем", "ниже чем",
+        "shows nothing", "shows different", "look different", "looks different", "showing zero",
+        "shows on", "shows zero", "dip in", "spike in",
     ),
     "compare": (
         "сравни", "сравнить", "сравнение", "compare", "отличается", "различия", "разниц",
