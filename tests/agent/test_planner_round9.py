@@ -230,3 +230,22 @@ def test_this_dashboard_against_git_is_its_drift() -> None:
     assert [name for name, _ in asked("dev vs git, что разъехалось", Role.engineer).calls] == [
         "get_drift"
     ]
+
+
+def test_then_show_what_would_change_after_a_refusal_is_the_earlier_requests_preview() -> None:
+    refused = (
+        ("user", "задеплой Energy KPIs на прод"),
+        ("assistant", "Недостаточно прав: выкатывать может инженер."),
+    )
+    outcome = asked("ну тогда хотя бы покажи что изменится", Role.analyst, earlier=refused)
+    assert outcome.calls == [("preview_migration", {"target_env_id": "prod", "dashboard_ids": [6]})]
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [("что такое дрейф окружения", "drift"), ("what is environment drift", "drift")],
+)
+def test_a_concept_with_whose_it_is_is_still_explained(text: str, term: str) -> None:
+    outcome = asked(text, Role.analyst)
+    assert outcome.calls == []
+    assert offline_texts.MEANINGS[term] in outcome.text

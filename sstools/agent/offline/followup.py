@@ -41,6 +41,8 @@ from sstools.agent.tools import CATALOGUE
 
 # At most this many words answer a question back; a longer message is a request of its own.
 _ANSWER_WORDS = 5
+# At most this many ask the earlier request again («ну тогда хотя бы покажи, что изменится»).
+_SWITCH_WORDS = 8
 # A name given alone: one token with a digit or a separator («q1-budget-review», «feature/x»).
 _IDENTIFIER = re.compile(r"(?=\S*[0-9_./-])[\w./-]+")
 # Intents an answer may carry without being a request of its own: a task's digits read as its
@@ -51,7 +53,7 @@ _APOLOGY = frozenset(spaced(word) for word in vocab.APOLOGIES) - {"my", "ne", "t
 _YES = frozenset(spaced(word) for word in vocab.AGREED)
 # «а на проде?», «а теперь?» after an answer: the same request again, there or now.
 _SWITCH = re.compile(
-    r"(?:a|and|what about)(?: |$)|(?:i|how about|same for|also|teper|now) (?=\S)"
+    r"(?:a|and|what about)(?: |$)|(?:i|how about|same for|also|teper|now|nu togda|togda|then) (?=\S)"
     r"|.*(?: tak zhe| tozhe| too| as well)$"  # «на проде так же?»
 )
 _SWITCH_INTENTS = frozenset({"task_status", "health"})
@@ -100,10 +102,12 @@ def follow_up(messages: Sequence[BaseMessage], *, routed: bool = False) -> str |
         return None
     answer = str(latest.content)
     # A pasted query answers «какой запрос?» whatever its length.
-    pasted = SQL.match(answer.strip()) is not None and _asked_back(between[-1])
-    if len(spaced(answer).split()) > _ANSWER_WORDS and not pasted:
+    asked = _asked_back(between[-1])
+    pasted = SQL.match(answer.strip()) is not None and asked
+    length = len(spaced(answer).split())
+    if not pasted and (length > _SWITCH_WORDS or (length > _ANSWER_WORDS and asked)):
         return None
-    if _asked_back(between[-1]):
+    if asked:
         question = str(between[-1].content)
         # «q1-budget-review» after «как назвать ветку?»: a name, not a request of its own
         named = _IDENTIFIER.fullmatch(answer.strip()) is not None

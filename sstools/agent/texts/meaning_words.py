@@ -19,13 +19,17 @@ MEANING_ASKED = (
     "зачем вообще", "зачем делать", "зачем вообще делать", "зачем нам", "why do we need",
     "why do we even need", "why do we have", "why bother with",
 )  # fmt: skip
-MEANING_FILLERS = ("a", "an", "the", "статус", "status", "слово", "term", "этот", "это")
+MEANING_FILLERS = (
+    "a", "an", "the", "статус", "status", "слово", "term", "этот", "это", "environment",
+    "dashboard", "dataset",
+)  # fmt: skip
 # Words that may close such a question and ask nothing more: «что такое дрейф в вашем понимании».
 MEANING_TAILS = (
     "в вашем понимании", "в твоем понимании", "у вас", "у тебя", "тут", "здесь", "вообще",
     "по смыслу", "here", "exactly", "in your terms", "in this tool", "work", "works",
     "простыми словами", "in simple words", "in plain words", "in plain english", "even mean",
     "actually mean", "for a dashboard", "у дашборда", "нужен", "нужна", "нужны", "нужно",
+    "окружения", "окружений", "дашборда", "дашбордов", "датасета", "в окружении",
 )  # fmt: skip
 TERMS = {
     "degraded": ("degraded", "есть проблемы"),

@@ -405,7 +405,7 @@ ASKING_WORDS = (
 REFERRING_WORDS = (
     "его", "него", "ему", "нему", "им", "ним", "её", "ее", "неё", "нее", "ей", "ней", "их",
     "них", "эту", "этой", "этого", "этим", "тот", "ту", "того", "той", "it", "them", "that",
-    "that one", "this one", "оттуда", "там же",
+    "that one", "this one", "оттуда", "там же", "оба", "обе", "обоих", "both",
 )  # fmt: skip
 # Title words that say nothing of what a dashboard is about: matched only as part of a title.
 # «архив» says where a dashboard is kept, not what it is about: a title's word only when left out
