@@ -53,7 +53,8 @@ _APOLOGY = frozenset(spaced(word) for word in vocab.APOLOGIES) - {"my", "ne", "t
 _YES = frozenset(spaced(word) for word in vocab.AGREED)
 # «а на проде?», «а теперь?» after an answer: the same request again, there or now.
 _SWITCH = re.compile(
-    r"(?:a|and|what about)(?: |$)|(?:i|how about|same for|also|teper|now|nu togda|togda|then) (?=\S)"
+    r"(?:a|and|what about)(?: |$)"
+    r"|(?:i|how about|same for|also|teper|now|nu togda|togda|then) (?=\S)"
     r"|.*(?: tak zhe| tozhe| too| as well)$"  # «на проде так же?»
 )
 _SWITCH_INTENTS = frozenset({"task_status", "health"})
