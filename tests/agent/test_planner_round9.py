@@ -249,3 +249,15 @@ def test_a_concept_with_whose_it_is_is_still_explained(text: str, term: str) -> 
     outcome = asked(text, Role.analyst)
     assert outcome.calls == []
     assert offline_texts.MEANINGS[term] in outcome.text
+
+
+def test_an_analysts_put_it_on_prod_is_refused_naming_the_engineer() -> None:
+    outcome = asked("поставь его на прод", Role.analyst, ObjectType.dashboard)
+    assert outcome.calls == []
+    assert "инженер" in outcome.text
+
+
+def test_does_a_role_see_this_dashboard_is_its_permission_audit() -> None:
+    text = "проверь, видит ли роль energy_viewers этот дашборд"
+    calls = asked(text, Role.engineer, ObjectType.dashboard).calls
+    assert [name for name, _ in calls] == ["superset_audit_permissions"]

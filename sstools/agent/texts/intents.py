@@ -116,6 +116,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     "create_dataset": (
         "зарегистрируй", "зарегай", "как датасет", "kak dataset", "as a dataset",
         "создай … датасет", "создай … dataset", "заведи … датасет", "сделай … датасет",
+        "датасет … заведи", "датасет … создай", "заведи … из таблиц",
         "добавь … датасет", "оберни … в датасет", "новый датасет", "create … dataset",
         "new dataset", "register … as a dataset", "register … dataset", "make … dataset",
         "add … dataset", "датасет из таблиц", "датасет на таблиц", "датасет по таблиц",
@@ -200,7 +201,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     ),
     "permissions": (
         "права", "прав доступа", "доступа", "доступ к", "доступы", "кто может", "кто видит",
-        "кто … видит", "who can see", "who can open", "who sees",
+        "кто … видит", "who can see", "who can open", "who sees", "видит ли", "видят ли",
+        "роль … видит", "can … role see", "does … role see",
         "у кого", "grant", "грант", "роли", "permission", "who can", "who is allowed",
         "who has access", "access to", "rbac", "dostup k",
         "кому доступ", "кто имеет доступ",
@@ -284,7 +286,8 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
     "deploy": (
         "выкат", "выкати", "деплой", "депло", "задеплой", "разверн", "разворач", "раскат",
         "катни", "катн", "катим", "катнем", "покатим", "закинь", "залей", "выложи", "опубликуй",
-        "deploy", "deplyo", "depoly", "ship",
+        "deploy", "deplyo", "depoly", "ship", "поставь … на прод", "поставь … на стейдж",
+        "put … on prod", "put … back on", "put … on staging",
         "push … to prod", "push … to production", "push … to staging", "push … live",
         "go live", "release", "roll out", "publish to", "vykat", "zadeplo", "deplo",
         # Put back as git has it: a deploy from the repository («верни прод как в гите»).
