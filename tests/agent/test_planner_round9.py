@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from sstools.agent.context import ObjectType
+from sstools.agent.texts import answers as answer_texts
 from sstools.agent.texts import offline as offline_texts
 from sstools.agent.tools import CATALOGUE
 from sstools.auth.roles import Role
@@ -157,7 +158,7 @@ def test_a_titles_digits_are_not_a_dashboards_number() -> None:
 def test_a_backup_ordered_object_first_is_refused_to_an_engineer() -> None:
     outcome = asked("бэкап сделай", Role.engineer)
     assert outcome.calls == []
-    assert "администратор" in outcome.text
+    assert answer_texts.ROLE_NAMES["admin"] in outcome.text
 
 
 @pytest.mark.parametrize(
@@ -254,7 +255,7 @@ def test_a_concept_with_whose_it_is_is_still_explained(text: str, term: str) -> 
 def test_an_analysts_put_it_on_prod_is_refused_naming_the_engineer() -> None:
     outcome = asked("поставь его на прод", Role.analyst, ObjectType.dashboard)
     assert outcome.calls == []
-    assert "инженер" in outcome.text
+    assert answer_texts.ROLE_NAMES["engineer"] in outcome.text
 
 
 def test_does_a_role_see_this_dashboard_is_its_permission_audit() -> None:
