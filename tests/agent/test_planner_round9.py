@@ -262,3 +262,20 @@ def test_does_a_role_see_this_dashboard_is_its_permission_audit() -> None:
     text = "проверь, видит ли роль energy_viewers этот дашборд"
     calls = asked(text, Role.engineer, ObjectType.dashboard).calls
     assert [name for name, _ in calls] == ["superset_audit_permissions"]
+
+
+def test_a_release_check_that_prod_is_as_staging_is_the_drift() -> None:
+    text = "Завтра релиз. Проверь, что на проде всё как в стейдже."
+    calls = asked(text, Role.engineer).calls
+    assert calls == [("get_drift", {"env_id": "prod"})]
+
+
+def test_a_tables_columns_asked_beside_a_dashboard_are_told_where_to_ask() -> None:
+    outcome = asked(
+        "какие колонки есть в таблице sales_orders?", Role.analyst, ObjectType.dashboard
+    )
+    assert outcome.calls == []
+    explore = CATALOGUE["superset_explore_database"].title
+    assert offline_texts.ELSEWHERE.format(tool=explore, page=offline_texts.PAGES["dashboard"]) in (
+        outcome.text
+    )

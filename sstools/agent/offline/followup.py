@@ -67,6 +67,8 @@ _POINTED_READS = frozenset(
         *("execute_sql", "format_sql"),  # a query typed beside a dashboard
     }
 )
+# A table named by its name («колонки в таблице sales_orders»): the database's, not the page's.
+_TABLE_NAMED = re.compile(r"(?<![\w/.-])[a-z][a-z0-9]*_[a-z0-9_]+(?![\w/.-])")
 # The page's object, in the singular: «с дашбордами» speaks of all of them, not of this one.
 _PAGE_WORDS = re.compile(
     r"(?:^| )(?:dashbord|dashboard|bord|board|dash|dashik|dataset)(?:a|e|u|om|ik|ika|e)?(?= |$)"
@@ -286,6 +288,7 @@ def elsewhere(
         or all(writes(tool) for tool in tools)
         or vocab.SUPERSET_RELEASE.search(spaced(text))
         or (found[0] in _POINTED_READS and not _PAGE_WORDS.search(spaced(text)))
+        or (found[0] == "explore" and _TABLE_NAMED.search(text) is not None)
     )
     if page is None or not barred or not pointed:
         return None  # not routed here, or a read: the next best tool answers

@@ -153,6 +153,7 @@ INTENT_FRAMES: dict[str, tuple[str, ...]] = {
         "behind staging", "behind prod", "forgot to release", "забыли выкатить",
         "tweak … directly", "edit … directly", "directly in prod",
         "in sync with git", "in sync with main", "vs git", "против git",
+        "проверь … всё как в", "проверь … все как в", "проверь … всё как на", "check … same as",
     ),
     "git_status": (
         "статус git", "статус гит", "статус репо", "git status", "состояние репо",
