@@ -94,9 +94,9 @@ def resolve(
             return {key: v for key, v in args.items() if key != "query"} | {
                 "dashboard_ids": [one.id for one in found][:20]
             }
-    if name == "get_drift" and len(mentioned := set(_mentioned(said, known))) >= 2:
+    if name == "get_drift" and len(compared := set(_mentioned(said, known))) >= 2:
         # «на проде всё как в стейдже?», «между стейджем и продом»: the later one lags or not
-        args["env_id"] = max(mentioned, key=_stage)
+        args["env_id"] = max(compared, key=_stage)
     if name == "get_dashboard_data":
         args = _numbers_where(args, _mentioned(said, known), here, prose)
         if numbered or "dashboard_id" in args or not fleet.dashboards:
