@@ -60,6 +60,12 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[ListedColumn]:
         ),
         ("regions", "сколько регионов в справочнике?", "select count(*) from regions"),
         (
+            "regions",
+            "which federal district has the most people",  # people: the population column
+            "select federal_district, sum(population_thousands) from regions"
+            " group by 1 order by 2 desc limit 1",
+        ),
+        (
             "sales_orders",
             "top 3 regions by revenue",
             "select region, sum(revenue_rub) from sales_orders group by region"

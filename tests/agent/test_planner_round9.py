@@ -279,3 +279,12 @@ def test_a_tables_columns_asked_beside_a_dashboard_are_told_where_to_ask() -> No
     assert offline_texts.ELSEWHERE.format(tool=explore, page=offline_texts.PAGES["dashboard"]) in (
         outcome.text
     )
+
+
+def test_a_title_after_the_word_dashboard_is_not_a_search_by_its_first_letters() -> None:
+    # «дашборд по…» searches; «дашборд Погода и нагрузка» names one dashboard.
+    outcome = asked("дашборд Погода и нагрузка опубликован?", Role.analyst)
+    assert outcome.calls == [("get_health_summary", {"dashboard_id": 3})]
+    assert [name for name, _ in asked("дашборды по погоде", Role.analyst).calls] == [
+        "search_dashboards"
+    ]

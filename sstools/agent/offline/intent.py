@@ -124,13 +124,20 @@ def spaced(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", _TRANSLIT_I.sub("y", fold(mend(text)))))
 
 
+# Russian prepositions as spaced: one ending a phrase is a word, not a longer word's start.
+_PREPOSITIONS = frozenset({"po", "o", "ob", "v", "vo", "s", "so", "k", "na", "iz", "do", "ot", "u"})
+
+
 def phrases(items: Sequence[str], *, whole: bool = False) -> re.Pattern[str]:
     """Any of ``items`` at the start of a word of the spaced text (``whole``: as whole words);
     «…» in an item lets any words come between its parts."""
     patterns = []
     for item in sorted(items, key=len, reverse=True):
         parts = [re.escape(spaced(part)) for part in item.split("…") if spaced(part)]
-        patterns.append(r"\S*(?: \S+)*? ".join(parts))
+        pattern = r"\S*(?: \S+)*? ".join(parts)
+        # «дашборд по» is not the start of «дашборд Погода»: a last preposition is whole
+        said = spaced(item).split()
+        patterns.append(pattern + r"(?= |$)" if said[1:] and said[-1] in _PREPOSITIONS else pattern)
     end = r"(?= |$)" if whole else ""
     return re.compile(r"(?:^| )(?:" + "|".join(patterns) + ")" + end)
 

@@ -23,7 +23,8 @@ COLUMN_WORDS = (
     ("electricity", "consumption"), ("consum", "consumption"), ("жарк", "temp"),
     ("холодн", "temp"), ("тепл", "temp"), ("hot", "temp"), ("cold", "temp"), ("warm", "temp"),
     ("дожд", "precipitation"), ("rain", "precipitation"), ("продаж", "revenue"),
-    ("sales", "revenue"), ("заработ", "revenue"),
+    ("sales", "revenue"), ("заработ", "revenue"), ("people", "population"),
+    ("жител", "population"), ("людей", "population"), ("inhabitant", "population"),
 )  # fmt: skip
 # The function an aggregate word asks for, the first listed winning («средняя сумма» is an
 # average); stems are folded as words are, so «srednyaya» is «средняя».
