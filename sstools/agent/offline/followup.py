@@ -35,6 +35,7 @@ from sstools.agent.offline.intent import (
     writes,
 )
 from sstools.agent.texts import OFFLINE_PREFIX
+from sstools.agent.texts import conversation_words as turns
 from sstools.agent.texts import offline as texts
 from sstools.agent.texts import vocabulary as vocab
 from sstools.agent.tools import CATALOGUE
@@ -48,9 +49,9 @@ _IDENTIFIER = re.compile(r"(?=\S*[0-9_./-])[\w./-]+")
 # Intents an answer may carry without being a request of its own: a task's digits read as its
 # status, a word for the environment.
 _SLOT_INTENTS = frozenset({"task_status"})
-_SMALL_TALK = frozenset(spaced(word) for word in vocab.THANKS)
-_APOLOGY = frozenset(spaced(word) for word in vocab.APOLOGIES) - {"my", "ne", "tot"}
-_YES = frozenset(spaced(word) for word in vocab.AGREED)
+_SMALL_TALK = frozenset(spaced(word) for word in turns.THANKS)
+_APOLOGY = frozenset(spaced(word) for word in turns.APOLOGIES) - {"my", "ne", "tot"}
+_YES = frozenset(spaced(word) for word in turns.AGREED)
 # «а на проде?», «а теперь?» after an answer: the same request again, there or now.
 _SWITCH = re.compile(
     r"(?:a|and|what about)(?: |$)"
@@ -89,7 +90,7 @@ def _asked_back(message: BaseMessage) -> bool:
     return "?" in content or _ASKS.search(spaced(content)) is not None
 
 
-_ASKS = phrases(vocab.ASKING_WORDS)
+_ASKS = phrases(turns.ASKING_WORDS)
 
 
 def follow_up(messages: Sequence[BaseMessage], *, routed: bool = False) -> str | None:
@@ -133,7 +134,7 @@ def follow_up(messages: Sequence[BaseMessage], *, routed: bool = False) -> str |
 
 def _picked(answer: str, question: str) -> str | None:
     """«первый», «второй» after a question listing choices in «…»: the choice itself."""
-    place = vocab.ORDINALS.get(spaced(answer))
+    place = turns.ORDINALS.get(spaced(answer))
     choices = re.findall(r"«([^»]+)»", question)
     if place is None or not choices or place >= len(choices):
         return None
@@ -149,7 +150,7 @@ def _every_choice(answer: str, question: str) -> str | None:
     return " ".join([answer, *(f"«{choice}»" for choice in choices)])
 
 
-_EVERY = frozenset(spaced(word) for word in vocab.EVERY_CHOICE)
+_EVERY = frozenset(spaced(word) for word in turns.EVERY_CHOICE)
 
 
 def _picked_first(answer: str, question: str) -> str | None:
@@ -183,10 +184,10 @@ def waiting(messages: Sequence[BaseMessage]) -> str | None:
     return f"{said} {named[0]}" if named else None
 
 
-_NUDGE_WORDS = frozenset(word for words in vocab.NUDGES for word in spaced(words).split())
+_NUDGE_WORDS = frozenset(word for words in turns.NUDGES for word in spaced(words).split())
 # At most this many words refer to what the answer named; a longer message says its own.
 _REFERRING_WORDS = 8
-_REFERRING = phrases(vocab.REFERRING_WORDS, whole=True)
+_REFERRING = phrases(turns.REFERRING_WORDS, whole=True)
 
 
 def _named_in(answer: str) -> tuple[list[str], list[str]]:
@@ -207,7 +208,7 @@ def referred(messages: Sequence[BaseMessage], context: UIContext | None) -> str 
     words = spaced(said)
     if not isinstance(messages[-1], HumanMessage) or len(words.split()) > _REFERRING_WORDS:
         return None
-    place = next((vocab.ORDINALS[w] for w in words.split() if w in vocab.ORDINALS), None)
+    place = next((turns.ORDINALS[w] for w in words.split() if w in turns.ORDINALS), None)
     if place is None and not _REFERRING.search(words):
         return None
     if "«" in said or task_ids(said) or BACKUP_ID.search(said) or re.search(r"\d", said):
@@ -228,7 +229,7 @@ def referred(messages: Sequence[BaseMessage], context: UIContext | None) -> str 
     if not named:
         return None
     if place is not None:  # the ordinal has picked its object: «почему вторая упала» is about it
-        said = " ".join(w for w in said.split() if spaced(w) not in vocab.ORDINALS)
+        said = " ".join(w for w in said.split() if spaced(w) not in turns.ORDINALS)
     return " ".join([said, *(one if one in ids else f"«{one}»" for one in named)])
 
 

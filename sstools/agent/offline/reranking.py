@@ -24,8 +24,9 @@ from dataclasses import replace
 from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.fleet import Fleet
 from sstools.agent.offline import names
+from sstools.agent.offline.data_questions import data_change, data_question
 from sstools.agent.offline.intent import Choice, intents, phrases, spaced, writes
-from sstools.agent.offline.resolving import data_change, data_question, task_asked
+from sstools.agent.offline.resolving import task_asked
 from sstools.agent.offline.slots import Said, dashboards
 from sstools.agent.texts import vocabulary as vocab
 

@@ -12,7 +12,7 @@ here what it says by name is resolved against the fleet the graph handed over
 - «последний бэкап», «последняя выкатка», «моя миграция», a deploy by its first digits: from
   the task records (the environment too), with choices when more than one fits;
 - a data question on a dataset's page («сколько строк?», «первые 10 строк», «средняя температура
-  по регионам»): the query on its table, written out (a read; :mod:`.aggregates`).
+  по регионам»): the query on its table, written out (a read; :mod:`.data_questions`).
 
 Each returns the arguments, or the question back in words (never an argument's name).
 """
@@ -24,13 +24,13 @@ from typing import Any
 
 from sstools.agent.context import ObjectType, UIContext
 from sstools.agent.fleet import Fleet, Listed, ListedTask
-from sstools.agent.offline import aggregates, names
+from sstools.agent.offline import names
 from sstools.agent.offline.answers.words import short_id
+from sstools.agent.offline.data_questions import query_args
 from sstools.agent.offline.dated import backup_on
 from sstools.agent.offline.intent import phrases, spaced
 from sstools.agent.offline.slots import Said, environments
 from sstools.agent.texts import answers as answer_texts
-from sstools.agent.texts import data_words
 from sstools.agent.texts import offline as texts
 from sstools.agent.texts import vocabulary as vocab
 from sstools.agent.tools import CATALOGUE
@@ -163,7 +163,7 @@ def resolve(
     if name == "superset_explore_database" and "schema_name" in args and not on_a_dataset:
         args |= _the_database(args, fleet, here)  # «какие таблицы в схеме main?»: in which base
     if name == "superset_execute_sql" and "sql" not in args:
-        return _data_question(args, said, context, fleet)
+        return query_args(args, said, context, fleet)
     if name == "superset_create_dataset" and "table" in args and "schema_name" not in args:
         args |= _schema_of(args.get("database_id"), fleet, here)  # "register weather_daily"
     return args
@@ -347,63 +347,4 @@ def _rollback(
     if fitting:
         tool = CATALOGUE["rollback_deploy"].title
         return texts.ASK_WHICH_TASK.format(tool=tool, choices=_task_choices(fitting))
-    return args
-
-
-def _rows(prose: str) -> int | None:
-    wanted = vocab.ROWS_WANTED.search(prose)
-    if wanted is None:
-        return None
-    count = wanted.group(1).lower()
-    if count.isdigit():
-        return int(count)
-    return next((n for word, n in vocab.NUMBER_WORDS.items() if count.startswith(word)), None)
-
-
-def data_change(said: Said, context: UIContext | None, fleet: Fleet) -> bool:
-    """A change of the page's dataset's rows asked in words («удали те, где quantity > 15»)."""
-    if context is None or context.object_type is not ObjectType.dataset:
-        return False
-    table = names.dataset(fleet, context.env_id, int(context.object_id or 0))
-    changing = data_words.DATA_CHANGE.search(said.prose) is not None
-    return changing and table is not None and aggregates.names_a_column(said.prose, table.columns)
-
-
-def data_question(said: Said, context: UIContext | None, fleet: Fleet) -> str | None:
-    """The SELECT a data question asks on the page's dataset (or the table it names), if any."""
-    return _data_question({}, said, context, fleet).get("sql")
-
-
-def _data_question(
-    args: dict[str, Any], said: Said, context: UIContext | None, fleet: Fleet
-) -> dict[str, Any]:
-    """«сколько строк?», «первые 10 строк» on a dataset's page (or naming its table, «сколько
-    строк в sales_orders»): the query on its table."""
-    if context is None:
-        return args
-    on_dataset = context.object_type is ObjectType.dataset and context.object_id is not None
-    counting = vocab.COUNT_ROWS.search(said.prose) is not None
-    table = (
-        names.dataset(fleet, context.env_id, int(context.object_id or 0))
-        if on_dataset
-        else names.dataset_named(said.prose, fleet, context.env_id)
-    )
-    if table is None or data_words.DATA_CHANGE.search(said.prose):
-        return args  # «удали те, где channel пустой» asks for no read: its SQL is asked for
-    parts = [table.schema_name, table.name] if table.schema_name else [table.name]
-    where = ".".join(aggregates.quoted(part) for part in parts)
-    # Identifiers quoted, the limit a number; the SQL is shown and checked as any (a read).
-    if counting:
-        sql: str | None = f"SELECT count(*) AS row_count FROM {where}"  # noqa: S608
-    elif vocab.ROWS_WANTED.search(said.prose):
-        limit = _rows(said.prose) or 10
-        sql = f"SELECT * FROM {where} LIMIT {limit}"  # noqa: S608
-        args["limit"] = limit
-    else:  # «средняя температура по регионам»: over its columns, when the page's dataset
-        sql = aggregates.select(said.prose, where, table.columns, table.database_backend)
-    if sql is None:
-        return args  # nothing it can write: the SQL is asked for
-    args["sql"] = sql
-    if table.database_id is not None:
-        args["database_id"] = table.database_id
     return args
